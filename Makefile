@@ -1,0 +1,95 @@
+# The workshop's commands. `make help` lists them; every one is a thin wrapper around a
+# script in scripts/, which says more about what it does.
+
+include scripts/versions.env
+
+SHELL := /usr/bin/env bash
+.SHELLFLAGS := -euo pipefail -c
+BIN := $(CURDIR)/.cache/bin/current
+NODES ?= 3
+# FROM=solution makes diff-N show solution N-1 against lesson N: the new scaffold.
+FROM ?=
+
+.DEFAULT_GOAL := help
+
+##@ Start here
+
+.PHONY: help
+help: ## List the commands.
+	@awk 'BEGIN {FS = ":.*## "} \
+	  /^##@/ {printf "\n\033[1m%s\033[0m\n", substr($$0, 5)} \
+	  /^[a-zA-Z0-9%_-]+:.*## / {name = $$1; gsub("%", "N", name); printf "  \033[36m%-18s\033[0m %s\n", name, $$2}' \
+	  $(MAKEFILE_LIST)
+
+.PHONY: binaries
+binaries: ## Build the control plane and tools from source (about 10 minutes once, then cached).
+	@scripts/build-binaries.sh
+
+.PHONY: env
+env: ## Print the exports that put the workshop kubectl and cluster in your shell (eval them).
+	@echo "export PATH=\"$(BIN):\$$PATH\" KUBECONFIG=\"$$(scripts/cluster.sh kubeconfig)\""
+
+##@ Learning loop (N is the lesson number: 1, 2, ...)
+
+lesson-%: binaries ## Run lesson N's controller (your code) on a cluster and walk through what it should do.
+	@scripts/run-stage.sh lessons $*
+
+solution-%: binaries ## The same walkthrough with solution N's controller.
+	@scripts/run-stage.sh solutions $*
+
+check-%: binaries ## Run lesson N's tests against your code (the solution's tests, unchanged).
+	@scripts/check.sh $*
+
+diff-%: ## Show lesson N against solution N (FROM=solution: solution N-1 against lesson N).
+	@scripts/diff.sh $* $(FROM)
+
+reset-%: binaries ## Put lesson N back to its starting state (your changes are lost).
+	@scripts/lessons.sh write $*
+
+##@ Clusters
+
+.PHONY: cluster-up
+cluster-up: binaries ## Start the embedded cluster: real control plane, NODES simulated nodes (3).
+	@scripts/cluster.sh up $(NODES)
+
+.PHONY: cluster-down
+cluster-down: ## Delete the embedded cluster.
+	@scripts/cluster.sh down
+
+.PHONY: cluster-nodes
+cluster-nodes: ## Scale the embedded cluster to NODES nodes.
+	@scripts/cluster.sh nodes $(NODES)
+
+.PHONY: kind-up
+kind-up: binaries ## Start a kind cluster (needs Docker): one control plane, two workers.
+	@scripts/kind.sh up
+
+.PHONY: kind-down
+kind-down: ## Delete the kind cluster.
+	@scripts/kind.sh down
+
+##@ Maintainers
+
+.PHONY: test
+test: binaries ## Everything green: unit, envtest and end-to-end tests; lessons compile and fail.
+	@scripts/test.sh
+
+.PHONY: verify
+verify: binaries ## Generated code, lessons and version pins are up to date.
+	@scripts/verify.sh
+
+.PHONY: generate
+generate: binaries ## Regenerate DeepCopy, CRDs, RBAC and webhook manifests of every solution.
+	@scripts/generate.sh solutions/*/
+
+.PHONY: lessons
+lessons: generate ## Regenerate every lesson from its solution.
+	@scripts/lessons.sh write
+
+.PHONY: pins
+pins: ## Carry scripts/versions.env into every go.mod.
+	@scripts/pins.sh apply
+
+.PHONY: bench-imoocpod
+bench-imoocpod: binaries ## ImoocPod against ReplicaSet: 0 to 500 pods on the embedded cluster.
+	@scripts/bench.sh imoocpod

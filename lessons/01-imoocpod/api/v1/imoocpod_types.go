@@ -1,0 +1,46 @@
+package v1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ImoocPodSpec is what the user asks for: how many copies of which pod.
+type ImoocPodSpec struct {
+	// Replicas is the number of pods to keep running. It is a pointer so that an explicit
+	// 0 differs from "not set", which the API server defaults to 1.
+	// TODO: Add validation markers so that the API server itself rejects a negative
+	// count and anything over 1000, and defaults a missing count to 1.
+	// See "Validation markers" in docs/lesson-01.md.
+	// +optional
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// Image is the container image every pod runs.
+	// TODO: Add markers so that an empty image is rejected and a missing one defaults
+	// to registry.k8s.io/pause:3.10.
+	// +optional
+	Image string `json:"image,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:shortName=ip
+
+// ImoocPod keeps a number of identical pods running, like a small ReplicaSet.
+type ImoocPod struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec ImoocPodSpec `json:"spec,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// ImoocPodList is a list of ImoocPods.
+type ImoocPodList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ImoocPod `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&ImoocPod{}, &ImoocPodList{})
+}

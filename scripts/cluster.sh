@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The embedded cluster: a real etcd, kube-apiserver, kube-controller-manager and
+# kube-scheduler, built from source, with kwok simulating the nodes and the kubelets.
+# Pods are scheduled and reach Running; the garbage collector and every built-in
+# controller run for real; no container runs and no Docker is needed.
+#
+# State lives in .cache/kwok; the kubeconfig in .cache/kwok/kubeconfig (context
+# kwok-$CLUSTER).
+#
+# Usage:
+#   scripts/cluster.sh up [NODES]     start the cluster (if needed) with NODES nodes (3)
+#   scripts/cluster.sh down           delete the cluster and its state
+#   scripts/cluster.sh nodes N        scale the simulated nodes to N
+#   scripts/cluster.sh kubeconfig     print the kubeconfig's path
+#   scripts/cluster.sh running        exit 0 when the cluster answers
+source "$(dirname "$0")/lib/common.sh"
+
+CLUSTER=${WORKSHOP_CLUSTER:-workshop}
+export KWOK_WORKDIR="$CACHE/kwok"
+KUBECONFIG_PATH="$KWOK_WORKDIR/kubeconfig"
+BINDIR="$CACHE/bin/current"
+
+kwokctl() { "$BINDIR/kwokctl" --name "$CLUSTER" -v WARN "$@"; }
+kubectl() { "$BINDIR/kubectl" --kubeconfig "$KUBECONFIG_PATH" --context "kwok-$CLUSTER" "$@"; }
+
+running() {
+  [[ -f "$KUBECONFIG_PATH" ]] && kubectl get --raw /readyz >/dev/null 2>&1
+}
+
+scale() {
+  local n=$1
+  say "Scaling the simulated nodes of kwok-$CLUSTER to $n"
+  kwokctl scale node --replicas "$n" >/dev/null
+  # The nodes are Ready as soon as kwok sees them; wait for that, not for a guess.
+  kubectl wait --for=condition=Ready node --all --timeout=60s >/dev/null
+}
+
+up() {
+  local nodes=${1:-3}
+  [[ -x "$BINDIR/kwokctl" ]] || die "no binaries yet: run \`make binaries\` first"
+  if running; then
+    say "The cluster kwok-$CLUSTER is already running"
+  else
+    say "Starting the embedded cluster kwok-$CLUSTER (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok)"
+    local start
+    start=$(date +%s)
+    # A cluster whose processes died (a reboot) leaves state behind; start afresh.
+    kwokctl delete cluster >/dev/null 2>&1 || true
+    kwokctl create cluster \
+      --runtime binary \
+      --kubeconfig "$KUBECONFIG_PATH" \
+      --etcd-binary "$BINDIR/etcd" \
+      --kube-apiserver-binary "$BINDIR/kube-apiserver" \
+      --kube-controller-manager-binary "$BINDIR/kube-controller-manager" \
+      --kube-scheduler-binary "$BINDIR/kube-scheduler" \
+      --kwok-controller-binary "$BINDIR/kwok" \
+      --wait 60s >&2
+    say "Started kwok-$CLUSTER in $(seconds_since "$start")s"
+  fi
+  local have
+  have=$(kubectl get nodes --no-headers 2>/dev/null | wc -l)
+  if ((have != nodes)); then
+    scale "$nodes"
+  fi
+  cat >&2 <<MSG
+The cluster is ready. To use it from your shell:
+  eval \$(make -s env)
+  kubectl get nodes
+MSG
+}
+
+down() {
+  if [[ -d "$KWOK_WORKDIR/clusters/$CLUSTER" ]]; then
+    say "Deleting the embedded cluster kwok-$CLUSTER"
+    kwokctl delete cluster --kubeconfig "$KUBECONFIG_PATH" >&2
+  else
+    say "No cluster kwok-$CLUSTER to delete"
+  fi
+}
+
+case ${1:-} in
+  up) up "${2:-3}" ;;
+  down) down ;;
+  nodes) [[ -n ${2:-} ]] || die "usage: $0 nodes N"; running || die "the cluster is not running: make cluster-up"; scale "$2" ;;
+  kubeconfig) echo "$KUBECONFIG_PATH" ;;
+  running) running ;;
+  *) sed -n '2,/^source/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
+esac

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Regenerates what controller-gen derives from a module's Go code: DeepCopy methods
+# (api/**/zz_generated.deepcopy.go), CRDs (config/crd/bases), the manager's RBAC role
+# (config/rbac/role.yaml) and, where there are webhooks, their configuration
+# (config/webhook/manifests.yaml). Never edit those files by hand.
+#
+# Usage: scripts/generate.sh MODULE_DIR...
+source "$(dirname "$0")/lib/common.sh"
+
+(($# > 0)) || die "usage: $0 MODULE_DIR..."
+for dir in "$@"; do
+  [[ -f "$dir/go.mod" ]] || die "$dir is not a module (no go.mod)"
+  (
+    cd "$dir"
+    "$CACHE/bin/current/controller-gen" \
+      object paths=./api/... \
+      crd rbac:roleName=manager-role webhook paths=./... \
+      output:crd:artifacts:config=config/crd/bases \
+      output:rbac:artifacts:config=config/rbac \
+      output:webhook:artifacts:config=config/webhook
+  )
+done

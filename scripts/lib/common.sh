@@ -1,0 +1,32 @@
+# Common settings for the workshop's scripts. Source it; it defines no behaviour of its own.
+#
+#   ROOT      the repository's top folder
+#   CACHE     ignored folder for everything built or started (.cache)
+#   BIN       the versioned folder of built binaries (see build-binaries.sh)
+#   versions  every variable of scripts/versions.env
+
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+CACHE="$ROOT/.cache"
+# shellcheck source=../versions.env
+source "$ROOT/scripts/versions.env"
+
+# The binaries' folder is named after every input that changes them, so a new pin or a
+# new go.sum builds into a new folder and an unchanged tree never rebuilds.
+bin_key() {
+  cat "$ROOT/scripts/versions.env" \
+    "$ROOT/scripts/controlplane/go.mod" "$ROOT/scripts/controlplane/go.sum" \
+    "$ROOT/scripts/controlplane/etcd/main.go" \
+    "$ROOT/scripts/tools/go.mod" "$ROOT/scripts/tools/go.sum" |
+    sha256sum | cut -c1-12
+}
+BIN="$CACHE/bin/kubernetes-$KUBERNETES_VERSION-$(bin_key)"
+
+# say prints a progress line to stderr, so that scripts can print results on stdout.
+say() { printf '\033[1m==>\033[0m %s\n' "$*" >&2; }
+warn() { printf '\033[33mwarning:\033[0m %s\n' "$*" >&2; }
+die() { printf '\033[31merror:\033[0m %s\n' "$*" >&2; exit 1; }
+
+# seconds_since START prints the whole seconds elapsed since START (from `date +%s`).
+seconds_since() { echo $(($(date +%s) - $1)); }

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/tools/imports"
+)
+
+const (
+	todoMarker = "//lesson:todo"
+	stubMarker = "//lesson:stub"
+	endMarker  = "//lesson:end"
+	anyMarker  = "//lesson:"
+)
+
+// generate writes the lesson for the solution in from to the folder to, which it
+// empties first.
+func generate(from, to string) error {
+	fromMod, toMod, err := modulePaths(from, to)
+	if err != nil {
+		return err
+	}
+	if err := os.RemoveAll(to); err != nil {
+		return err
+	}
+	return filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(from, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(to, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		out, err := lessonFile(path, src, fromMod, toMod)
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, out, info.Mode().Perm())
+	})
+}
+
+// modulePaths derives the lesson's module path from the solution's go.mod.
+func modulePaths(from, to string) (string, string, error) {
+	gomod, err := os.ReadFile(filepath.Join(from, "go.mod"))
+	if err != nil {
+		return "", "", err
+	}
+	first, _, _ := bytes.Cut(gomod, []byte("\n"))
+	fromMod, ok := strings.CutPrefix(strings.TrimSpace(string(first)), "module ")
+	if !ok {
+		return "", "", fmt.Errorf("%s/go.mod: the first line should be the module line", from)
+	}
+	fromDir := filepath.ToSlash(filepath.Clean(from))
+	toDir := filepath.ToSlash(filepath.Clean(to))
+	prefix, ok := strings.CutSuffix(fromMod, fromDir)
+	if !ok {
+		// Called with absolute or odd paths: match on the last two elements.
+		fromTail := lastElems(fromDir, 2)
+		prefix, ok = strings.CutSuffix(fromMod, fromTail)
+		if !ok {
+			return "", "", fmt.Errorf("module path %s does not end in %s", fromMod, fromTail)
+		}
+		toDir = lastElems(toDir, 2)
+	}
+	return fromMod, prefix + toDir, nil
+}
+
+func lastElems(path string, n int) string {
+	parts := strings.Split(path, "/")
+	return strings.Join(parts[max(0, len(parts)-n):], "/")
+}
+
+// lessonFile turns one file of the solution into the lesson's file.
+func lessonFile(path string, src []byte, fromMod, toMod string) ([]byte, error) {
+	if !strings.HasSuffix(path, ".go") {
+		if bytes.Contains(src, []byte(anyMarker)) {
+			return nil, fmt.Errorf("%s: lesson markers are only understood in Go files", path)
+		}
+		return bytes.ReplaceAll(src, []byte(fromMod), []byte(toMod)), nil
+	}
+	out, changed, err := replaceMarked(src)
+	if err != nil {
+		return nil, fmt.Errorf("%s:%w", path, err)
+	}
+	out = bytes.ReplaceAll(out, []byte(fromMod+"/"), []byte(toMod+"/"))
+	out = bytes.ReplaceAll(out, []byte(`"`+fromMod+`"`), []byte(`"`+toMod+`"`))
+	if !changed {
+		return out, nil
+	}
+	// The solution's code is gone; so are the imports only it used.
+	formatted, err := imports.Process(path, out, &imports.Options{Comments: true, TabIndent: true, TabWidth: 8, FormatOnly: false})
+	if err != nil {
+		return nil, fmt.Errorf("%s: the lesson does not parse: %w\n%s", path, err, out)
+	}
+	return formatted, nil
+}
+
+// replaceMarked replaces every marked block with its TODO and stub. It reports whether
+// it replaced any.
+func replaceMarked(src []byte) ([]byte, bool, error) {
+	var out bytes.Buffer
+	const (
+		outside = iota
+		inTodo
+		inSolution
+	)
+	state, changed := outside, false
+	scanner := bufio.NewScanner(bytes.NewReader(src))
+	scanner.Buffer(make([]byte, 1<<20), 1<<20)
+	for line := 1; scanner.Scan(); line++ {
+		text := scanner.Text()
+		trimmed := strings.TrimSpace(text)
+		indent := text[:len(text)-len(strings.TrimLeft(text, " \t"))]
+		marker, words, _ := strings.Cut(trimmed, " ")
+		words = strings.TrimSpace(words)
+		if !strings.HasPrefix(marker, anyMarker) {
+			marker = ""
+		}
+		switch {
+		case marker == todoMarker:
+			if state == inSolution {
+				return nil, false, fmt.Errorf("%d: %s inside a block: close the block above with %s first", line, todoMarker, endMarker)
+			}
+			if state == outside {
+				fmt.Fprintf(&out, "%s// TODO: %s\n", indent, words)
+			} else {
+				fmt.Fprintf(&out, "%s// %s\n", indent, words)
+			}
+			state, changed = inTodo, true
+		case marker == stubMarker:
+			if state != inTodo {
+				return nil, false, fmt.Errorf("%d: %s must follow the block's %s lines", line, stubMarker, todoMarker)
+			}
+			fmt.Fprintf(&out, "%s%s\n", indent, words)
+		case marker == endMarker:
+			if state == outside {
+				return nil, false, fmt.Errorf("%d: %s without a block to close", line, endMarker)
+			}
+			state = outside
+		case marker != "":
+			return nil, false, fmt.Errorf("%d: unknown marker %q (want %s, %s or %s)", line, trimmed, todoMarker, stubMarker, endMarker)
+		case state == outside:
+			out.WriteString(text + "\n")
+		default:
+			state = inSolution // the solution's code: left out of the lesson
+		}
+	}
+	if err := scanner.Err(); err != nil {
+		return nil, false, err
+	}
+	if state != outside {
+		return nil, false, fmt.Errorf(" a block is not closed: add %s", endMarker)
+	}
+	return out.Bytes(), changed, nil
+}

@@ -1,0 +1,114 @@
+// Package bootstrap starts a controller manager the same way for every stage, so that a
+// stage's cmd/main.go holds only what is particular to it: its scheme, its controllers,
+// its webhooks and its own flags.
+package bootstrap
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/runtime"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/kube-workshop/operator-workshop/shared/cluster"
+)
+
+// Options are the flags every manager in the workshop takes.
+type Options struct {
+	// Name identifies the manager: it names the leader election lease and the logger.
+	Name string
+
+	Context          string
+	MetricsAddr      string
+	ProbeAddr        string
+	LeaderElect      bool
+	LeaderElectionNS string
+	WebhookPort      int
+	WebhookCertDir   string
+	Zap              zap.Options
+}
+
+// BindFlags registers the options as command-line flags on fs with their defaults.
+func (o *Options) BindFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.Context, "kube-context", "",
+		"The kubeconfig context to use instead of the current one.")
+	// Plain HTTP keeps the lessons simple; a production manager serves metrics over
+	// HTTPS behind authentication (see controller-runtime's metrics/filters package).
+	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8080",
+		"The address the metrics endpoint binds to; 0 disables it.")
+	fs.StringVar(&o.ProbeAddr, "health-probe-bind-address", ":8081",
+		"The address the /healthz and /readyz endpoints bind to; 0 disables them.")
+	fs.BoolVar(&o.LeaderElect, "leader-elect", false,
+		"Elect a leader so that only one replica of the manager reconciles at a time.")
+	fs.StringVar(&o.LeaderElectionNS, "leader-election-namespace", "",
+		"The namespace of the leader election lease (defaults to the manager's own namespace).")
+	fs.IntVar(&o.WebhookPort, "webhook-port", webhook.DefaultPort,
+		"The port the admission webhook server listens on, when the manager has webhooks.")
+	fs.StringVar(&o.WebhookCertDir, "webhook-cert-dir", "",
+		"The folder holding the webhook server's tls.crt and tls.key (defaults to controller-runtime's).")
+	o.Zap.Development = true
+	o.Zap.BindFlags(fs)
+}
+
+// Run creates the manager, lets setup register the stage's controllers and webhooks,
+// and runs until the process receives SIGINT or SIGTERM; then it stops every controller,
+// lets in-flight reconciles finish and returns.
+func Run(o Options, scheme *runtime.Scheme, setup func(ctrl.Manager) error) error {
+	if o.Name == "" {
+		return errors.New("bootstrap: Options.Name is required")
+	}
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.Zap)))
+	log := ctrl.Log.WithName("setup")
+
+	cfg, err := cluster.Config(o.Context)
+	if err != nil {
+		return fail(log, err, "Refusing to start")
+	}
+
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                  scheme,
+		Metrics:                 metricsserver.Options{BindAddress: o.MetricsAddr},
+		HealthProbeBindAddress:  o.ProbeAddr,
+		LeaderElection:          o.LeaderElect,
+		LeaderElectionID:        o.Name + ".workshop.dev",
+		LeaderElectionNamespace: o.LeaderElectionNS,
+		// Hand the lease over at once on a clean shutdown instead of letting the next
+		// leader wait for it to expire.
+		LeaderElectionReleaseOnCancel: true,
+		WebhookServer: webhook.NewServer(webhook.Options{
+			Port:    o.WebhookPort,
+			CertDir: o.WebhookCertDir,
+		}),
+	})
+	if err != nil {
+		return fail(log, err, "Unable to create the manager")
+	}
+	if err := setup(mgr); err != nil {
+		return fail(log, err, "Unable to set up the controllers")
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return fail(log, err, "Unable to add the health check")
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return fail(log, err, "Unable to add the ready check")
+	}
+
+	log.Info("Starting the manager", "name", o.Name, "host", cfg.Host)
+	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
+		return fail(log, err, "The manager stopped with an error")
+	}
+	log.Info("The manager stopped")
+	return nil
+}
+
+// fail logs err where a learner reads the manager's output, and returns it wrapped.
+func fail(log logr.Logger, err error, msg string) error {
+	log.Error(err, msg)
+	return fmt.Errorf("%s: %w", msg, err)
+}

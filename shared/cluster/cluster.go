@@ -1,0 +1,67 @@
+// Package cluster finds the cluster a workshop program talks to, and refuses one that is
+// not a workshop cluster, so that a learner's half-finished controller never runs against
+// a cluster that matters.
+package cluster
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+const (
+	// LocalContext is the kube context of the embedded cluster that `make cluster-up`
+	// starts (kwokctl names it kwok-<cluster name>).
+	LocalContext = "kwok-workshop"
+
+	// KindContextPrefix starts the name of every context that kind creates.
+	KindContextPrefix = "kind-"
+
+	// AllowContextEnv names a variable that lets a program use one more context, for a
+	// learner who knowingly wants their controller on another cluster.
+	AllowContextEnv = "WORKSHOP_ALLOW_CONTEXT"
+)
+
+// Config loads the kubeconfig the way kubectl does ($KUBECONFIG, then ~/.kube/config,
+// honouring --context through overrides) and returns the REST config of its current
+// context after checking that the context is allowed. Inside a pod, where there is no
+// kubeconfig, it returns the in-cluster config: a deployed manager is where it belongs.
+func Config(contextOverride string) (*rest.Config, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	overrides := &clientcmd.ConfigOverrides{CurrentContext: contextOverride}
+	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
+
+	raw, err := loader.RawConfig()
+	if err != nil {
+		return nil, fmt.Errorf("reading kubeconfig: %w", err)
+	}
+	name := raw.CurrentContext
+	if contextOverride != "" {
+		name = contextOverride
+	}
+	if name == "" && os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
+		return rest.InClusterConfig()
+	}
+	if err := CheckContext(name, os.Getenv(AllowContextEnv)); err != nil {
+		return nil, err
+	}
+	return loader.ClientConfig()
+}
+
+// CheckContext returns nil when a workshop program may use the kube context name: the
+// embedded cluster's, any kind cluster's, or the one the learner allowed explicitly.
+func CheckContext(name, allowed string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("no current kube context: start the workshop cluster with `make cluster-up` " +
+			"and point KUBECONFIG at it (`eval $(make -s env)`)")
+	case name == LocalContext, strings.HasPrefix(name, KindContextPrefix), allowed != "" && name == allowed:
+		return nil
+	default:
+		return fmt.Errorf("kube context %q is not a workshop cluster (want %q or %q*); "+
+			"to use it anyway, set %s=%s", name, LocalContext, KindContextPrefix, AllowContextEnv, name)
+	}
+}

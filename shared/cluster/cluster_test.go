@@ -1,0 +1,94 @@
+package cluster
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/gomega"
+)
+
+func TestCheckContext(t *testing.T) {
+	tests := []struct {
+		name, context, allowed string
+		wantErr                string
+	}{
+		{name: "embedded cluster", context: LocalContext},
+		{name: "kind cluster", context: "kind-workshop"},
+		{name: "explicitly allowed", context: "staging", allowed: "staging"},
+		{name: "production refused", context: "prod-eu", wantErr: `"prod-eu" is not a workshop cluster`},
+		{name: "allowing one context allows no other", context: "prod-eu", allowed: "staging", wantErr: "WORKSHOP_ALLOW_CONTEXT=prod-eu"},
+		{name: "no context", context: "", wantErr: "no current kube context"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			err := CheckContext(tt.context, tt.allowed)
+			if tt.wantErr == "" {
+				g.Expect(err).NotTo(HaveOccurred())
+				return
+			}
+			g.Expect(err).To(MatchError(ContainSubstring(tt.wantErr)))
+		})
+	}
+}
+
+const kubeconfig = `apiVersion: v1
+kind: Config
+clusters:
+- name: local
+  cluster: {server: "https://127.0.0.1:6443"}
+- name: remote
+  cluster: {server: "https://prod.example.com:6443"}
+users:
+- name: admin
+  user: {token: secret}
+contexts:
+- name: kwok-workshop
+  context: {cluster: local, user: admin}
+- name: prod
+  context: {cluster: remote, user: admin}
+current-context: CURRENT
+`
+
+func writeKubeconfig(t *testing.T, current string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config")
+	if err := os.WriteFile(path, []byte(strings.Replace(kubeconfig, "CURRENT", current, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBECONFIG", path)
+	t.Setenv(AllowContextEnv, "")
+}
+
+func TestConfigUsesTheWorkshopContext(t *testing.T) {
+	g := NewWithT(t)
+	writeKubeconfig(t, "kwok-workshop")
+
+	cfg, err := Config("")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(cfg.Host).To(Equal("https://127.0.0.1:6443"))
+}
+
+func TestConfigRefusesAnotherContext(t *testing.T) {
+	g := NewWithT(t)
+	writeKubeconfig(t, "prod")
+
+	_, err := Config("")
+	g.Expect(err).To(MatchError(ContainSubstring(`"prod" is not a workshop cluster`)))
+
+	t.Setenv(AllowContextEnv, "prod")
+	cfg, err := Config("")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(cfg.Host).To(Equal("https://prod.example.com:6443"))
+}
+
+func TestConfigHonoursTheContextOverride(t *testing.T) {
+	g := NewWithT(t)
+	writeKubeconfig(t, "prod")
+
+	cfg, err := Config("kwok-workshop")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(cfg.Host).To(Equal("https://127.0.0.1:6443"))
+}

@@ -1,0 +1,249 @@
+// Package testenv gives every stage the same integration test setup: one real API server
+// per test package (envtest, started from the binaries `make binaries` built), the
+// module's CRDs and webhooks installed, the stage's manager running, a fresh namespace
+// per test and a client that reads the API server directly rather than the manager's
+// cache, so that a test sees what a user with kubectl would see.
+//
+// envtest runs etcd and kube-apiserver only: no scheduler, no kubelet, no garbage
+// collector. Behaviour that needs them is shown on the embedded cluster instead
+// (make lesson-N and the walkthroughs).
+//
+// Use it from TestMain:
+//
+//	var env *testenv.Env
+//
+//	func TestMain(m *testing.M) {
+//		os.Exit(testenv.Run(m, testenv.Options{...}, &env))
+//	}
+package testenv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/onsi/gomega"
+	"go.uber.org/zap/zapcore"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+)
+
+// UnmanagedLabel hides an object from the test manager's cache. A test that drives
+// Reconcile by hand labels its object with it so that the running manager leaves the
+// object alone.
+const UnmanagedLabel = "testenv.workshop.dev/unmanaged"
+
+// Options describe what a test package needs from its environment.
+type Options struct {
+	// Scheme knows every type the tests and the manager use.
+	Scheme *runtime.Scheme
+
+	// CRDDirectoryPaths are the module's generated CRDs (config/crd/bases), relative to
+	// the test package. A missing path is an error, not a silent empty cluster.
+	CRDDirectoryPaths []string
+
+	// WebhookPaths are the module's generated webhook configurations (config/webhook).
+	// envtest points them at the test manager's webhook server over TLS.
+	WebhookPaths []string
+
+	// Setup registers the controllers and webhooks under test with the manager. When
+	// nil, no manager runs and the tests drive the API server alone.
+	Setup func(mgr ctrl.Manager) error
+}
+
+// Env is a running test environment.
+type Env struct {
+	// Config reaches the API server as an administrator.
+	Config *rest.Config
+	// Client reads and writes the API server directly, without a cache.
+	Client client.Client
+	// Manager is the running manager, nil when Options.Setup is nil.
+	Manager ctrl.Manager
+
+	ctx context.Context
+}
+
+// Context returns a context that ends when the environment stops.
+func (e *Env) Context() context.Context { return e.ctx }
+
+// Run starts the environment, stores it in *env, runs the package's tests, stops
+// everything and returns the exit code for os.Exit.
+func Run(m *testing.M, opts Options, env **Env) int {
+	logf.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.UseDevMode(true), zap.Level(logLevel())))
+	gomega.SetDefaultEventuallyTimeout(EventuallyTimeout)
+	gomega.SetDefaultEventuallyPollingInterval(EventuallyInterval)
+
+	e, stop, err := start(opts)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "testenv: %v\n", err)
+		return 1
+	}
+	*env = e
+	code := m.Run()
+	if err := stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "testenv: stopping: %v\n", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}
+
+func start(opts Options) (*Env, func() error, error) {
+	assets, err := BinaryAssetsDirectory()
+	if err != nil {
+		return nil, nil, err
+	}
+	te := &envtest.Environment{
+		Scheme:                opts.Scheme,
+		BinaryAssetsDirectory: assets,
+		CRDDirectoryPaths:     opts.CRDDirectoryPaths,
+		ErrorIfCRDPathMissing: true,
+		WebhookInstallOptions: envtest.WebhookInstallOptions{Paths: opts.WebhookPaths},
+	}
+	cfg, err := te.Start()
+	if err != nil {
+		return nil, nil, fmt.Errorf("starting the API server from %s: %w", assets, err)
+	}
+	// Tests create many objects quickly; the default client limits (5 QPS) would make
+	// them wait on the client instead of the controller.
+	cfg.QPS, cfg.Burst = 500, 1000
+
+	c, err := client.New(cfg, client.Options{Scheme: opts.Scheme})
+	if err != nil {
+		return nil, nil, errors.Join(err, te.Stop())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	env := &Env{Config: cfg, Client: c, ctx: ctx}
+
+	done := make(chan error, 1)
+	if opts.Setup != nil {
+		mgr, err := newManager(cfg, opts.Scheme, te.WebhookInstallOptions)
+		if err == nil {
+			err = opts.Setup(mgr)
+		}
+		if err != nil {
+			cancel()
+			return nil, nil, errors.Join(fmt.Errorf("setting up the manager: %w", err), te.Stop())
+		}
+		env.Manager = mgr
+		go func() { done <- mgr.Start(ctx) }()
+		if !mgr.GetCache().WaitForCacheSync(ctx) {
+			cancel()
+			return nil, nil, errors.Join(errors.New("the manager's cache never synced"), <-done, te.Stop())
+		}
+	} else {
+		done <- nil
+	}
+
+	stop := func() error {
+		cancel()
+		return errors.Join(<-done, te.Stop())
+	}
+	return env, stop, nil
+}
+
+func newManager(cfg *rest.Config, scheme *runtime.Scheme, wh envtest.WebhookInstallOptions) (ctrl.Manager, error) {
+	unmanaged, err := labels.NewRequirement(UnmanagedLabel, selection.DoesNotExist, nil)
+	if err != nil {
+		return nil, err
+	}
+	return ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Cache:                  cache.Options{DefaultLabelSelector: labels.NewSelector().Add(*unmanaged)},
+		WebhookServer: webhook.NewServer(webhook.Options{
+			Host:    wh.LocalServingHost,
+			Port:    wh.LocalServingPort,
+			CertDir: wh.LocalServingCertDir,
+		}),
+	})
+}
+
+// Namespace creates a namespace for one test and deletes it when the test ends. envtest
+// has no namespace controller, so the namespace's objects stay behind, which is harmless:
+// every test gets a new name.
+func (e *Env) Namespace(t testing.TB) string {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "test-"}}
+	if err := e.Client.Create(e.ctx, ns); err != nil {
+		t.Fatalf("creating a test namespace: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := e.Client.Delete(context.Background(), ns); client.IgnoreNotFound(err) != nil {
+			t.Errorf("deleting namespace %s: %v", ns.Name, err)
+		}
+	})
+	return ns.Name
+}
+
+// BinaryAssetsDirectory finds etcd and kube-apiserver: $KUBEBUILDER_ASSETS when set,
+// else .cache/bin/current at the top of the workshop (the folder that holds go.work).
+func BinaryAssetsDirectory() (string, error) {
+	dir := os.Getenv("KUBEBUILDER_ASSETS")
+	if dir == "" {
+		top, err := workshopRoot()
+		if err != nil {
+			return "", err
+		}
+		dir = filepath.Join(top, ".cache", "bin", "current")
+	}
+	for _, name := range []string{"etcd", "kube-apiserver"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			return "", fmt.Errorf("envtest binaries not found: no %s in %s; run `make binaries` "+
+				"at the top of the workshop (see shared/TROUBLESHOOTING.md)", name, dir)
+		}
+	}
+	return dir, nil
+}
+
+func workshopRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("envtest binaries not found: not inside the workshop (no go.work above " +
+				"this folder) and KUBEBUILDER_ASSETS is not set")
+		}
+		dir = parent
+	}
+}
+
+// logLevel keeps test output to errors unless TESTENV_VERBOSE is set: the manager's
+// logs are what a learner reads when a test fails, so `make check-N V=1` turns them on.
+func logLevel() zapcore.Level {
+	if os.Getenv("TESTENV_VERBOSE") != "" {
+		return zapcore.DebugLevel
+	}
+	return zapcore.ErrorLevel
+}
+
+// How long Eventually waits, for every test that uses this environment: long enough for
+// a controller on a loaded two-core machine, short enough to fail a broken lesson fast.
+const (
+	EventuallyTimeout  = 20 * time.Second
+	EventuallyInterval = 50 * time.Millisecond
+)

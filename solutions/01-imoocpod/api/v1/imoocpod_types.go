@@ -1,0 +1,53 @@
+package v1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ImoocPodSpec is what the user asks for: how many copies of which pod.
+type ImoocPodSpec struct {
+	// Replicas is the number of pods to keep running. It is a pointer so that an explicit
+	// 0 differs from "not set", which the API server defaults to 1.
+	//lesson:todo Add validation markers so that the API server itself rejects a negative
+	//lesson:todo count and anything over 1000, and defaults a missing count to 1.
+	//lesson:todo See "Validation markers" in docs/lesson-01.md.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000
+	// +kubebuilder:default=1
+	//lesson:end
+	// +optional
+	Replicas *int32 `json:"replicas,omitempty"`
+
+	// Image is the container image every pod runs.
+	//lesson:todo Add markers so that an empty image is rejected and a missing one defaults
+	//lesson:todo to registry.k8s.io/pause:3.10.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:default="registry.k8s.io/pause:3.10"
+	//lesson:end
+	// +optional
+	Image string `json:"image,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:shortName=ip
+
+// ImoocPod keeps a number of identical pods running, like a small ReplicaSet.
+type ImoocPod struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec ImoocPodSpec `json:"spec,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// ImoocPodList is a list of ImoocPods.
+type ImoocPodList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ImoocPod `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&ImoocPod{}, &ImoocPodList{})
+}

@@ -1,0 +1,219 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	appsv1 "github.com/kube-workshop/operator-workshop/solutions/01-imoocpod/api/v1"
+)
+
+// NameLabel marks every pod an ImoocPod creates with the ImoocPod's name, so that the
+// controller (and you, with kubectl get pods -l) can list them.
+const NameLabel = "apps.workshop.dev/imoocpod"
+
+// maxBurst caps the creates or deletes of one pass, as the ReplicaSet controller does:
+// a pass that asks for 1000 pods should not flood the API server. The next pass, started
+// by the pod events, does the rest.
+const maxBurst = 500
+
+// ImoocPodReconciler keeps spec.replicas pods running for every ImoocPod.
+type ImoocPodReconciler struct {
+	client.Client
+	Scheme *runtime.Scheme
+
+	// expectations remembers the pods this controller created or deleted that the cache
+	// has not shown yet.
+	expectations expectations
+}
+
+// +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
+
+// Reconcile compares the pods that exist with spec.replicas and creates or deletes the
+// difference, all in one pass. It is called for every change of an ImoocPod and of the
+// pods it owns, and must give the same answer however often it runs.
+func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	log := log.FromContext(ctx)
+
+	// The cache is where reads come from. NotFound means the ImoocPod is gone: the
+	// garbage collector deletes its pods through their OwnerReferences, so we are done.
+	var imoocPod appsv1.ImoocPod
+	if err := r.Get(ctx, req.NamespacedName, &imoocPod); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.expectations.forget(req.NamespacedName)
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("getting ImoocPod: %w", err)
+	}
+	if !imoocPod.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+
+	var pods corev1.PodList
+	if err := r.List(ctx, &pods, client.InNamespace(imoocPod.Namespace),
+		client.MatchingLabels{NameLabel: imoocPod.Name}); err != nil {
+		return ctrl.Result{}, fmt.Errorf("listing pods: %w", err)
+	}
+
+	// Until the cache shows our last creates and deletes, its list is out of date, and
+	// acting on it would create or delete the same pods twice. The events of those pods
+	// will bring us back; the timeout covers an event that never comes.
+	if wait := r.expectations.pending(req.NamespacedName, pods.Items); wait > 0 {
+		log.V(1).Info("Waiting for the cache to show earlier creates and deletes")
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
+
+	// Compare what runs with what is asked for and fix the whole difference in this
+	// pass. Returning an error retries with backoff; there is never a reason to requeue
+	// when all is well: the next change of the ImoocPod or its pods brings us back.
+	active := activePods(&imoocPod, pods.Items)
+	//lesson:todo Compare len(active) with spec.replicas (it defaults to 1: ptr.Deref) and
+	//lesson:todo create the missing pods with r.createPods, or delete the surplus with
+	//lesson:todo r.deletePods(ctx, &imoocPod, podsToDelete(...)); never more than maxBurst
+	//lesson:todo in one pass. Return their error.
+	//lesson:stub _ = active
+	want := int(ptr.Deref(imoocPod.Spec.Replicas, 1))
+	switch diff := want - len(active); {
+	case diff > 0:
+		return ctrl.Result{}, r.createPods(ctx, &imoocPod, min(diff, maxBurst))
+	case diff < 0:
+		return ctrl.Result{}, r.deletePods(ctx, &imoocPod, podsToDelete(active, min(-diff, maxBurst)))
+	}
+	//lesson:end
+	return ctrl.Result{}, nil
+}
+
+// activePods returns the pods that count towards spec.replicas: the ones this ImoocPod
+// controls that are neither being deleted nor finished. A pod with the right label but
+// another controller, or none, belongs to someone else and is never touched.
+func activePods(owner *appsv1.ImoocPod, pods []corev1.Pod) []corev1.Pod {
+	//lesson:todo Keep only the pods that owner controls (metav1.IsControlledBy) and that
+	//lesson:todo are still running or about to: not being deleted, not Succeeded or Failed.
+	//lesson:stub return pods
+	var active []corev1.Pod
+	for _, pod := range pods {
+		if !metav1.IsControlledBy(&pod, owner) || !pod.DeletionTimestamp.IsZero() {
+			continue
+		}
+		if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		active = append(active, pod)
+	}
+	return active
+	//lesson:end
+}
+
+// createPods creates count pods for imoocPod in growing batches and records each one it
+// created as expected, so that the next pass waits for the cache to show them.
+func (r *ImoocPodReconciler) createPods(ctx context.Context, imoocPod *appsv1.ImoocPod, count int) error {
+	key := client.ObjectKeyFromObject(imoocPod)
+	created, err := slowStart(count, func() error {
+		pod, err := r.newPod(imoocPod)
+		if err != nil {
+			return err
+		}
+		if err := r.Create(ctx, pod); err != nil {
+			return err
+		}
+		r.expectations.expectCreate(key, pod.Name)
+		return nil
+	})
+	log.FromContext(ctx).Info("Created pods", "created", created, "wanted", count)
+	if err != nil {
+		return fmt.Errorf("creating pods: %w", err)
+	}
+	return nil
+}
+
+// newPod returns the pod imoocPod asks for, labelled with its name and controlled by it.
+func (r *ImoocPodReconciler) newPod(imoocPod *appsv1.ImoocPod) (*corev1.Pod, error) {
+	//lesson:todo Build the pod: a generated name starting with the ImoocPod's name, the
+	//lesson:todo NameLabel label, one container running spec.image, and a controller
+	//lesson:todo OwnerReference to imoocPod (controllerutil.SetControllerReference), which
+	//lesson:todo lets the garbage collector delete the pod with its ImoocPod.
+	//lesson:stub return nil, errors.New("newPod is not written yet")
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			GenerateName: imoocPod.Name + "-",
+			Namespace:    imoocPod.Namespace,
+			Labels:       map[string]string{NameLabel: imoocPod.Name},
+		},
+		Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{Name: "app", Image: imoocPod.Spec.Image}},
+		},
+	}
+	if err := controllerutil.SetControllerReference(imoocPod, pod, r.Scheme); err != nil {
+		return nil, fmt.Errorf("setting the controller reference: %w", err)
+	}
+	return pod, nil
+	//lesson:end
+}
+
+// deletePods deletes pods in parallel and records each one as expected to go.
+func (r *ImoocPodReconciler) deletePods(ctx context.Context, imoocPod *appsv1.ImoocPod, pods []corev1.Pod) error {
+	key := client.ObjectKeyFromObject(imoocPod)
+	deleted, err := inParallel(len(pods), func(i int) error {
+		// A pod that is already gone is as good as deleted.
+		if err := r.Delete(ctx, &pods[i]); client.IgnoreNotFound(err) != nil {
+			return err
+		}
+		r.expectations.expectDelete(key, pods[i].Name)
+		return nil
+	})
+	log.FromContext(ctx).Info("Deleted pods", "deleted", deleted, "wanted", len(pods))
+	if err != nil {
+		return fmt.Errorf("deleting pods: %w", err)
+	}
+	return nil
+}
+
+// podsToDelete picks count pods to delete, the ones whose loss hurts least first: pods
+// that are not ready yet, then the newest, whose work is least likely to be warmed up.
+func podsToDelete(pods []corev1.Pod, count int) []corev1.Pod {
+	//lesson:todo Return count pods: not-ready pods before ready ones (isPodReady), and
+	//lesson:todo within each group the newest first (CreationTimestamp). Sort a copy:
+	//lesson:todo pods comes from the cache and must not be changed.
+	//lesson:stub return nil
+	sorted := append([]corev1.Pod(nil), pods...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if ri, rj := isPodReady(&sorted[i]), isPodReady(&sorted[j]); ri != rj {
+			return !ri
+		}
+		return sorted[j].CreationTimestamp.Before(&sorted[i].CreationTimestamp)
+	})
+	return sorted[:min(count, len(sorted))]
+	//lesson:end
+}
+
+// isPodReady reports whether the kubelet says the pod is ready to serve.
+func isPodReady(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// SetupWithManager starts the controller: it reconciles an ImoocPod when the ImoocPod
+// changes and when one of the pods it controls changes (Owns), which is how a deleted
+// pod gets replaced.
+func (r *ImoocPodReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&appsv1.ImoocPod{}).
+		Owns(&corev1.Pod{}).
+		Named("imoocpod").
+		Complete(r)
+}

@@ -1,0 +1,41 @@
+package controller
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
+	appsv1 "github.com/kube-workshop/operator-workshop/solutions/01-imoocpod/api/v1"
+)
+
+var (
+	env *testenv.Env
+	// writes counts what the running controller writes to the API server.
+	writes testenv.WriteCounter
+	// reconciler is the controller the manager runs, for tests that call it directly.
+	reconciler *ImoocPodReconciler
+)
+
+func TestMain(m *testing.M) {
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(appsv1.AddToScheme(scheme))
+
+	os.Exit(testenv.Run(m, testenv.Options{
+		Scheme:            scheme,
+		CRDDirectoryPaths: []string{filepath.Join("..", "..", "config", "crd", "bases")},
+		Setup: func(mgr ctrl.Manager) error {
+			reconciler = &ImoocPodReconciler{
+				Client: writes.Wrap(mgr.GetClient()),
+				Scheme: mgr.GetScheme(),
+			}
+			return reconciler.SetupWithManager(mgr)
+		},
+	}, &env))
+}
