@@ -4,7 +4,7 @@
 # Pods are scheduled and reach Running; the garbage collector and every built-in
 # controller run for real; no container runs and no Docker is needed.
 #
-# State lives in .cache/kwok; the kubeconfig in .cache/kwok/kubeconfig (context
+# State lives in .cache/kwok; the kubeconfig in .cache/kwok/$CLUSTER.kubeconfig (context
 # kwok-$CLUSTER).
 #
 # Usage:
@@ -17,7 +17,7 @@ source "$(dirname "$0")/lib/common.sh"
 
 CLUSTER=${WORKSHOP_CLUSTER:-workshop}
 export KWOK_WORKDIR="$CACHE/kwok"
-KUBECONFIG_PATH="$KWOK_WORKDIR/kubeconfig"
+KUBECONFIG_PATH="$KWOK_WORKDIR/$CLUSTER.kubeconfig"
 BINDIR="$CACHE/bin/current"
 
 kwokctl() { "$BINDIR/kwokctl" --name "$CLUSTER" -v WARN "$@"; }

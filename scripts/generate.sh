@@ -12,7 +12,9 @@ for dir in "$@"; do
   [[ -f "$dir/go.mod" ]] || die "$dir is not a module (no go.mod)"
   (
     cd "$dir"
-    "$CACHE/bin/current/controller-gen" \
+    # Each module resolves on its own (its go.mod replaces shared), as `go mod tidy` and
+    # a learner's editor see it.
+    GOWORK=off "$CACHE/bin/current/controller-gen" \
       object paths=./api/... \
       crd rbac:roleName=manager-role webhook paths=./... \
       output:crd:artifacts:config=config/crd/bases \

@@ -30,7 +30,7 @@ generate_into() {
   lesson="$top/lessons/$(basename "$solution")"
   (cd "$ROOT/scripts/tools" && GOWORK=off go run ./lessongen -from "$solution" -to "$lesson")
   # The lesson's API may lack markers the solution has: its CRDs are its own.
-  GOWORK=off "$ROOT/scripts/generate.sh" "$lesson"
+  "$ROOT/scripts/generate.sh" "$lesson"
 }
 
 write() {

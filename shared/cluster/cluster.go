@@ -14,7 +14,8 @@ import (
 
 const (
 	// LocalContext is the kube context of the embedded cluster that `make cluster-up`
-	// starts (kwokctl names it kwok-<cluster name>).
+	// starts (kwokctl names it kwok-<cluster name>). make test starts its own,
+	// kwok-workshop-test; any context that starts with LocalContext is a workshop one.
 	LocalContext = "kwok-workshop"
 
 	// KindContextPrefix starts the name of every context that kind creates.
@@ -58,10 +59,10 @@ func CheckContext(name, allowed string) error {
 	case name == "":
 		return fmt.Errorf("no current kube context: start the workshop cluster with `make cluster-up` " +
 			"and point KUBECONFIG at it (`eval $(make -s env)`)")
-	case name == LocalContext, strings.HasPrefix(name, KindContextPrefix), allowed != "" && name == allowed:
+	case strings.HasPrefix(name, LocalContext), strings.HasPrefix(name, KindContextPrefix), allowed != "" && name == allowed:
 		return nil
 	default:
-		return fmt.Errorf("kube context %q is not a workshop cluster (want %q or %q*); "+
+		return fmt.Errorf("kube context %q is not a workshop cluster (want %q* or %q*); "+
 			"to use it anyway, set %s=%s", name, LocalContext, KindContextPrefix, AllowContextEnv, name)
 	}
 }

@@ -10,9 +10,9 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/kube-workshop/operator-workshop/shared/bootstrap"
 	appsv1 "github.com/kube-workshop/operator-workshop/lessons/01-imoocpod/api/v1"
 	"github.com/kube-workshop/operator-workshop/lessons/01-imoocpod/internal/controller"
+	"github.com/kube-workshop/operator-workshop/shared/bootstrap"
 )
 
 func main() {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	goformat "go/format"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -102,11 +103,16 @@ func lessonFile(path string, src []byte, fromMod, toMod string) ([]byte, error) 
 	}
 	out = bytes.ReplaceAll(out, []byte(fromMod+"/"), []byte(toMod+"/"))
 	out = bytes.ReplaceAll(out, []byte(`"`+fromMod+`"`), []byte(`"`+toMod+`"`))
-	if !changed {
-		return out, nil
+	// The solution's code is gone, and so must be the imports only it used; a new module
+	// path may also reorder an import block. imports.Process does both, like goimports;
+	// a file without markers only needs gofmt.
+	format := func(src []byte) ([]byte, error) { return goformat.Source(src) }
+	if changed {
+		format = func(src []byte) ([]byte, error) {
+			return imports.Process(path, src, &imports.Options{Comments: true, TabIndent: true, TabWidth: 8})
+		}
 	}
-	// The solution's code is gone; so are the imports only it used.
-	formatted, err := imports.Process(path, out, &imports.Options{Comments: true, TabIndent: true, TabWidth: 8, FormatOnly: false})
+	formatted, err := format(out)
 	if err != nil {
 		return nil, fmt.Errorf("%s: the lesson does not parse: %w\n%s", path, err, out)
 	}

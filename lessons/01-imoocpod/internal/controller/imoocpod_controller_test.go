@@ -13,8 +13,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	appsv1 "github.com/kube-workshop/operator-workshop/lessons/01-imoocpod/api/v1"
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
 
 // newImoocPod returns an ImoocPod asking for replicas pods in namespace ns.

@@ -10,8 +10,8 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	appsv1 "github.com/kube-workshop/operator-workshop/lessons/01-imoocpod/api/v1"
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
 
 var (

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Shows what a learner writes in lesson N: lesson N against solution N. With FROM=solution,
+# shows what lesson N adds to the stage before: solution N-1 against lesson N.
+# Module paths and lesson markers are left out, and so are generated files.
+#
+# Usage: scripts/diff.sh N [solution]
+source "$(dirname "$0")/lib/common.sh"
+source "$ROOT/scripts/lib/stage.sh"
+
+n=${1:?usage: $0 N [solution]}
+if [[ ${2:-} == solution ]]; then
+  ((10#$n > 1)) || die "lesson 1 starts from nothing; there is no solution 0 to compare with"
+  left=$(stage_dir solutions "$((10#$n - 1))")
+  right=$(stage_dir lessons "$n")
+else
+  left=$(stage_dir lessons "$n")
+  right=$(stage_dir solutions "$n")
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# normalize SRC DEST copies a stage without what would only be noise in the diff.
+normalize() {
+  local dest="$tmp/$2"
+  mkdir -p "$dest"
+  (cd "$1" && tar --exclude=zz_generated.deepcopy.go --exclude=go.sum --exclude='config/crd/bases' \
+    --exclude='config/rbac/role.yaml' --exclude='config/webhook/manifests.yaml' -cf - .) | tar -xf - -C "$dest"
+  find "$dest" -type f -print0 | xargs -0 sed -i -E \
+    -e 's#github.com/kube-workshop/operator-workshop/(lessons|solutions)/[0-9]{2}-[a-z0-9-]+#MODULE#g' \
+    -e '/^[[:space:]]*\/\/lesson:/d'
+}
+normalize "$left" "${left#"$ROOT"/}"
+normalize "$right" "${right#"$ROOT"/}"
+color=never
+[[ -t 1 ]] && color=always
+(cd "$tmp" && diff -ruN --color="$color" "${left#"$ROOT"/}" "${right#"$ROOT"/}") || true

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Everything a maintainer needs green, in the order that fails fastest:
+#   1. derived files up to date (scripts/verify.sh)
+#   2. unit and envtest integration tests of shared/, the tools and every solution
+#   3. every lesson compiles, and fails its own tests until the learner completes it
+#   4. end to end: every solution's walkthrough on a fresh embedded cluster
+#
+# Usage: scripts/test.sh
+source "$(dirname "$0")/lib/common.sh"
+cd "$ROOT"
+start=$(date +%s)
+
+"$ROOT/scripts/verify.sh"
+
+solutions=(solutions/[0-9][0-9]-*)
+lessons=(lessons/[0-9][0-9]-*)
+
+say "Vetting and testing shared/, scripts/tools and ${#solutions[@]} solutions"
+go vet ./shared/... "${solutions[@]/%//...}"
+(cd scripts/tools && GOWORK=off go vet ./lessongen/ && GOWORK=off go test -count=1 ./lessongen/)
+go test -count=1 ./shared/... "${solutions[@]/%//...}"
+
+say "Compiling ${#lessons[@]} lessons and their tests"
+go vet "${lessons[@]/%//...}"
+for lesson in "${lessons[@]}"; do
+  # A lesson is unfinished: its tests must fail (and -failfast stops at the first).
+  if out=$(go test -count=1 -failfast "./$lesson/..." 2>&1); then
+    die "$lesson passes its tests before the learner has written anything: its TODOs test nothing"
+  fi
+  first=$(grep -m1 -- '--- FAIL' <<<"$out" || true)
+  [[ -n $first ]] || die "$lesson does not fail a test; it fails otherwise:"$'\n'"$out"
+  say "$lesson fails until completed, as it should (${first#--- FAIL: })"
+done
+
+say "End to end: every solution's walkthrough on a fresh embedded cluster"
+export WORKSHOP_CLUSTER=workshop-test
+"$ROOT/scripts/cluster.sh" down
+trap '"$ROOT/scripts/cluster.sh" down' EXIT
+"$ROOT/scripts/cluster.sh" up 3
+KUBECONFIG=$("$ROOT/scripts/cluster.sh" kubeconfig)
+export KUBECONFIG
+for solution in "${solutions[@]}"; do
+  n=$(basename "$solution"); n=${n%%-*}
+  "$ROOT/scripts/run-stage.sh" solutions "$n"
+done
+
+say "All green in $(seconds_since "$start")s"

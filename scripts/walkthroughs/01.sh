@@ -1,0 +1,52 @@
+# Stage 01: the ImoocPod replica controller. Sourced by scripts/run-stage.sh, which runs
+# the manager and defines STAGE_DIR and the walkthrough vocabulary.
+NS=workshop-01
+PODS="kubectl get pods -n $NS -l apps.workshop.dev/imoocpod=demo --no-headers 2>/dev/null"
+ACTIVE="$PODS | grep -cv Terminating"
+RUNNING="kubectl get pods -n $NS -l apps.workshop.dev/imoocpod=demo --field-selector=status.phase=Running --no-headers 2>/dev/null | grep -cv Terminating"
+
+step "Create an ImoocPod asking for 3 pods"
+fresh_namespace $NS
+run kubectl apply -n $NS -f "$STAGE_DIR/config/samples/apps_v1_imoocpod.yaml"
+expect "the controller created 3 pods" 3 "$ACTIVE" \
+  "no pods? read the manager's log; few pods? check how Reconcile compares len(active) with spec.replicas"
+expect "the scheduler placed them and kwok started them: 3 Running" 3 "$RUNNING"
+expect "every pod is controlled by the ImoocPod demo" "ImoocPod/demo ImoocPod/demo ImoocPod/demo" \
+  "kubectl get pods -n $NS -l apps.workshop.dev/imoocpod=demo -o jsonpath='{range .items[*]}{.metadata.ownerReferences[?(@.controller==true)].kind}/{.metadata.ownerReferences[?(@.controller==true)].name} {end}' | xargs" \
+  "newPod should call controllerutil.SetControllerReference"
+run kubectl get pods -n $NS -l apps.workshop.dev/imoocpod=demo -o wide
+
+step "Scale up to 10 in one pass"
+run kubectl patch imoocpod demo -n $NS --type=merge -p '{"spec":{"replicas":10}}'
+expect "10 pods" 10 "$ACTIVE" "create every missing pod in one pass, not one per reconcile"
+
+step "Delete a pod behind the controller's back"
+victim=$(kubectl get pods -n $NS -l apps.workshop.dev/imoocpod=demo -o jsonpath='{.items[0].metadata.name}')
+run kubectl delete pod -n $NS "$victim" --wait=false
+expect "the controller replaced it: 10 pods, without $victim" "10 0" \
+  "echo \$($ACTIVE) \$($PODS | grep -c '^$victim ')" \
+  "activePods must skip pods that are being deleted, so that the controller creates a replacement"
+
+step "Scale down to 2"
+run kubectl patch imoocpod demo -n $NS --type=merge -p '{"spec":{"replicas":2}}'
+expect "2 pods" 2 "$ACTIVE" "delete the surplus: podsToDelete picks which"
+
+step "The API server refuses bad input (the CRD's validation, before any controller)"
+expect_refused "replicas: -1 is refused, naming the field" \
+  "kubectl patch imoocpod demo -n $NS --type=merge -p '{\"spec\":{\"replicas\":-1}}'" \
+  "spec.replicas" "add +kubebuilder:validation:Minimum=0 to Replicas and regenerate"
+expect_refused "replicas: \"three\" is refused" \
+  "kubectl patch imoocpod demo -n $NS --type=merge -p '{\"spec\":{\"replicas\":\"three\"}}'" \
+  "spec.replicas"
+expect_refused "an empty image is refused" \
+  "kubectl patch imoocpod demo -n $NS --type=merge -p '{\"spec\":{\"image\":\"\"}}'" \
+  "spec.image" "add +kubebuilder:validation:MinLength=1 to Image"
+
+step "Delete the ImoocPod: the garbage collector deletes its pods"
+run kubectl delete imoocpod demo -n $NS --wait=false
+expect "no pods left (the kube-controller-manager's garbage collector followed the OwnerReferences)" 0 "$ACTIVE" \
+  "pods without a controller OwnerReference to the ImoocPod are never collected"
+
+step "The manager's log"
+expect "the manager logged no errors" 0 "manager_errors" "read $log"
+kubectl delete namespace $NS --wait=false >/dev/null
