@@ -42,9 +42,10 @@ write() {
 }
 
 check() {
-  local tmp solution name bad=0
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
+  local solution name bad=0
+  CHECK_DIR=$(mktemp -d)
+  trap 'rm -rf "$CHECK_DIR"' EXIT
+  local tmp=$CHECK_DIR
   ln -s "$ROOT/shared" "$tmp/shared"
   for solution in $(solution_dirs); do
     name=$(basename "$solution")

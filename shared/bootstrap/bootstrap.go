@@ -25,6 +25,8 @@ type Options struct {
 	Name string
 
 	Context          string
+	KubeAPIQPS       float64
+	KubeAPIBurst     int
 	MetricsAddr      string
 	ProbeAddr        string
 	LeaderElect      bool
@@ -38,6 +40,13 @@ type Options struct {
 func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Context, "kube-context", "",
 		"The kubeconfig context to use instead of the current one.")
+	// The same client limits as kube-controller-manager's, so that a workshop controller
+	// and its built-in counterpart compete on equal terms (controller-runtime's own
+	// defaults are 20 and 30).
+	fs.Float64Var(&o.KubeAPIQPS, "kube-api-qps", 50,
+		"The queries per second the manager may send to the API server.")
+	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", 100,
+		"The burst of queries the manager may send above --kube-api-qps.")
 	// Plain HTTP keeps the lessons simple; a production manager serves metrics over
 	// HTTPS behind authentication (see controller-runtime's metrics/filters package).
 	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8080",
@@ -70,6 +79,8 @@ func Run(o Options, scheme *runtime.Scheme, setup func(ctrl.Manager) error) erro
 	if err != nil {
 		return fail(log, err, "Refusing to start")
 	}
+
+	cfg.QPS, cfg.Burst = float32(o.KubeAPIQPS), o.KubeAPIBurst
 
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,
