@@ -14,14 +14,16 @@ start=$(date +%s)
 
 solutions=(solutions/[0-9][0-9]-*)
 lessons=(lessons/[0-9][0-9]-*)
+# packages DIR... prints the Go package patterns of the modules in DIR...
+packages() { printf './%s/...\n' "$@"; }
 
 say "Vetting and testing shared/, scripts/tools and ${#solutions[@]} solutions"
-go vet ./shared/... "${solutions[@]/%//...}"
+go vet ./shared/... $(packages "${solutions[@]}")
 (cd scripts/tools && GOWORK=off go vet ./lessongen/ && GOWORK=off go test -count=1 ./lessongen/)
-go test -count=1 ./shared/... "${solutions[@]/%//...}"
+go test -count=1 ./shared/... $(packages "${solutions[@]}")
 
 say "Compiling ${#lessons[@]} lessons and their tests"
-go vet "${lessons[@]/%//...}"
+go vet $(packages "${lessons[@]}")
 for lesson in "${lessons[@]}"; do
   # A lesson is unfinished: its tests must fail (and -failfast stops at the first).
   if out=$(go test -count=1 -failfast "./$lesson/..." 2>&1); then
