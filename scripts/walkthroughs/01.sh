@@ -44,7 +44,9 @@ expect_refused "an empty image is refused" \
 
 step "Delete the ImoocPod: the garbage collector deletes its pods"
 run kubectl delete imoocpod demo -n $NS --wait=false
-expect "no pods left (the kube-controller-manager's garbage collector followed the OwnerReferences)" 0 "$ACTIVE" \
+# The garbage collector rediscovers API resources every 30 seconds: right after a CRD is
+# installed it can take that long to start following OwnerReferences to the new kind.
+WAIT=90 expect "no pods left (the kube-controller-manager's garbage collector followed the OwnerReferences)" 0 "$ACTIVE" \
   "pods without a controller OwnerReference to the ImoocPod are never collected"
 
 step "The manager's log"
