@@ -2,12 +2,12 @@
 # Benchmarks a workshop controller against its built-in counterpart on a fresh embedded
 # cluster of its own (kwok-workshop-bench), and prints the figures.
 #
-# Usage: scripts/bench.sh imoocpod
+# Usage: scripts/bench.sh imoocpod      (BENCH_STAGE=solutions/01-imoocpod: an older stage)
 source "$(dirname "$0")/lib/common.sh"
 
 workload=${1:?usage: $0 imoocpod}
 case $workload in
-  imoocpod) stage=$(ls -d "$ROOT"/solutions/0[12]-*/ | tail -n 1); nodes=10 ;;
+  imoocpod) stage=${BENCH_STAGE:-$(ls -d "$ROOT"/solutions/0[12]-*/ | tail -n 1)}; nodes=10 ;;
   *) die "no benchmark for '$workload' (known: imoocpod)" ;;
 esac
 stage=${stage%/}
