@@ -16,7 +16,8 @@ say "Every Go file is formatted"
 say "Regenerating the solutions' DeepCopy, CRDs and RBAC"
 "$ROOT/scripts/generate.sh" solutions/*/
 if git rev-parse --git-dir >/dev/null 2>&1; then
-  changed=$(git status --porcelain -- solutions)
+  # What generation changed in the working tree, or added without git knowing it.
+  changed=$(git diff --name-only -- solutions; git ls-files --others --exclude-standard -- solutions)
   [[ -z $changed ]] || die "generated files of the solutions are out of date; commit these:"$'\n'"$changed"
   say "The solutions' generated files are up to date"
 else

@@ -1,0 +1,108 @@
+# Stage 02: status, the scale subresource and filtered events. Sourced by
+# scripts/run-stage.sh, which runs the manager (events filtered: --filter-events defaults
+# to true) and defines STAGE_DIR, METRICS_PORT, start_manager, stop_manager,
+# manager_errors and the walkthrough vocabulary.
+NS=workshop-02
+ACTIVE="kubectl get pods -n $NS -l apps.workshop.dev/imoocpod=demo --no-headers 2>/dev/null | grep -cv Terminating"
+# DESIRED CURRENT READY, as `kubectl get imoocpod` prints them.
+COLUMNS="kubectl get imoocpod demo -n $NS --no-headers | awk '{print \$2, \$3, \$4}'"
+GENERATIONS="kubectl get imoocpod demo -n $NS -o jsonpath='{.metadata.generation} {.status.observedGeneration}'"
+READY_CONDITION="kubectl get imoocpod demo -n $NS -o jsonpath='{.status.conditions[?(@.type==\"Ready\")].status} {.status.conditions[?(@.type==\"Ready\")].reason}'"
+METRIC='controller_runtime_reconcile_total{controller="imoocpod",result="success"}'
+
+# reconciles prints how many passes of the imoocpod controller have succeeded since the
+# manager started, from its metrics endpoint.
+reconciles() {
+  curl -s "http://127.0.0.1:$METRICS_PORT/metrics" | grep -F "$METRIC" | awk '{print $2}'
+}
+
+# settled_reconciles waits until the count has not moved for a second (the last events
+# of a change arrive after the columns look right), then prints it.
+settled_reconciles() {
+  local last now i
+  last=$(reconciles)
+  for i in $(seq 20); do
+    sleep 1
+    now=$(reconciles)
+    [[ $now == "$last" ]] && break
+    last=$now
+  done
+  echo "${last:-0}"
+}
+
+# measure_scale_to N scales demo to N, waits for N N N and sets SCALE_PASSES to the
+# reconciles that cost.
+measure_scale_to() {
+  local before after
+  before=$(settled_reconciles)
+  run kubectl scale imoocpod demo -n $NS --replicas="$1"
+  expect "DESIRED CURRENT READY reach $1 $1 $1" "$1 $1 $1" "$COLUMNS"
+  after=$(settled_reconciles)
+  SCALE_PASSES=$((after - before))
+}
+
+# touch_pods VALUE annotates every pod of demo and sets TOUCH_PASSES to the reconciles
+# that caused.
+touch_pods() {
+  local before after
+  before=$(settled_reconciles)
+  run kubectl annotate pods -n $NS -l apps.workshop.dev/imoocpod=demo --overwrite "workshop.dev/touched=$1"
+  after=$(settled_reconciles)
+  TOUCH_PASSES=$((after - before))
+}
+
+step "Create an ImoocPod asking for 3 pods"
+fresh_namespace $NS
+run kubectl apply -n $NS -f "$STAGE_DIR/config/samples/apps_v1_imoocpod.yaml"
+expect "DESIRED CURRENT READY reach 3 3 3, like kubectl get rs" "3 3 3" "$COLUMNS" \
+  "empty columns? add the printcolumn markers and regenerate; CURRENT or READY stuck? the status is not written: check patchStatus and the status subresource"
+run kubectl get imoocpod -n $NS
+expect "status.observedGeneration equals metadata.generation" "1 1" "$GENERATIONS" \
+  "set status.observedGeneration to metadata.generation when a pass succeeds"
+expect "the Ready condition is True" "True AllReplicasReady" "$READY_CONDITION" \
+  "setReadyCondition sets it with meta.SetStatusCondition"
+run kubectl get imoocpod demo -n $NS -o jsonpath='{range .status.conditions[*]}{.type}={.status} {.reason}: {.message}{"\n"}{end}'
+
+step "Scale with kubectl scale (the scale subresource), events filtered"
+measure_scale_to 6
+filtered=$SCALE_PASSES
+expect "status.observedGeneration follows the spec change" "2 2" "$GENERATIONS"
+expect "the Ready condition is True again" "True AllReplicasReady" "$READY_CONDITION"
+run kubectl get imoocpod -n $NS
+printf '    scaling 3 -> 6 took %s reconciles (%s)\n' "$filtered" "$METRIC"
+
+step "Annotate every pod: a change the controller does not read"
+touch_pods 1
+if ((TOUCH_PASSES == 0)); then
+  pass "the annotations started no reconcile"
+else
+  fail "the annotations should start no reconcile" "they started $TOUCH_PASSES" \
+    "podChangedPredicate should let an update through only when phase, readiness, deletion, labels or owners changed"
+fi
+
+step "The same without filtering: restart the manager with --filter-events=false"
+stop_manager
+start_manager --filter-events=false
+run kubectl scale imoocpod demo -n $NS --replicas=3
+expect "back to 3 3 3" "3 3 3" "$COLUMNS"
+measure_scale_to 6
+printf '    scaling 3 -> 6 took %s reconciles without filtering (%s with it): about the same, because\n' "$SCALE_PASSES" "$filtered"
+printf '    the work queue merges the events of an ImoocPod that arrive while it waits for a worker\n'
+touch_pods 2
+printf '    the annotations started %s reconciles, each finding nothing to do: filtering saves the\n' "$TOUCH_PASSES"
+printf '    steady trickle of updates the controller does not read\n'
+if ((TOUCH_PASSES > 0)); then
+  pass "without filtering, the annotations cost reconciles"
+else
+  fail "without filtering, the annotations should have started reconciles" "" \
+    "eventFilters should return no predicates when FilterEvents is off"
+fi
+
+step "Delete the ImoocPod: the garbage collector deletes its pods"
+run kubectl delete imoocpod demo -n $NS --wait=false
+expect "no pods left (the kube-controller-manager's garbage collector followed the OwnerReferences)" 0 "$ACTIVE" \
+  "pods without a controller OwnerReference to the ImoocPod are never collected"
+
+step "The manager's log"
+expect "the manager logged no errors" 0 "manager_errors" "read $log"
+kubectl delete namespace $NS --wait=false >/dev/null
