@@ -2,7 +2,9 @@
 # Benchmarks a workshop controller against its built-in counterpart on a fresh embedded
 # cluster of its own (kwok-workshop-bench), and prints the figures.
 #
-# Usage: scripts/bench.sh imoocpod      (BENCH_STAGE=solutions/01-imoocpod: an older stage)
+# Usage: scripts/bench.sh imoocpod
+#   BENCH_STAGE=solutions/01-imoocpod   benchmark an older stage
+#   MANAGER_FLAGS=--kube-api-qps=1000   run the manager with more flags
 source "$(dirname "$0")/lib/common.sh"
 
 workload=${1:?usage: $0 imoocpod}
@@ -25,8 +27,11 @@ kubectl apply --server-side -f "$stage/config/crd/bases" >/dev/null
 kubectl wait --for=condition=Established crd --all --timeout=30s >/dev/null
 mkdir -p "$CACHE/stage"
 (cd "$stage" && go build -o "$CACHE/stage/manager-bench" ./cmd)
+# MANAGER_FLAGS passes more flags, e.g. MANAGER_FLAGS=--kube-api-qps=1000 to see what
+# the client-side rate limit costs.
+# shellcheck disable=SC2086
 "$CACHE/stage/manager-bench" --metrics-bind-address 0 --health-probe-bind-address 0 --zap-log-level error \
-  >"$CACHE/stage/manager-bench.log" 2>&1 &
+  ${MANAGER_FLAGS:-} >"$CACHE/stage/manager-bench.log" 2>&1 &
 pid=$!
 
 say "Running the benchmark"
