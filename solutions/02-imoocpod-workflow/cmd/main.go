@@ -11,7 +11,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/kube-workshop/operator-workshop/shared/bootstrap"
-	appsv1 "github.com/kube-workshop/operator-workshop/solutions/02-imoocpod-workflow/api/v1"
+	appsv1 "github.com/kube-workshop/operator-workshop/solutions/02-imoocpod-workflow/api/apps/v1"
 	"github.com/kube-workshop/operator-workshop/solutions/02-imoocpod-workflow/internal/controller"
 )
 

@@ -13,7 +13,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	appsv1 "github.com/kube-workshop/operator-workshop/lessons/01-imoocpod/api/v1"
+	appsv1 "github.com/kube-workshop/operator-workshop/lessons/01-imoocpod/api/apps/v1"
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
 

@@ -3,7 +3,7 @@ package controller
 import (
 	"context"
 
-	appsv1 "github.com/kube-workshop/operator-workshop/lessons/02-imoocpod-workflow/api/v1"
+	appsv1 "github.com/kube-workshop/operator-workshop/lessons/02-imoocpod-workflow/api/apps/v1"
 )
 
 // patchStatus completes the status a pass found and writes it with one merge patch of
@@ -26,6 +26,6 @@ func setReadyCondition(imoocPod *appsv1.ImoocPod, passErr error) {
 	// reason ReconcileError and the error as its message when passErr is set;
 	// else False with ScalingUp when fewer pods exist than spec.replicas asks
 	// for, ScalingDown when more, PodsNotReady when some are not ready; else
-	// True with AllReplicasReady. The reasons are constants in api/v1; say the
+	// True with AllReplicasReady. The reasons are constants in api/apps/v1; say the
 	// counts in the message. See "Conditions" in docs/lesson-02.md.
 }

@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	appsv1 "github.com/kube-workshop/operator-workshop/lessons/02-imoocpod-workflow/api/v1"
+	appsv1 "github.com/kube-workshop/operator-workshop/lessons/02-imoocpod-workflow/api/apps/v1"
 )
 
 func TestStatusCountsActiveAndReadyPods(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	appsv1 "github.com/kube-workshop/operator-workshop/lessons/02-imoocpod-workflow/api/v1"
+	appsv1 "github.com/kube-workshop/operator-workshop/lessons/02-imoocpod-workflow/api/apps/v1"
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
 

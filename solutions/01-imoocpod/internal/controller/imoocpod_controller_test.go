@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
-	appsv1 "github.com/kube-workshop/operator-workshop/solutions/01-imoocpod/api/v1"
+	appsv1 "github.com/kube-workshop/operator-workshop/solutions/01-imoocpod/api/apps/v1"
 )
 
 // newImoocPod returns an ImoocPod asking for replicas pods in namespace ns.

@@ -11,7 +11,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
-	appsv1 "github.com/kube-workshop/operator-workshop/solutions/01-imoocpod/api/v1"
+	appsv1 "github.com/kube-workshop/operator-workshop/solutions/01-imoocpod/api/apps/v1"
 )
 
 var (

@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	appsv1 "github.com/kube-workshop/operator-workshop/solutions/02-imoocpod-workflow/api/v1"
+	appsv1 "github.com/kube-workshop/operator-workshop/solutions/02-imoocpod-workflow/api/apps/v1"
 )
 
 // NameLabel marks every pod an ImoocPod creates with the ImoocPod's name, so that the

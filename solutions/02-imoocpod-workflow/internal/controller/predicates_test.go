@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
-	appsv1 "github.com/kube-workshop/operator-workshop/solutions/02-imoocpod-workflow/api/v1"
+	appsv1 "github.com/kube-workshop/operator-workshop/solutions/02-imoocpod-workflow/api/apps/v1"
 )
 
 func TestPodPredicatePassesOnlyWhatTheControllerReads(t *testing.T) {

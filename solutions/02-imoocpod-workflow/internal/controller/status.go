@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	appsv1 "github.com/kube-workshop/operator-workshop/solutions/02-imoocpod-workflow/api/v1"
+	appsv1 "github.com/kube-workshop/operator-workshop/solutions/02-imoocpod-workflow/api/apps/v1"
 )
 
 // patchStatus completes the status a pass found and writes it with one merge patch of
@@ -52,7 +52,7 @@ func setReadyCondition(imoocPod *appsv1.ImoocPod, passErr error) {
 	//lesson:todo reason ReconcileError and the error as its message when passErr is set;
 	//lesson:todo else False with ScalingUp when fewer pods exist than spec.replicas asks
 	//lesson:todo for, ScalingDown when more, PodsNotReady when some are not ready; else
-	//lesson:todo True with AllReplicasReady. The reasons are constants in api/v1; say the
+	//lesson:todo True with AllReplicasReady. The reasons are constants in api/apps/v1; say the
 	//lesson:todo counts in the message. See "Conditions" in docs/lesson-02.md.
 	want := ptr.Deref(imoocPod.Spec.Replicas, 1)
 	status := &imoocPod.Status
