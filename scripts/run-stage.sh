@@ -34,10 +34,28 @@ say "Building the manager of $name"
 
 METRICS_PORT=${METRICS_PORT:-18080}
 PROBE_PORT=${PROBE_PORT:-18081}
+WEBHOOK_PORT=${WEBHOOK_PORT:-19443}
+MANAGER_ARGS=()
+
+# A stage with webhooks: the API server must call the manager on this machine, over TLS.
+webhooks="$dir/config/webhook"
+localwebhook() { (cd "$ROOT/shared" && go run ./cmd/localwebhook -webhooks "$webhooks" "$@"); }
+if [[ -f $webhooks/manifests.yaml ]]; then
+  host=127.0.0.1
+  if [[ $(kubectl config current-context) == kind-* ]]; then
+    # kind's API server runs in a container: it reaches this machine on the gateway of
+    # the kind network, and the manager must listen there too.
+    host=$(docker network inspect kind -f '{{(index .IPAM.Config 0).Gateway}}') ||
+      die "cannot find the kind network's gateway; see docs/lesson-04.md for cert-manager on kind"
+  fi
+  say "Installing the webhooks of $name, pointed at the manager on https://$host:$WEBHOOK_PORT"
+  localwebhook -host "$host" -port "$WEBHOOK_PORT" -cert-dir "$CACHE/stage/certs-$n" >/dev/null
+  MANAGER_ARGS+=(--webhook-port "$WEBHOOK_PORT" --webhook-cert-dir "$CACHE/stage/certs-$n")
+fi
 start_manager() {
   say "Starting the manager of $name $* (log: ${log#"$ROOT"/})"
   "$manager" --metrics-bind-address "127.0.0.1:$METRICS_PORT" \
-    --health-probe-bind-address "127.0.0.1:$PROBE_PORT" "$@" >>"$log" 2>&1 &
+    --health-probe-bind-address "127.0.0.1:$PROBE_PORT" "${MANAGER_ARGS[@]}" "$@" >>"$log" 2>&1 &
   MANAGER_PID=$!
   local i
   for i in $(seq 100); do
@@ -54,15 +72,22 @@ stop_manager() {
   fi
   MANAGER_PID=
 }
+# cleanup stops the manager and removes its webhook configurations: with no manager to
+# answer them, they would make the API server refuse every change to the stage's kinds.
+cleanup() {
+  stop_manager
+  if [[ -f $webhooks/manifests.yaml ]]; then
+    localwebhook -uninstall || warn "could not remove the webhook configurations of $name"
+  fi
+}
 # manager_errors prints how many errors the manager has logged so far.
 manager_errors() { grep -c '	ERROR	' "$log" || true; }
-trap stop_manager EXIT
+trap cleanup EXIT
 
 : >"$log"
-MANAGER_ARGS=()
 source "$ROOT/scripts/lib/walkthrough.sh"
 STAGE_DIR=$dir
-start_manager "${MANAGER_ARGS[@]}"
+start_manager
 source "$walkthrough"
 stop_manager
 summary
