@@ -93,3 +93,7 @@ pins: ## Carry scripts/versions.env into every go.mod.
 .PHONY: bench-imoocpod
 bench-imoocpod: binaries ## ImoocPod against ReplicaSet: 0 to 500 pods on the embedded cluster.
 	@scripts/bench.sh imoocpod
+
+.PHONY: bench-mydaemonset
+bench-mydaemonset: binaries ## MyDaemonSet against DaemonSet: one pod on each of 200 simulated nodes.
+	@scripts/bench.sh mydaemonset

@@ -1,12 +1,19 @@
 // Command scalebench measures how fast a controller brings up pods, side by side with
-// its built-in counterpart and with a plain client loop, on the cluster of the current
-// kube context (scripts/bench.sh starts one and runs the workshop's manager).
+// its built-in counterpart, on the cluster of the current kube context (scripts/bench.sh
+// starts one and runs the workshop's manager).
 //
-// For each contender it creates the object asking for -replicas pods in a fresh namespace
-// and reports the time until every pod exists, the time until every pod is Running, and
-// the pod creates the API server counted (apiserver_request_total), then deletes it.
+// For each contender it creates the object asking for the pods in a fresh namespace and
+// reports the time until every pod exists, the time until every pod is Running, and the
+// pod creates the API server counted (apiserver_request_total), then deletes it.
 //
-// Usage: scalebench -workload imoocpod -replicas 500
+//   - imoocpod: -replicas pods from a plain client loop, a ReplicaSet and an ImoocPod.
+//   - mydaemonset: one pod on each Ready node from a DaemonSet and a MyDaemonSet; a
+//     contender is done when every node runs a Running pod of it.
+//
+// Usage:
+//
+//	scalebench -workload imoocpod -replicas 500
+//	scalebench -workload mydaemonset
 package main
 
 import (
@@ -43,12 +50,12 @@ type result struct {
 }
 
 func main() {
-	workload := flag.String("workload", "imoocpod", "the workshop controller to measure: imoocpod")
-	replicas := flag.Int("replicas", 500, "how many pods each contender brings up")
+	workload := flag.String("workload", "imoocpod", "the workshop controller to measure: imoocpod or mydaemonset")
+	replicas := flag.Int("replicas", 500, "how many pods each contender brings up (imoocpod)")
 	timeout := flag.Duration("timeout", 5*time.Minute, "how long one contender may take")
 	flag.Parse()
-	if *workload != "imoocpod" {
-		fail(fmt.Errorf("-workload: %q is not a workload this benchmark knows (imoocpod)", *workload))
+	if *workload != "imoocpod" && *workload != "mydaemonset" {
+		fail(fmt.Errorf("-workload: %q is not a workload this benchmark knows (imoocpod, mydaemonset)", *workload))
 	}
 
 	cfg, err := cluster.Config("")
@@ -67,19 +74,49 @@ func main() {
 	}
 	b := &bench{c: c, cs: cs, replicas: *replicas, timeout: *timeout}
 
+	if *workload == "mydaemonset" {
+		b.daemons(cfg.Host)
+		return
+	}
 	fmt.Printf("Bringing up %d pods, three ways, on %s\n\n", *replicas, cfg.Host)
 	raw := b.measure("plain client loop", b.rawLoop)
 	rs := b.measure("ReplicaSet (kube-controller-manager)", b.replicaSet)
 	ip := b.measure("ImoocPod (workshop controller)", b.imoocPod)
 
-	fmt.Printf("\n%-38s %12s %12s %13s\n", "contender", "all created", "all Running", "pod creates")
-	for _, r := range []result{raw, rs, ip} {
-		fmt.Printf("%-38s %11.2fs %11.2fs %13d\n", r.name, r.allCreated.Seconds(), r.allRunning.Seconds(), r.podCreateCalls)
-	}
+	printTable(raw, rs, ip)
 	fmt.Printf("\nImoocPod / ReplicaSet: created %.2fx, Running %.2fx (target: at most 1.00x)\n",
 		ratio(ip.allCreated, rs.allCreated), ratio(ip.allRunning, rs.allRunning))
 	fmt.Printf("ImoocPod / plain loop: created %.2fx, Running %.2fx (target: at most 1.50x)\n",
 		ratio(ip.allCreated, raw.allCreated), ratio(ip.allRunning, raw.allRunning))
+}
+
+// daemons measures a DaemonSet against a MyDaemonSet: one pod on each Ready node.
+func (b *bench) daemons(host string) {
+	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
+	defer cancel()
+	var nodes corev1.NodeList
+	must(b.c.List(ctx, &nodes))
+	b.replicas, b.perNode = 0, true
+	for _, node := range nodes.Items {
+		if isNodeReady(&node) && !node.Spec.Unschedulable {
+			b.replicas++
+		}
+	}
+
+	fmt.Printf("Bringing up one pod on each of %d nodes, two ways, on %s\n\n", b.replicas, host)
+	ds := b.measure("DaemonSet (kube-controller-manager)", b.daemonSet)
+	mds := b.measure("MyDaemonSet (workshop controller)", b.myDaemonSet)
+
+	printTable(ds, mds)
+	fmt.Printf("\nMyDaemonSet / DaemonSet: created %.2fx, Running %.2fx (target: at most 1.00x)\n",
+		ratio(mds.allCreated, ds.allCreated), ratio(mds.allRunning, ds.allRunning))
+}
+
+func printTable(results ...result) {
+	fmt.Printf("\n%-38s %12s %12s %13s\n", "contender", "all created", "all Running", "pod creates")
+	for _, r := range results {
+		fmt.Printf("%-38s %11.2fs %11.2fs %13d\n", r.name, r.allCreated.Seconds(), r.allRunning.Seconds(), r.podCreateCalls)
+	}
 }
 
 type bench struct {
@@ -87,6 +124,9 @@ type bench struct {
 	cs       *kubernetes.Clientset
 	replicas int
 	timeout  time.Duration
+	// perNode counts Running pods by node: a contender is done when replicas nodes run
+	// a Running pod of it, however many pods it made on the way.
+	perNode bool
 }
 
 // measure runs one contender in a fresh namespace: start creates what asks for the pods
@@ -119,12 +159,17 @@ func (b *bench) measure(name string, start func(ctx context.Context, ns string) 
 	for r.allRunning == 0 {
 		var pods corev1.PodList
 		must(b.c.List(ctx, &pods, client.InNamespace(ns.Name), client.MatchingLabelsSelector{Selector: selector}))
-		running := 0
+		runningOn := map[string]bool{}
 		for _, p := range pods.Items {
-			if p.Status.Phase == corev1.PodRunning {
-				running++
+			if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp.IsZero() {
+				if b.perNode {
+					runningOn[p.Spec.NodeName] = true
+				} else {
+					runningOn[p.Name] = true
+				}
 			}
 		}
+		running := len(runningOn)
 		if r.allCreated == 0 && len(pods.Items) >= b.replicas {
 			r.allCreated = time.Since(began)
 		}
@@ -195,6 +240,44 @@ func (b *bench) imoocPod(ctx context.Context, ns string) (labels.Selector, error
 		"spec":       map[string]any{"replicas": int64(b.replicas), "image": image},
 	}}
 	return labels.SelectorFromSet(map[string]string{"apps.workshop.dev/imoocpod": "bench"}), b.c.Create(ctx, ip)
+}
+
+// daemonSet asks kube-controller-manager's DaemonSet controller for a pod on every node.
+// Its pods carry node affinity for their node, and the scheduler binds them.
+func (b *bench) daemonSet(ctx context.Context, ns string) (labels.Selector, error) {
+	sel := map[string]string{"bench": "daemonset"}
+	ds := &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bench"},
+		Spec: appsv1.DaemonSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: sel},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: sel},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: image}}},
+			},
+		},
+	}
+	return labels.SelectorFromSet(sel), b.c.Create(ctx, ds)
+}
+
+// myDaemonSet asks the workshop's MyDaemonSet controller for the same, which binds the
+// pods itself.
+func (b *bench) myDaemonSet(ctx context.Context, ns string) (labels.Selector, error) {
+	mds := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apps.workshop.dev/v1",
+		"kind":       "MyDaemonSet",
+		"metadata":   map[string]any{"namespace": ns, "name": "bench"},
+		"spec":       map[string]any{"image": image},
+	}}
+	return labels.SelectorFromSet(map[string]string{"apps.workshop.dev/mydaemonset": "bench"}), b.c.Create(ctx, mds)
+}
+
+func isNodeReady(node *corev1.Node) bool {
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
 
 // podCreates reads how many pod creates the API server has served, from its metrics.

@@ -1,0 +1,72 @@
+package controller
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+)
+
+// mydaemonsetsForNode maps an event of a node, an object no MyDaemonSet owns, to the
+// MyDaemonSets it concerns: those whose node selector matches the node's labels, and
+// those that have a pod on the node.
+//
+// For an update, handler.EnqueueRequestsFromMapFunc calls it with the old node and with
+// the new one: a node whose labels stop matching a selector still reaches that
+// MyDaemonSet through its old labels, and the pass removes the pod. A delete event
+// carries the node's last state. The pods cover a MyDaemonSet whose selector changed
+// since it placed its pod, and a delete whose last state the informer missed.
+func (r *MyDaemonSetReconciler) mydaemonsetsForNode(ctx context.Context, obj client.Object) []reconcile.Request {
+	// TODO: List every MyDaemonSet (all namespaces) and return a request for each one
+	// whose spec.nodeSelector matches the node's labels. Then list the pods on
+	// the node (client.MatchingFields{podNodeNameField: name}) and add the
+	// MyDaemonSet that controls each (metav1.GetControllerOf; compare the kind and
+	// the API group). No duplicates. See "Watching objects you do not own" in
+	// docs/lesson-03.md.
+	return nil
+}
+
+// nodeChangedPredicate passes every create, delete and generic event of a node, and an
+// update only when nodeChanged says it matters. A kubelet reports on its node every few
+// seconds to minutes (heartbeat times, images, resources); without this filter each
+// report would start a pass of every MyDaemonSet on the node.
+func nodeChangedPredicate() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			oldNode, okOld := e.ObjectOld.(*corev1.Node)
+			newNode, okNew := e.ObjectNew.(*corev1.Node)
+			if !okOld || !okNew {
+				return true
+			}
+			return nodeChanged(oldNode, newNode)
+		},
+	}
+}
+
+// nodeChanged reports whether an update changed something the controller reads of a
+// node: its labels (the node selectors), spec.unschedulable (cordon) and whether it is
+// Ready.
+func nodeChanged(oldNode, newNode *corev1.Node) bool {
+	// TODO: Compare what the controller reads of the two nodes: labels,
+	// spec.unschedulable and whether the node is Ready (isNodeReady). See
+	// "Filtering node events" in docs/lesson-03.md.
+	return true
+}
+
+// daemonPodChangedPredicate is podChangedPredicate plus the pod's image: a pod whose
+// image someone changed in place must be replaced by one that runs spec.image.
+func daemonPodChangedPredicate() predicate.Predicate {
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			oldPod, okOld := e.ObjectOld.(*corev1.Pod)
+			newPod, okNew := e.ObjectNew.(*corev1.Pod)
+			if !okOld || !okNew {
+				return true
+			}
+			return podChanged(oldPod, newPod) || podImage(oldPod) != podImage(newPod)
+		},
+	}
+}
