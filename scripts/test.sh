@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Everything a maintainer needs green, in the order that fails fastest:
 #   1. derived files up to date (scripts/verify.sh)
-#   2. unit and envtest integration tests of shared/, the tools and every solution
+#   2. unit and envtest integration tests of shared/, the tools and every solution; every
+#      solution's config/default builds with kustomize; every fuzz target runs for
+#      FUZZTIME (10s)
 #   3. every lesson compiles, and fails its own tests until the learner completes it
 #   4. end to end: every solution's walkthrough on a fresh embedded cluster
 #
@@ -21,6 +23,27 @@ say "Vetting and testing shared/, scripts/tools and ${#solutions[@]} solutions"
 go vet ./shared/... $(packages "${solutions[@]}")
 (cd scripts/tools && GOWORK=off go vet ./lessongen/ && GOWORK=off go test -count=1 ./lessongen/)
 go test -count=1 ./shared/... $(packages "${solutions[@]}")
+
+# A solution that deploys into a cluster (kind, with cert-manager) has config/default;
+# nothing here can apply it, but it must at least build.
+for solution in "${solutions[@]}"; do
+  [[ -f $solution/config/default/kustomization.yaml ]] || continue
+  module=$(awk '$1 == "module" {print $2; exit}' "$solution/go.mod")
+  out=$("$CACHE/bin/current/kustomize" build "$solution/config/default" 2>&1 >/dev/null) ||
+    die "kustomize build $solution/config/default fails, in $module:"$'\n'"$out"
+  say "$solution/config/default builds with kustomize"
+done
+
+# Fuzz targets run their seeds in the tests above; here each also searches for new
+# inputs, for a bounded time. go test -fuzz takes one target of one package per run. An
+# input that fails is saved under the package's testdata/fuzz: commit it with the fix.
+FUZZTIME=${FUZZTIME:-10s}
+while IFS= read -r file; do
+  for target in $(sed -nE 's/^func (Fuzz[A-Za-z0-9_]*)\(.*/\1/p' "$file"); do
+    say "Fuzzing $target of ./$(dirname "$file") for $FUZZTIME"
+    go test -run '^$' -fuzz "^$target\$" -fuzztime "$FUZZTIME" "./$(dirname "$file")"
+  done
+done < <(grep -rl --include='*_test.go' '^func Fuzz' "${solutions[@]}" | sort)
 
 say "Compiling ${#lessons[@]} lessons and their tests"
 go vet $(packages "${lessons[@]}")
