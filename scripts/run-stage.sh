@@ -59,8 +59,13 @@ start_manager() {
   MANAGER_PID=$!
   local i
   for i in $(seq 100); do
-    curl -fs "http://127.0.0.1:$PROBE_PORT/readyz" >/dev/null 2>&1 && return
     kill -0 "$MANAGER_PID" 2>/dev/null || die "the manager exited; its log:"$'\n'"$(tail -n 20 "$log")"
+    # Ready, and still alive: another process on the port could answer for a manager
+    # that failed to bind it.
+    if curl -fs "http://127.0.0.1:$PROBE_PORT/readyz" >/dev/null 2>&1; then
+      sleep 0.2
+      kill -0 "$MANAGER_PID" 2>/dev/null && return
+    fi
     sleep 0.1
   done
   die "the manager did not become ready in 10s; see $log"
