@@ -1,0 +1,173 @@
+# Stage 07: NodePool reports its status, and tells each real change with one event.
+# Sourced by scripts/run-stage.sh, which runs the manager and defines STAGE_DIR,
+# METRICS_PORT, start_manager, stop_manager, manager_errors and the walkthrough
+# vocabulary.
+#
+# NodePools and nodes are cluster-wide, and other walkthroughs may run on the same cluster
+# at the same time: the pool has a name of its own, its taint is PreferNoSchedule (their
+# pods may still land on its nodes), and every label the walkthrough adds is gone at the
+# end.
+POOL=workshop-07
+MEMBER=node-role.kubernetes.io/$POOL
+RUNTIME_CLASS=node-pool-$POOL
+MANIFEST="$CACHE/stage/nodepool-$POOL.yaml"
+# Three nodes, workers first: node-000000 to node-000002 on the embedded cluster.
+read -r N0 N1 N2 < <(echo $(kubectl get nodes -l '!node-role.kubernetes.io/control-plane' -o jsonpath='{.items[*].metadata.name}') \
+  $(kubectl get nodes -l node-role.kubernetes.io/control-plane -o jsonpath='{.items[*].metadata.name}'))
+
+# pool_labels NODE prints the node's node-pool.workshop.dev/ labels, sorted, on one line.
+pool_labels() {
+  kubectl get node "$1" -o go-template='{{range $k, $v := .metadata.labels}}{{$k}}={{$v}}{{"\n"}}{{end}}' |
+    { grep '^node-pool\.workshop\.dev/' || true; } | paste -sd' ' -
+}
+
+# pool_taints NODE prints the node's node-pool.workshop.dev taints as key=value:effect.
+pool_taints() {
+  kubectl get node "$1" -o go-template='{{range .spec.taints}}{{.key}}={{.value}}:{{.effect}}{{"\n"}}{{end}}' |
+    { grep '^node-pool\.workshop\.dev' || true; } | paste -sd' ' -
+}
+
+# own_state NODE prints what NODE carries that is not the pool's: its other labels and
+# taints, and any record of this pool (there should be none outside the pool).
+own_state() {
+  kubectl get node "$1" -o go-template='{{range $k, $v := .metadata.labels}}{{$k}}={{$v}}{{"\n"}}{{end}}{{range .spec.taints}}taint {{.key}}={{.value}}:{{.effect}}{{"\n"}}{{end}}{{range $k, $v := .metadata.annotations}}annotation {{$k}}{{"\n"}}{{end}}' |
+    awk -v member="$MEMBER=" -v record="annotation applied.nodes.workshop.dev/$POOL" '
+      index($0, "node-pool.workshop.dev") == 1 || index($0, "taint node-pool.workshop.dev") == 1 { next }
+      index($0, member) == 1 { next }
+      index($0, "annotation ") == 1 && $0 != record { next }
+      { print }' | paste -sd' ' -
+}
+
+# clean_pool_leftovers removes what an interrupted earlier run may have left: members,
+# the pool, and on the nodes that still carry its record (a pool deleted while it had
+# members), the labels and taint this walkthrough's pool gives.
+clean_pool_leftovers() {
+  kubectl label node --all "$MEMBER-" >/dev/null 2>&1 || true
+  if kubectl get nodepool "$POOL" >/dev/null 2>&1; then
+    sleep 2 # the running manager takes back what the pool gave the nodes that left
+    kubectl delete nodepool "$POOL" --wait=true --timeout=60s >/dev/null
+  fi
+  local node
+  for node in $(kubectl get nodes -o go-template='{{range $n := .items}}{{with $n.metadata.annotations}}{{if index . "applied.nodes.workshop.dev/'"$POOL"'"}}{{$n.metadata.name}}{{"\n"}}{{end}}{{end}}{{end}}' 2>/dev/null); do
+    kubectl label node "$node" node-pool.workshop.dev/master- node-pool.workshop.dev/test- >/dev/null 2>&1 || true
+    kubectl taint node "$node" node-pool.workshop.dev:PreferNoSchedule- >/dev/null 2>&1 || true
+    kubectl annotate node "$node" "applied.nodes.workshop.dev/$POOL-" >/dev/null 2>&1 || true
+  done
+}
+
+# columns prints the STATUS and NODECOUNT columns of `kubectl get nodepool`.
+columns() { kubectl get nodepool "$POOL" --no-headers | awk '{print $2, $3}'; }
+
+# pool_events prints the reasons of the events about this very pool (POOL_UID: events
+# outlive the objects they are about, and an earlier run's pool had the same name),
+# sorted, each with "xN" when it was emitted N > 1 times.
+pool_events() {
+  kubectl get events.events.k8s.io -n default -o jsonpath="{range .items[?(@.regarding.uid==\"$POOL_UID\")]}{.reason}{' x'}{.series.count}{'\n'}{end}" |
+    sed 's/ x$//' | sort | paste -sd' ' -
+}
+
+# reconciles prints how many passes of the nodepool controller have succeeded since the
+# manager started, from its metrics endpoint.
+reconciles() {
+  curl -s "http://127.0.0.1:$METRICS_PORT/metrics" |
+    awk '/^controller_runtime_reconcile_total\{controller="nodepool",result="success"\}/ {print $2}'
+}
+
+step "Before: what the nodes carry that is not ours"
+clean_pool_leftovers
+OWN0=$(own_state $N0)
+OWN1=$(own_state $N1)
+printf '    %s: %s\n' "$N0" "$OWN0"
+
+step "Create the NodePool $POOL: no member yet"
+cat >"$MANIFEST" <<EOF
+apiVersion: nodes.workshop.dev/v1
+kind: NodePool
+metadata:
+  name: $POOL
+spec:
+  handler: runc
+  labels:
+    node-pool.workshop.dev/master: "8"
+    node-pool.workshop.dev/test: "2"
+  taints:
+  - key: node-pool.workshop.dev
+    value: master
+    effect: PreferNoSchedule
+EOF
+run kubectl apply -f "$MANIFEST"
+POOL_UID=$(kubectl get nodepool "$POOL" -o jsonpath='{.metadata.uid}')
+expect "STATUS NODECOUNT say NoNodes 0" "NoNodes 0" "columns" \
+  "empty columns? add the printcolumn markers and the status subresource, and regenerate"
+run kubectl get nodepool "$POOL"
+expect "no event: nothing happened to any node" "" "pool_events"
+
+step "Label $N0 and then $N1 into the pool"
+run kubectl label node $N0 "$MEMBER="
+expect "STATUS NODECOUNT say NodesConfigured 1" "NodesConfigured 1" "columns"
+run kubectl label node $N1 "$MEMBER="
+expect "STATUS NODECOUNT say NodesConfigured 2" "NodesConfigured 2" "columns"
+# The sums of the members' allocatable cpu and pods, which the status should show.
+WANT_ALLOCATABLE=$(kubectl get node $N0 $N1 -o jsonpath='{range .items[*]}{.status.allocatable.cpu} {.status.allocatable.pods} {end}' |
+  awk '{print $1 + $3, $2 + $4}')
+expect "status.allocatable adds up the members' allocatable cpu and pods" "$WANT_ALLOCATABLE" \
+  "kubectl get nodepool $POOL -o jsonpath='{.status.allocatable.cpu} {.status.allocatable.pods}'"
+run kubectl get nodepool "$POOL" -o jsonpath='{.status.allocatable}{"\n"}'
+expect "status.observedGeneration equals metadata.generation" "1 1" \
+  "kubectl get nodepool $POOL -o jsonpath='{.metadata.generation} {.status.observedGeneration}'"
+run kubectl get nodepool "$POOL"
+expect "one NodeJoined event per node, each emitted once" "NodeJoined NodeJoined" "pool_events" \
+  "more events, or 'x2'? emit an event only for a node a pass changed"
+
+step "Restart the manager: it reconciles every pool again, and finds nothing to do"
+stop_manager
+start_manager
+expect "the new manager has reconciled the pool" "yes" "(( \$(reconciles) > 0 )) && echo yes"
+sleep 2
+expect "still two events, each emitted once: an idle pass tells nothing" "NodeJoined NodeJoined" "pool_events" \
+  "an event on every pass is the seed's (x123 over 12m)"
+
+step "Update the labels, as the seed did: master 8 -> 10, test removed"
+run kubectl patch nodepool "$POOL" --type=merge \
+  -p '{"spec":{"labels":{"node-pool.workshop.dev/master":"10","node-pool.workshop.dev/test":null}}}'
+expect "both members carry master=10 and no longer test=2" "node-pool.workshop.dev/master=10 node-pool.workshop.dev/master=10" \
+  "echo \$(pool_labels $N0) \$(pool_labels $N1)"
+expect "one NodeUpdated event per member" "NodeJoined NodeJoined NodeUpdated NodeUpdated" "pool_events"
+expect "status.observedGeneration follows the spec" "2 2" \
+  "kubectl get nodepool $POOL -o jsonpath='{.metadata.generation} {.status.observedGeneration}'"
+
+step "A label value no node accepts: the pass fails, and says so once"
+ERRORS_BEFORE=$(manager_errors)
+run kubectl patch nodepool "$POOL" --type=merge -p '{"spec":{"labels":{"node-pool.workshop.dev/bad":"not valid!"}}}'
+expect "STATUS says ReconcileError" "ReconcileError 2" "columns"
+run kubectl get nodepool "$POOL" -o jsonpath='{.status.conditions[?(@.type=="Ready")].message}{"\n"}'
+sleep 3
+RETRIES=$(($(manager_errors) - ERRORS_BEFORE))
+expect "one Warning event for the error, however often the queue retries" \
+  "NodeJoined NodeJoined NodeUpdated NodeUpdated ReconcileError" "pool_events"
+printf '    the queue retried with backoff: %s errors in the log so far, one event\n' "$RETRIES"
+run kubectl patch nodepool "$POOL" --type=merge -p '{"spec":{"labels":{"node-pool.workshop.dev/bad":null}}}'
+expect "STATUS is back to NodesConfigured" "NodesConfigured 2" "columns"
+
+step "$N1 leaves the pool"
+run kubectl label node $N1 "$MEMBER-"
+expect "STATUS NODECOUNT say NodesConfigured 1" "NodesConfigured 1" "columns"
+expect "$N1 carries none of the pool's labels and taints" "" "pool_labels $N1; pool_taints $N1"
+expect "one NodeLeft event" "NodeJoined NodeJoined NodeLeft NodeUpdated NodeUpdated ReconcileError" "pool_events"
+run kubectl describe nodepool "$POOL"
+
+step "Delete the pool while $N0 is still a member"
+run kubectl delete nodepool "$POOL" --timeout=60s
+expect "$N0 carries none of the pool's labels and taints" "" "pool_labels $N0; pool_taints $N0"
+expect "a CleanupDone event, and a NodeLeft event for $N0" \
+  "CleanupDone NodeJoined NodeJoined NodeLeft NodeLeft NodeUpdated NodeUpdated ReconcileError" "pool_events"
+expect "the garbage collector deleted the RuntimeClass" "" "kubectl get runtimeclass $RUNTIME_CLASS --ignore-not-found -o name"
+
+step "Clean up: take $N0 out of the pool that no longer exists"
+run kubectl label node $N0 "$MEMBER-"
+expect "$N0 is as it was before the walkthrough" "$OWN0" "own_state $N0"
+expect "$N1 is as it was before the walkthrough" "$OWN1" "own_state $N1"
+
+step "The manager's log"
+expect "the manager logged no errors but the bad label's" 0 \
+  "grep '	ERROR	' $log | grep -vc 'not valid!' || true" "read $log"

@@ -1,0 +1,164 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/util/retry"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/05-nodepool/api/nodes/v1"
+)
+
+// NodePoolReconciler gives the members of every NodePool the pool's labels and taints,
+// takes them back from nodes that leave, and keeps the pool's RuntimeClass in line with
+// its spec.
+type NodePoolReconciler struct {
+	client.Client
+	Scheme *runtime.Scheme
+
+	// APIReader reads the API server directly. A node whose patch conflicted is read
+	// again through it: the cache may still hold the very version that conflicted.
+	APIReader client.Reader
+}
+
+// +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools,verbs=get;list;watch
+// The RuntimeClass's OwnerReference blocks the pool's deletion (blockOwnerDeletion); an
+// API server with the OwnerReferencesPermissionEnforcement admission plugin allows that
+// only to a client that may update the pool's finalizers.
+// +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools/finalizers,verbs=update
+//lesson:todo Let the manager read, watch and patch nodes, and read, watch, create, patch
+//lesson:todo and delete RuntimeClasses (group node.k8s.io): two RBAC markers like the ones
+//lesson:todo above. See "Your tasks" in docs/lesson-05.md.
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=node.k8s.io,resources=runtimeclasses,verbs=get;list;watch;create;patch;delete
+//lesson:end
+
+// Reconcile gives the pool's members its labels and taints, takes them back from the
+// nodes that left, and creates or updates the pool's RuntimeClass. It is called for every
+// change of a NodePool's spec, of its RuntimeClass and of the nodes that concern it.
+func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	// NotFound means the pool is gone. The garbage collector deletes its RuntimeClass
+	// through the OwnerReference. What the pool gave its nodes stays on them: taking it
+	// back before the pool goes needs a finalizer (lesson 06).
+	var pool nodesv1.NodePool
+	if err := r.Get(ctx, req.NamespacedName, &pool); err != nil {
+		if apierrors.IsNotFound(err) {
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("getting NodePool: %w", err)
+	}
+
+	// The nodes and the RuntimeClass do not depend on each other: a failure of one must
+	// not hold the other back. Both errors are returned, and the queue retries the pass.
+	nodesErr := r.reconcileNodes(ctx, &pool)
+	runtimeClassErr := r.reconcileRuntimeClass(ctx, &pool)
+	return ctrl.Result{}, errors.Join(nodesErr, runtimeClassErr)
+}
+
+// reconcileNodes brings every node that concerns the pool in line with it, one node at a
+// time, and goes on past a node that fails: the others still get what they need.
+func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.NodePool) error {
+	// The cache holds every node already (the controller watches them), so listing them
+	// all and keeping those that concern the pool costs no request. A field index would
+	// spare the loop on clusters of thousands of nodes.
+	var nodes corev1.NodeList
+	if err := r.List(ctx, &nodes); err != nil {
+		return fmt.Errorf("listing nodes: %w", err)
+	}
+	// The cache lists in no particular order. Sorted, the nodes are patched, logged and
+	// reported in the same order on every pass, and so is a message that joins their errors.
+	slices.SortFunc(nodes.Items, func(a, b corev1.Node) int { return strings.Compare(a.Name, b.Name) })
+	var errs []error
+	for i := range nodes.Items {
+		node := &nodes.Items[i]
+		if !concernsPool(node, pool.Name) {
+			continue
+		}
+		if _, err := r.syncNode(ctx, pool, node); err != nil {
+			errs = append(errs, fmt.Errorf("node %s: %w", node.Name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// syncNode patches node so that it carries what pool gives it, only when something
+// differs, and says what changed.
+//
+// A merge patch replaces a list whole, and taints are a list: a patch computed from our
+// copy of the node would put back the taints it had when we read it, dropping any that
+// someone added since. The optimistic lock sends our copy's resourceVersion along, so
+// that the API server refuses the patch (409 Conflict) if the node changed since. Then
+// we read the node again, from the API server, and compute the patch anew, as the node
+// lifecycle controller does for its own taints. Nothing anyone else wrote is lost.
+func (r *NodePoolReconciler) syncNode(ctx context.Context, pool *nodesv1.NodePool, node *corev1.Node) (nodeChange, error) {
+	//lesson:todo Compute the node the pool wants (withPool) and patch it only when it
+	//lesson:todo changed, with client.MergeFromWithOptions(node,
+	//lesson:todo client.MergeFromWithOptimisticLock{}); on a conflict read the node again
+	//lesson:todo through r.APIReader and start over (retry.RetryOnConflict). Ignore NotFound;
+	//lesson:todo log "Patched node". See "Patching a node you do not own" in docs/lesson-05.md.
+	//lesson:stub return nodeUnchanged, nil
+	var change nodeChange
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		want, c, err := withPool(node, pool)
+		if err != nil || c == nodeUnchanged {
+			change = c
+			return err
+		}
+		err = r.Patch(ctx, want, client.MergeFromWithOptions(node, client.MergeFromWithOptimisticLock{}))
+		if apierrors.IsConflict(err) {
+			fresh := &corev1.Node{}
+			if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(node), fresh); err != nil {
+				return client.IgnoreNotFound(err)
+			}
+			node = fresh
+			return err
+		}
+		if err != nil {
+			// A node deleted meanwhile needs nothing from us (nor does one that is gone
+			// when we read it again above).
+			return client.IgnoreNotFound(err)
+		}
+		change = c
+		log.FromContext(ctx).Info("Patched node", "node", node.Name, "change", c)
+		return nil
+	})
+	return change, err
+	//lesson:end
+}
+
+// SetupWithManager starts the controller. A pool is reconciled when its spec changes
+// (GenerationChangedPredicate: metadata edits change nothing a pass does), when its
+// RuntimeClass changes (Owns), and when a node that concerns it changes (Watches, with
+// poolsOfNode telling which pools a node concerns, and a predicate that drops the
+// updates no pass reads).
+func (r *NodePoolReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	//lesson:todo Reconcile a pool when its RuntimeClass changes (Owns) and when a node that
+	//lesson:todo concerns it changes: Watches with handler.EnqueueRequestsFromMapFunc(poolsOfNode)
+	//lesson:todo and the predicate poolNodeChangedPredicate(). See "Watching nodes" in
+	//lesson:todo docs/lesson-05.md.
+	//lesson:stub return ctrl.NewControllerManagedBy(mgr).
+	//lesson:stub For(&nodesv1.NodePool{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+	//lesson:stub Named("nodepool").
+	//lesson:stub Complete(r)
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&nodesv1.NodePool{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Owns(&nodev1.RuntimeClass{}).
+		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(poolsOfNode),
+			builder.WithPredicates(poolNodeChangedPredicate())).
+		Named("nodepool").
+		Complete(r)
+	//lesson:end
+}
