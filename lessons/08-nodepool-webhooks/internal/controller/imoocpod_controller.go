@@ -1,0 +1,253 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	appsv1 "github.com/kube-workshop/operator-workshop/lessons/08-nodepool-webhooks/api/apps/v1"
+)
+
+// NameLabel marks every pod an ImoocPod creates with the ImoocPod's name, so that the
+// controller (and you, with kubectl get pods -l) can list them.
+const NameLabel = "apps.workshop.dev/imoocpod"
+
+// maxBurst caps the creates or deletes of one pass, as the ReplicaSet controller does:
+// a pass that asks for 1000 pods should not flood the API server. The next pass, started
+// by the pod events, does the rest.
+const maxBurst = 500
+
+// ImoocPodReconciler keeps spec.replicas pods running for every ImoocPod and reports
+// what it sees in the ImoocPod's status.
+type ImoocPodReconciler struct {
+	client.Client
+	Scheme *runtime.Scheme
+
+	// FilterEvents drops the events that cannot change what a pass does: ImoocPod
+	// updates that leave the spec alone (our own status patches among them) and pod
+	// updates that change nothing this controller reads (see eventFilters).
+	FilterEvents bool
+
+	// MaxConcurrentReconciles is how many different ImoocPods are reconciled at once;
+	// 0 means 1. The work queue never hands one ImoocPod to two workers at a time.
+	MaxConcurrentReconciles int
+
+	// expectations remembers the pods this controller created or deleted that the cache
+	// has not shown yet.
+	expectations expectations
+}
+
+// +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods,verbs=get;list;watch
+// +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
+
+// Reconcile compares the pods that exist with spec.replicas, creates or deletes the
+// difference, all in one pass, and reports what it found in the status. It is called for
+// every change of an ImoocPod's spec and of the pods it owns, and must give the same
+// answer however often it runs.
+func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+	// The cache is where reads come from. NotFound means the ImoocPod is gone: the
+	// garbage collector deletes its pods through their OwnerReferences, so we are done.
+	var imoocPod appsv1.ImoocPod
+	if err := r.Get(ctx, req.NamespacedName, &imoocPod); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.expectations.forget(req.NamespacedName)
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("getting ImoocPod: %w", err)
+	}
+	// An ImoocPod being deleted (a foreground deletion waits for its pods) needs nothing
+	// from us: it has no finalizer of ours, and its status is about to go with it.
+	if !imoocPod.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+
+	// Snapshot the ImoocPod before the pass changes its status. However the pass ends,
+	// the deferred patch sends the difference from the snapshot, once, so that an error
+	// shows in the Ready condition and not only in this log.
+	orig := imoocPod.DeepCopy()
+	defer func() {
+		if err := r.patchStatus(ctx, orig, &imoocPod, retErr); err != nil {
+			retErr = errors.Join(retErr, err)
+		}
+	}()
+
+	return r.reconcilePods(ctx, &imoocPod)
+}
+
+// reconcilePods creates or deletes pods until spec.replicas of them are active, and
+// counts in the status the active and ready pods it found.
+func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1.ImoocPod) (ctrl.Result, error) {
+	log := log.FromContext(ctx)
+
+	var pods corev1.PodList
+	if err := r.List(ctx, &pods, client.InNamespace(imoocPod.Namespace),
+		client.MatchingLabels{NameLabel: imoocPod.Name}); err != nil {
+		return ctrl.Result{}, fmt.Errorf("listing pods: %w", err)
+	}
+	active := activePods(imoocPod, pods.Items)
+
+	// The status counts the pods this pass found, before its own creates and deletes.
+	// Those show up as pod events that start the next pass, which counts them: the
+	// status lags a pass behind and reports only pods the cache has shown. Counting what
+	// the pass meant to do would report pods nobody has seen, and miscount whenever a
+	// create or delete fails.
+	imoocPod.Status.Replicas = int32(len(active))
+	imoocPod.Status.ReadyReplicas = 0
+	for i := range active {
+		if isPodReady(&active[i]) {
+			imoocPod.Status.ReadyReplicas++
+		}
+	}
+
+	// Until the cache shows our last creates and deletes, its list is out of date, and
+	// acting on it would create or delete the same pods twice. The events of those pods
+	// will bring us back; the timeout covers an event that never comes. Waiting is not
+	// failing: the pass has read the current spec, so it still moves observedGeneration.
+	if wait := r.expectations.pending(client.ObjectKeyFromObject(imoocPod), pods.Items); wait > 0 {
+		log.V(1).Info("Waiting for the cache to show earlier creates and deletes", "timeout", wait)
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
+
+	// Compare what runs with what is asked for and fix the whole difference in this
+	// pass. Returning an error retries with backoff; there is never a reason to requeue
+	// when all is well: the next change of the ImoocPod or its pods brings us back.
+	want := int(ptr.Deref(imoocPod.Spec.Replicas, 1))
+	switch diff := want - len(active); {
+	case diff > 0:
+		count := min(diff, maxBurst)
+		log.Info("Creating pods", "count", count, "active", len(active), "replicas", want)
+		return ctrl.Result{}, r.createPods(ctx, imoocPod, count)
+	case diff < 0:
+		victims := podsToDelete(active, min(-diff, maxBurst))
+		log.Info("Deleting pods", "count", len(victims), "active", len(active), "replicas", want)
+		return ctrl.Result{}, r.deletePods(ctx, imoocPod, victims)
+	}
+	log.V(1).Info("Pods match spec.replicas", "replicas", want, "ready", imoocPod.Status.ReadyReplicas)
+	return ctrl.Result{}, nil
+}
+
+// activePods returns the pods that count towards spec.replicas: the ones this ImoocPod
+// controls that are neither being deleted nor finished. A pod with the right label but
+// another controller, or none, belongs to someone else and is never touched.
+func activePods(owner *appsv1.ImoocPod, pods []corev1.Pod) []corev1.Pod {
+	var active []corev1.Pod
+	for _, pod := range pods {
+		if !metav1.IsControlledBy(&pod, owner) || !pod.DeletionTimestamp.IsZero() {
+			continue
+		}
+		if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		active = append(active, pod)
+	}
+	return active
+}
+
+// createPods creates count pods for imoocPod in growing batches and records each one it
+// created as expected, so that the next pass waits for the cache to show them.
+func (r *ImoocPodReconciler) createPods(ctx context.Context, imoocPod *appsv1.ImoocPod, count int) error {
+	key := client.ObjectKeyFromObject(imoocPod)
+	created, err := slowStart(count, func(int) error {
+		pod, err := r.newPod(imoocPod)
+		if err != nil {
+			return err
+		}
+		if err := r.Create(ctx, pod); err != nil {
+			return err
+		}
+		r.expectations.expectCreate(key, pod.Name)
+		return nil
+	})
+	log.FromContext(ctx).Info("Created pods", "created", created, "wanted", count)
+	if err != nil {
+		return fmt.Errorf("creating pods: %w", err)
+	}
+	return nil
+}
+
+// newPod returns the pod imoocPod asks for, labelled with its name and controlled by it.
+func (r *ImoocPodReconciler) newPod(imoocPod *appsv1.ImoocPod) (*corev1.Pod, error) {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			GenerateName: imoocPod.Name + "-",
+			Namespace:    imoocPod.Namespace,
+			Labels:       map[string]string{NameLabel: imoocPod.Name},
+		},
+		Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{Name: "app", Image: imoocPod.Spec.Image}},
+		},
+	}
+	if err := controllerutil.SetControllerReference(imoocPod, pod, r.Scheme); err != nil {
+		return nil, fmt.Errorf("setting the controller reference: %w", err)
+	}
+	return pod, nil
+}
+
+// deletePods deletes pods in parallel and records each one as expected to go.
+func (r *ImoocPodReconciler) deletePods(ctx context.Context, imoocPod *appsv1.ImoocPod, pods []corev1.Pod) error {
+	key := client.ObjectKeyFromObject(imoocPod)
+	deleted, err := inParallel(len(pods), func(i int) error {
+		// A pod that is already gone is as good as deleted.
+		if err := r.Delete(ctx, &pods[i]); client.IgnoreNotFound(err) != nil {
+			return err
+		}
+		r.expectations.expectDelete(key, pods[i].Name)
+		return nil
+	})
+	log.FromContext(ctx).Info("Deleted pods", "deleted", deleted, "wanted", len(pods))
+	if err != nil {
+		return fmt.Errorf("deleting pods: %w", err)
+	}
+	return nil
+}
+
+// podsToDelete picks count pods to delete, the ones whose loss hurts least first: pods
+// that are not ready yet, then the newest, whose work is least likely to be warmed up.
+func podsToDelete(pods []corev1.Pod, count int) []corev1.Pod {
+	sorted := append([]corev1.Pod(nil), pods...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if ri, rj := isPodReady(&sorted[i]), isPodReady(&sorted[j]); ri != rj {
+			return !ri
+		}
+		return sorted[j].CreationTimestamp.Before(&sorted[i].CreationTimestamp)
+	})
+	return sorted[:min(count, len(sorted))]
+}
+
+// isPodReady reports whether the kubelet says the pod is ready to serve.
+func isPodReady(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// SetupWithManager starts the controller: it reconciles an ImoocPod when the ImoocPod
+// changes and when one of the pods it controls changes (Owns), which is how a deleted
+// pod gets replaced. The predicates of eventFilters drop the events that cannot change
+// what a pass does.
+func (r *ImoocPodReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	imoocPodFilters, podFilters := r.eventFilters()
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&appsv1.ImoocPod{}, builder.WithPredicates(imoocPodFilters...)).
+		Owns(&corev1.Pod{}, builder.WithPredicates(podFilters...)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
+		Named("imoocpod").
+		Complete(r)
+}

@@ -1,0 +1,269 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	appsv1 "github.com/kube-workshop/operator-workshop/lessons/08-nodepool-webhooks/api/apps/v1"
+)
+
+// MyDaemonSetLabel marks every pod a MyDaemonSet creates with the MyDaemonSet's name.
+const MyDaemonSetLabel = "apps.workshop.dev/mydaemonset"
+
+// podNodeNameField indexes pods by the node they are bound to. The manager's cache
+// answers it from the index SetupWithManager adds; the API server knows the same field
+// selector, so a client that reads the API server directly answers it too.
+const podNodeNameField = "spec.nodeName"
+
+// MyDaemonSetReconciler runs one pod of every MyDaemonSet on each node that matches its
+// node selector, and reports what it sees in the MyDaemonSet's status.
+type MyDaemonSetReconciler struct {
+	client.Client
+	Scheme *runtime.Scheme
+
+	// MaxConcurrentReconciles is how many different MyDaemonSets are reconciled at once;
+	// 0 means 1.
+	MaxConcurrentReconciles int
+
+	// expectations remembers the pods this controller created or deleted that the cache
+	// does not show yet. A pod's name is fixed by its node, so a pass that misses a
+	// create cannot make a second pod: the API server refuses the name. The expectations
+	// save the requests such a pass would waste, and keep a pass that misses a delete
+	// from spending the rolling budget again.
+	expectations expectations
+}
+
+// +kubebuilder:rbac:groups=apps.workshop.dev,resources=mydaemonsets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=apps.workshop.dev,resources=mydaemonsets/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
+
+// Reconcile compares the nodes with the pods of one MyDaemonSet, creates and deletes the
+// difference in one pass, and reports what it found in the status. It runs for every
+// change of the MyDaemonSet, of its pods, and of a node that concerns it.
+func (r *MyDaemonSetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+	var mds appsv1.MyDaemonSet
+	if err := r.Get(ctx, req.NamespacedName, &mds); err != nil {
+		if apierrors.IsNotFound(err) {
+			// The garbage collector deletes the pods through their OwnerReferences.
+			r.expectations.forget(req.NamespacedName)
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("getting MyDaemonSet: %w", err)
+	}
+	if !mds.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+
+	orig := mds.DeepCopy()
+	defer func() {
+		if err := r.patchStatus(ctx, orig, &mds, retErr); err != nil {
+			retErr = errors.Join(retErr, err)
+		}
+	}()
+
+	return r.reconcilePods(ctx, &mds)
+}
+
+// reconcilePods lists the nodes and the pods, lets planPods decide, counts what it
+// found into the status and carries the plan out.
+func (r *MyDaemonSetReconciler) reconcilePods(ctx context.Context, mds *appsv1.MyDaemonSet) (ctrl.Result, error) {
+	log := log.FromContext(ctx)
+
+	var nodes corev1.NodeList
+	if err := r.List(ctx, &nodes); err != nil {
+		return ctrl.Result{}, fmt.Errorf("listing nodes: %w", err)
+	}
+	var pods corev1.PodList
+	if err := r.List(ctx, &pods, client.InNamespace(mds.Namespace),
+		client.MatchingLabels{MyDaemonSetLabel: mds.Name}); err != nil {
+		return ctrl.Result{}, fmt.Errorf("listing pods: %w", err)
+	}
+	plan := planPods(mds, nodes.Items, pods.Items)
+	// As for ImoocPod, the status says what the pass found, before its own writes.
+	mds.Status.DesiredNumberScheduled = plan.desired
+	mds.Status.CurrentNumberScheduled = plan.current
+	mds.Status.UpdatedNumberScheduled = plan.updated
+	mds.Status.NumberAvailable = plan.available
+
+	if wait := r.expectations.pending(client.ObjectKeyFromObject(mds), pods.Items); wait > 0 {
+		log.V(1).Info("Waiting for the cache to show earlier creates and deletes", "timeout", wait)
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
+
+	// The creates, the removals and the replacements concern different nodes, so one
+	// pass does all three; as for ImoocPod, maxBurst caps the writes of each kind.
+	var errs []error
+	if len(plan.create) > 0 {
+		errs = append(errs, r.createPods(ctx, mds, plan.create[:min(len(plan.create), maxBurst)]))
+	}
+	if len(plan.remove) > 0 {
+		remove := plan.remove[:min(len(plan.remove), maxBurst)]
+		log.Info("Deleting pods that no node should run", "count", len(remove))
+		errs = append(errs, r.deletePods(ctx, mds, remove))
+	}
+	if len(plan.replace) > 0 {
+		log.Info("Replacing pods that run an old image", "count", len(plan.replace),
+			"updated", plan.updated, "desired", plan.desired)
+		errs = append(errs, r.deletePods(ctx, mds, plan.replace))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return ctrl.Result{}, err
+	}
+	if len(plan.create)+len(plan.remove)+len(plan.replace) == 0 {
+		log.V(1).Info("No pod to create or delete", "desired", plan.desired, "current", plan.current,
+			"available", plan.available)
+	}
+	return ctrl.Result{}, nil
+}
+
+// createPods creates the pods of nodes in growing batches and records each one as
+// expected. A pod that already exists is no error when it is ours: the cache had not
+// shown it yet.
+func (r *MyDaemonSetReconciler) createPods(ctx context.Context, mds *appsv1.MyDaemonSet, nodes []*corev1.Node) error {
+	key := client.ObjectKeyFromObject(mds)
+	log.FromContext(ctx).Info("Creating pods", "count", len(nodes))
+	created, err := slowStart(len(nodes), func(i int) error {
+		pod, err := r.newDaemonPod(mds, nodes[i])
+		if err != nil {
+			return err
+		}
+		err = r.Create(ctx, pod)
+		if apierrors.IsAlreadyExists(err) {
+			err = r.checkOwnPod(ctx, mds, pod)
+		}
+		if err != nil {
+			return err
+		}
+		r.expectations.expectCreate(key, pod.Name)
+		return nil
+	})
+	log.FromContext(ctx).Info("Created pods", "created", created, "wanted", len(nodes))
+	if err != nil {
+		return fmt.Errorf("creating pods: %w", err)
+	}
+	return nil
+}
+
+// checkOwnPod is called when the pod's name is taken. Two MyDaemonSets of one namespace
+// can want the same name ("a" on node "b-c" and "a-b" on node "c"); retrying cannot fix
+// that, renaming one of them can.
+func (r *MyDaemonSetReconciler) checkOwnPod(ctx context.Context, mds *appsv1.MyDaemonSet, pod *corev1.Pod) error {
+	var existing corev1.Pod
+	if err := r.Get(ctx, client.ObjectKeyFromObject(pod), &existing); err != nil {
+		// Not in the cache yet, or gone again: the next pass sees which.
+		return client.IgnoreNotFound(err)
+	}
+	if metav1.IsControlledBy(&existing, mds) {
+		return nil
+	}
+	return reconcile.TerminalError(fmt.Errorf("the pod name %s is taken by a pod this MyDaemonSet does not control; "+
+		"rename the MyDaemonSet", pod.Name))
+}
+
+// newDaemonPod returns the pod mds runs on node, bound to it, labelled with the
+// MyDaemonSet's name and controlled by it.
+func (r *MyDaemonSetReconciler) newDaemonPod(mds *appsv1.MyDaemonSet, node *corev1.Node) (*corev1.Pod, error) {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:      podName(mds.Name, node.Name),
+			Namespace: mds.Namespace,
+			Labels:    map[string]string{MyDaemonSetLabel: mds.Name},
+		},
+		Spec: corev1.PodSpec{
+			// The controller has already chosen the node, so it binds the pod itself
+			// and the scheduler never sees it. A real DaemonSet sets node affinity
+			// instead and lets the scheduler bind, so that resources, preemption and
+			// the scheduler's other checks apply to its pods too.
+			NodeName: node.Name,
+			Containers: []corev1.Container{{
+				Name:  "app",
+				Image: mds.Spec.Image,
+				// Empty when no webhook defaulted it (the controller's own tests run
+				// without one): the API server then defaults the pod's as it always has.
+				ImagePullPolicy: mds.Spec.ImagePullPolicy,
+			}},
+			Tolerations: daemonTolerations(),
+		},
+	}
+	if err := controllerutil.SetControllerReference(mds, pod, r.Scheme); err != nil {
+		return nil, fmt.Errorf("setting the controller reference: %w", err)
+	}
+	return pod, nil
+}
+
+// daemonTolerations keep a daemon pod on a node that goes NotReady or unreachable. The
+// node lifecycle controller taints such a node with NoExecute, and the API server gives
+// every other pod a 300-second toleration of those taints, after which it is evicted.
+// A DaemonSet's pods tolerate them for good, and so do ours: the node needs its daemons
+// most when it is in trouble.
+func daemonTolerations() []corev1.Toleration {
+	return []corev1.Toleration{
+		{Key: corev1.TaintNodeNotReady, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute},
+		{Key: corev1.TaintNodeUnreachable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute},
+	}
+}
+
+// deletePods deletes pods in parallel and records each one as expected to go. The UID
+// precondition makes sure the delete hits the pod the pass looked at, never a newer pod
+// that took its name.
+func (r *MyDaemonSetReconciler) deletePods(ctx context.Context, mds *appsv1.MyDaemonSet, pods []*corev1.Pod) error {
+	key := client.ObjectKeyFromObject(mds)
+	deleted, err := inParallel(len(pods), func(i int) error {
+		pod := pods[i]
+		err := r.Delete(ctx, pod, client.Preconditions{UID: &pod.UID})
+		// NotFound or a UID conflict: that pod is gone already.
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			return err
+		}
+		r.expectations.expectDelete(key, pod.Name)
+		return nil
+	})
+	log.FromContext(ctx).Info("Deleted pods", "deleted", deleted, "wanted", len(pods))
+	if err != nil {
+		return fmt.Errorf("deleting pods: %w", err)
+	}
+	return nil
+}
+
+// SetupWithManager starts the controller. It reconciles a MyDaemonSet when its spec
+// changes (For), when one of its pods changes (Owns), and when a node that concerns it
+// changes (Watches, through mydaemonsetsForNode).
+func (r *MyDaemonSetReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	// mydaemonsetsForNode looks up the pods of a node; the index answers that from the
+	// cache without reading every pod.
+	err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, podNodeNameField,
+		func(obj client.Object) []string {
+			pod, ok := obj.(*corev1.Pod)
+			if !ok || pod.Spec.NodeName == "" {
+				return nil
+			}
+			return []string{pod.Spec.NodeName}
+		})
+	if err != nil {
+		return fmt.Errorf("indexing pods by node: %w", err)
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		For(&appsv1.MyDaemonSet{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Owns(&corev1.Pod{}, builder.WithPredicates(daemonPodChangedPredicate())).
+		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.mydaemonsetsForNode),
+			builder.WithPredicates(nodeChangedPredicate())).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
+		Named("mydaemonset").
+		Complete(r)
+}

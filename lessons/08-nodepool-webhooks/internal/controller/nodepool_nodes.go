@@ -1,0 +1,224 @@
+package controller
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/util/sets"
+
+	nodesv1 "github.com/kube-workshop/operator-workshop/lessons/08-nodepool-webhooks/api/nodes/v1"
+)
+
+// PoolMemberLabelPrefix + P is the label that makes a node a member of the NodePool P,
+// whatever its value. People and tools set it (kubectl label node); the controller only
+// reads it.
+const PoolMemberLabelPrefix = "node-role.kubernetes.io/"
+
+// PoolRecordAnnotationPrefix + P is the annotation in which the NodePool P records, on
+// the node itself, the labels and taints it put there: {"labels":[keys],"taints":[key:effect]}.
+//
+// A node's labels do not say who set them, and the controller must never remove what
+// someone else set. So it remembers what it set, and the node is the place: the record
+// changes in the same patch as the labels and taints it describes, so the two never
+// disagree, even when the manager dies between two writes; it outlives the pool, so a
+// node that has left a pool still says what to remove; and it stays out of the pool's
+// spec, which is the user's, and its status, which must never be the only copy of a
+// fact. (Server-side apply tracks ownership itself, but a node's taints are an atomic
+// list: applying ours would take over everyone's.)
+const PoolRecordAnnotationPrefix = "applied.nodes.workshop.dev/"
+
+func poolMemberLabel(pool string) string { return PoolMemberLabelPrefix + pool }
+
+func poolRecordAnnotation(pool string) string { return PoolRecordAnnotationPrefix + pool }
+
+// isPoolMember reports whether node belongs to the NodePool named pool.
+func isPoolMember(node *corev1.Node, pool string) bool {
+	_, ok := node.Labels[poolMemberLabel(pool)]
+	return ok
+}
+
+// concernsPool reports whether a pass of the NodePool named pool has anything to do
+// with node: a member gets the pool's labels and taints, and a node that still carries
+// the pool's record has left and must lose what the pool gave it.
+func concernsPool(node *corev1.Node, pool string) bool {
+	_, recorded := node.Annotations[poolRecordAnnotation(pool)]
+	return recorded || isPoolMember(node, pool)
+}
+
+// poolRecord is what one NodePool put on one node: the keys of its labels and the
+// key:effect of its taints (a node's taint is known by both).
+type poolRecord struct {
+	Labels []string `json:"labels,omitempty"`
+	Taints []string `json:"taints,omitempty"`
+}
+
+func taintID(t corev1.Taint) string { return t.Key + ":" + string(t.Effect) }
+
+// readPoolRecord returns the record of the NodePool named pool on node, and whether
+// there is one.
+func readPoolRecord(node *corev1.Node, pool string) (poolRecord, bool, error) {
+	var record poolRecord
+	value, ok := node.Annotations[poolRecordAnnotation(pool)]
+	if !ok {
+		return record, false, nil
+	}
+	if err := json.Unmarshal([]byte(value), &record); err != nil {
+		return record, true, fmt.Errorf("annotation %s is not a record of this controller: %w",
+			poolRecordAnnotation(pool), err)
+	}
+	return record, true, nil
+}
+
+// writePoolRecord records on node the labels and taints the NodePool named pool gives
+// it. The keys are sorted: a record that encoded differently on each pass (Go's maps
+// have no order) would be a change, and a write, on every pass.
+func writePoolRecord(node *corev1.Node, pool string, labels map[string]string, taints []corev1.Taint) {
+	record := poolRecord{Labels: slices.Sorted(maps.Keys(labels))}
+	for _, t := range taints {
+		record.Taints = append(record.Taints, taintID(t))
+	}
+	slices.Sort(record.Taints)
+	value, _ := json.Marshal(record) // two lists of strings always encode
+	if node.Annotations == nil {
+		node.Annotations = map[string]string{}
+	}
+	node.Annotations[poolRecordAnnotation(pool)] = string(value)
+}
+
+// nodeChange says what a pass did to a node.
+type nodeChange string
+
+const (
+	nodeUnchanged nodeChange = ""
+	// nodeJoined: a member the pool had not touched yet got the pool's labels and taints.
+	nodeJoined nodeChange = "joined"
+	// nodeUpdated: a member's labels or taints were brought back in line with the pool.
+	nodeUpdated nodeChange = "updated"
+	// nodeLeft: a node that is no longer a member lost what the pool gave it.
+	nodeLeft nodeChange = "left"
+)
+
+// poolShare returns what pool gives node: its labels and taints when node is a member
+// and the pool is not being deleted, nothing otherwise. A key or taint that another pool's record on the node already
+// lists stays that pool's: two pools that list the same key for one node would
+// otherwise overwrite each other's value forever, each write starting the other's pass.
+func poolShare(node *corev1.Node, pool *nodesv1.NodePool) (labels map[string]string, taints []corev1.Taint, member bool) {
+	if !isPoolMember(node, pool.Name) || !pool.DeletionTimestamp.IsZero() {
+		return nil, nil, false
+	}
+	claimedLabels, claimedTaints := claimedByOtherPools(node, pool.Name)
+	for key, value := range pool.Spec.Labels {
+		if claimedLabels.Has(key) {
+			continue
+		}
+		if labels == nil {
+			labels = map[string]string{}
+		}
+		labels[key] = value
+	}
+	for _, t := range pool.Spec.Taints {
+		if !claimedTaints.Has(taintID(t)) {
+			taints = append(taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
+		}
+	}
+	return labels, taints, true
+}
+
+// claimedByOtherPools returns the label keys and taints that the records of the other
+// pools on node list. A record this controller cannot read claims nothing; its own pool
+// reports it.
+func claimedByOtherPools(node *corev1.Node, pool string) (labels, taints sets.Set[string]) {
+	labels, taints = sets.New[string](), sets.New[string]()
+	for key := range node.Annotations {
+		other, ok := strings.CutPrefix(key, PoolRecordAnnotationPrefix)
+		if !ok || other == pool {
+			continue
+		}
+		if record, _, err := readPoolRecord(node, other); err == nil {
+			labels.Insert(record.Labels...)
+			taints.Insert(record.Taints...)
+		}
+	}
+	return labels, taints
+}
+
+// withPool returns a copy of node as pool wants it, and what changed: a member carries
+// the pool's labels and taints and the record of them; any other node carries nothing
+// of the pool's, record included. Either way, what the record lists and the pool no
+// longer gives goes, and nothing else the node carries is touched.
+func withPool(node *corev1.Node, pool *nodesv1.NodePool) (*corev1.Node, nodeChange, error) {
+	record, recorded, err := readPoolRecord(node, pool.Name)
+	if err != nil {
+		return nil, nodeUnchanged, err
+	}
+	labels, taints, member := poolShare(node, pool)
+
+	want := node.DeepCopy()
+	setPoolLabels(want, record.Labels, labels)
+	setPoolTaints(want, record.Taints, taints)
+	if member {
+		writePoolRecord(want, pool.Name, labels, taints)
+	} else {
+		delete(want.Annotations, poolRecordAnnotation(pool.Name))
+	}
+
+	switch {
+	case equality.Semantic.DeepEqual(node.Labels, want.Labels) &&
+		equality.Semantic.DeepEqual(node.Annotations, want.Annotations) &&
+		equality.Semantic.DeepEqual(node.Spec.Taints, want.Spec.Taints):
+		return node, nodeUnchanged, nil
+	case member && !recorded:
+		return want, nodeJoined, nil
+	case !member:
+		return want, nodeLeft, nil
+	default:
+		return want, nodeUpdated, nil
+	}
+}
+
+// setPoolLabels removes from node the label keys in recorded that want no longer lists,
+// and sets every label of want. Labels that are neither are someone else's.
+func setPoolLabels(node *corev1.Node, recorded []string, want map[string]string) {
+	for _, key := range recorded {
+		if _, keep := want[key]; !keep {
+			delete(node.Labels, key)
+		}
+	}
+	if len(want) > 0 && node.Labels == nil {
+		node.Labels = map[string]string{}
+	}
+	maps.Copy(node.Labels, want)
+}
+
+// setPoolTaints removes from node the taints in recorded (key:effect) that want no
+// longer lists, gives every taint of want its value, and adds the missing ones at the
+// end. The other taints keep their place and their value.
+func setPoolTaints(node *corev1.Node, recorded []string, want []corev1.Taint) {
+	wanted := map[string]corev1.Taint{}
+	for _, t := range want {
+		wanted[taintID(t)] = t
+	}
+	stale := sets.New(recorded...)
+	var taints []corev1.Taint
+	for _, t := range node.Spec.Taints {
+		id := taintID(t)
+		if w, ok := wanted[id]; ok {
+			t.Value = w.Value
+			delete(wanted, id)
+		} else if stale.Has(id) {
+			continue
+		}
+		taints = append(taints, t)
+	}
+	for _, t := range want {
+		if _, missing := wanted[taintID(t)]; missing {
+			taints = append(taints, t)
+		}
+	}
+	node.Spec.Taints = taints
+}

@@ -1,0 +1,194 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/types"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	appsv1 "github.com/kube-workshop/operator-workshop/lessons/08-nodepool-webhooks/api/apps/v1"
+)
+
+func TestStatusCountsActiveAndReadyPods(t *testing.T) {
+	g := NewWithT(t)
+	ip := newImoocPod(env.Namespace(t), "status", 3)
+	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+
+	g.Eventually(func(g Gomega) {
+		got := latest(g, ip)
+		g.Expect(got.Status.Replicas).To(BeEquivalentTo(3), "status.replicas should count the active pods")
+		g.Expect(got.Status.ReadyReplicas).To(BeZero(), "no pod is ready yet")
+		g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation), "status.observedGeneration")
+		g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv1.ReasonPodsNotReady), "the Ready condition")
+	}).Should(Succeed())
+
+	// envtest runs no kubelet: play its part, one pod at a time.
+	for i, pod := range podsOf(g, ip) {
+		markReady(g, ip.Namespace, pod.Name)
+		g.Eventually(func(g Gomega) {
+			g.Expect(latest(g, ip).Status.ReadyReplicas).To(BeEquivalentTo(i+1),
+				"status.readyReplicas should count pod %s once it is ready", pod.Name)
+		}).Should(Succeed())
+	}
+
+	g.Eventually(func(g Gomega) {
+		got := latest(g, ip)
+		g.Expect(got.Status.Replicas).To(BeEquivalentTo(3), "status.replicas")
+		g.Expect(got).To(haveReady(metav1.ConditionTrue, appsv1.ReasonAllReplicasReady), "the Ready condition")
+	}).Should(Succeed())
+}
+
+func TestObservedGenerationFollowsTheSpec(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	ip := newImoocPod(env.Namespace(t), "generation", 1)
+	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(latest(g, ip).Status.ObservedGeneration).To(BeEquivalentTo(1),
+			"status.observedGeneration should reach metadata.generation once a pass has succeeded")
+	}).Should(Succeed())
+
+	scaleTo(g, ip, 4)
+	g.Expect(ip.Generation).To(BeEquivalentTo(2), "the API server bumps metadata.generation for a spec change")
+
+	g.Eventually(func(g Gomega) {
+		got := latest(g, ip)
+		g.Expect(got.Status.ObservedGeneration).To(BeEquivalentTo(2),
+			"status.observedGeneration should follow metadata.generation once a pass has acted on the new spec")
+		g.Expect(got.Status.Replicas).To(BeEquivalentTo(4), "status.replicas")
+		g.Expect(readyCondition(got).ObservedGeneration).To(BeEquivalentTo(2), "the Ready condition's observedGeneration")
+	}).Should(Succeed())
+	g.Expect(latest(g, ip).Spec.Replicas).To(HaveValue(BeEquivalentTo(4)), "the controller never writes the spec")
+}
+
+// Passes driven by hand, with a client that reads the API server directly, show what each
+// pass reports: the pods it found, before its own creates and deletes.
+func TestReadyConditionSaysWhatAPassFound(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	r := &ImoocPodReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
+	ip := unmanaged(newImoocPod(env.Namespace(t), "passes", 3))
+	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	pass := func() *appsv1.ImoocPod {
+		t.Helper()
+		_, err := r.Reconcile(ctx, requestFor(ip))
+		g.Expect(err).NotTo(HaveOccurred())
+		return latest(g, ip)
+	}
+
+	got := pass()
+	g.Expect(got.Status.Replicas).To(BeZero(), "the first pass found no pods; it created them")
+	g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv1.ReasonScalingUp), "the Ready condition")
+	g.Expect(got.Status.ObservedGeneration).To(BeEquivalentTo(1), "status.observedGeneration after a successful pass")
+
+	got = pass()
+	g.Expect(got.Status.Replicas).To(BeEquivalentTo(3), "the second pass found the pods the first created")
+	g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv1.ReasonPodsNotReady), "the Ready condition")
+
+	scaleTo(g, ip, 1)
+	got = pass()
+	g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv1.ReasonScalingDown), "the Ready condition")
+	g.Expect(got.Status.ObservedGeneration).To(BeEquivalentTo(2), "status.observedGeneration after the spec changed")
+
+	got = pass()
+	g.Expect(got.Status.Replicas).To(BeEquivalentTo(1), "status.replicas after the scale-down")
+	markReady(g, ip.Namespace, podsOf(g, ip)[0].Name)
+	got = pass()
+	g.Expect(got.Status.ReadyReplicas).To(BeEquivalentTo(1), "status.readyReplicas")
+	g.Expect(got).To(haveReady(metav1.ConditionTrue, appsv1.ReasonAllReplicasReady), "the Ready condition")
+}
+
+func TestAFailedPassReportsTheErrorAndDoesNotObserveTheSpec(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	ip := unmanaged(newImoocPod(env.Namespace(t), "failing", 2))
+	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	quota := errors.New("exceeded quota: pods")
+	broken := &ImoocPodReconciler{Client: &failingCreates{Client: env.Client, err: quota}, Scheme: env.Client.Scheme()}
+	working := &ImoocPodReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
+
+	_, err := broken.Reconcile(ctx, requestFor(ip))
+	g.Expect(err).To(MatchError(quota), "a pass whose creates fail should return their error, to be retried")
+	got := latest(g, ip)
+	g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv1.ReasonReconcileError), "the Ready condition")
+	g.Expect(readyCondition(got).Message).To(ContainSubstring(quota.Error()), "the Ready condition should say what failed")
+	g.Expect(got.Status.ObservedGeneration).To(BeZero(), "a failed pass has not acted on the spec")
+
+	_, err = working.Reconcile(ctx, requestFor(ip))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(latest(g, ip).Status.ObservedGeneration).To(BeEquivalentTo(1),
+		"status.observedGeneration once a pass has succeeded")
+
+	scaleTo(g, ip, 5)
+	_, err = broken.Reconcile(ctx, requestFor(ip))
+	g.Expect(err).To(MatchError(quota))
+	got = latest(g, ip)
+	g.Expect(got.Status.ObservedGeneration).To(BeEquivalentTo(1),
+		"status.observedGeneration should stay at the last generation a pass succeeded with")
+	g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv1.ReasonReconcileError), "the Ready condition")
+	g.Expect(readyCondition(got).Message).To(ContainSubstring(quota.Error()), "the Ready condition should say what failed")
+}
+
+// The scale subresource is what `kubectl scale` and autoscalers use.
+func TestTheScaleSubresource(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	ip := newImoocPod(env.Namespace(t), "scale", 2)
+	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(latest(g, ip).Status.Replicas).To(BeEquivalentTo(2), "status.replicas")
+	}).Should(Succeed())
+
+	var scale autoscalingv1.Scale
+	g.Expect(env.Client.SubResource("scale").Get(ctx, ip, &scale)).To(Succeed(),
+		"the CRD should have a scale subresource")
+	g.Expect(scale.Spec.Replicas).To(BeEquivalentTo(2), "scale.spec.replicas should be spec.replicas")
+	g.Expect(scale.Status.Replicas).To(BeEquivalentTo(2), "scale.status.replicas should be status.replicas")
+
+	scale.Spec.Replicas = 5
+	g.Expect(env.Client.SubResource("scale").Update(ctx, ip, client.WithSubResourceBody(&scale))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		got := latest(g, ip)
+		g.Expect(got.Spec.Replicas).To(HaveValue(BeEquivalentTo(5)), "scaling should set spec.replicas")
+		g.Expect(got.Status.Replicas).To(BeEquivalentTo(5), "status.replicas")
+		g.Expect(podsOf(g, ip)).To(HaveLen(5))
+	}).Should(Succeed())
+}
+
+// latest reads ip straight from the API server.
+func latest(g Gomega, ip *appsv1.ImoocPod) *appsv1.ImoocPod {
+	var got appsv1.ImoocPod
+	g.Expect(env.Client.Get(env.Context(), client.ObjectKeyFromObject(ip), &got)).To(Succeed())
+	return &got
+}
+
+// haveReady matches an ImoocPod whose Ready condition has status and reason; the
+// condition's message is for people and is not compared.
+func haveReady(status metav1.ConditionStatus, reason string) types.GomegaMatcher {
+	return WithTransform(readyCondition, And(HaveField("Status", status), HaveField("Reason", reason)))
+}
+
+// readyCondition returns ip's Ready condition, or an empty one when it has none.
+func readyCondition(ip *appsv1.ImoocPod) metav1.Condition {
+	if ready := meta.FindStatusCondition(ip.Status.Conditions, appsv1.ConditionReady); ready != nil {
+		return *ready
+	}
+	return metav1.Condition{}
+}
+
+// failingCreates is a client whose creates all fail with err, like a namespace whose
+// quota is used up.
+type failingCreates struct {
+	client.Client
+	err error
+}
+
+func (f *failingCreates) Create(context.Context, client.Object, ...client.CreateOption) error {
+	return f.err
+}

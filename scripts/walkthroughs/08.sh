@@ -1,0 +1,212 @@
+# Stage 08: NodePool's admission webhooks. Sourced by scripts/run-stage.sh, which has
+# installed the webhook configurations pointed at the manager on this machine, runs the
+# manager and defines ROOT, CACHE, STAGE_DIR, host, WEBHOOK_PORT, PROBE_PORT, log,
+# manager_errors and the walkthrough vocabulary.
+#
+# NodePools and nodes are cluster-wide, and other walkthroughs may run on the same cluster
+# at the same time: the pools have names of their own, the member's taint is
+# PreferNoSchedule (their pods may still land on it), the NoExecute taint is only tried
+# with --dry-run=server, and every label the walkthrough adds is gone at the end.
+POOL=workshop-08
+DEFAULTS_POOL=workshop-08-defaults
+MEMBER=node-role.kubernetes.io/$POOL
+RUNTIME_CLASS=node-pool-$POOL
+SAMPLES=$STAGE_DIR/config/samples
+MANIFESTS="$CACHE/stage/nodepools-08"
+# The first worker: node-000000 on the embedded cluster.
+N0=$(kubectl get nodes -l '!node-role.kubernetes.io/control-plane' -o jsonpath='{.items[0].metadata.name}')
+GENERATION="kubectl get nodepool $POOL -o jsonpath='{.metadata.generation}'"
+
+# pool_labels NODE prints the node's node-pool.workshop.dev/ labels, sorted, on one line.
+pool_labels() {
+  kubectl get node "$1" -o go-template='{{range $k, $v := .metadata.labels}}{{$k}}={{$v}}{{"\n"}}{{end}}' |
+    { grep '^node-pool\.workshop\.dev/' || true; } | paste -sd' ' -
+}
+
+# pool_taints NODE prints the node's node-pool.workshop.dev taints as key=value:effect.
+pool_taints() {
+  kubectl get node "$1" -o go-template='{{range .spec.taints}}{{.key}}={{.value}}:{{.effect}}{{"\n"}}{{end}}' |
+    { grep '^node-pool\.workshop\.dev' || true; } | paste -sd' ' -
+}
+
+# own_state NODE prints what NODE carries that is not the pool's: its other labels and
+# taints, and any record of this pool (there should be none outside the pool).
+own_state() {
+  kubectl get node "$1" -o go-template='{{range $k, $v := .metadata.labels}}{{$k}}={{$v}}{{"\n"}}{{end}}{{range .spec.taints}}taint {{.key}}={{.value}}:{{.effect}}{{"\n"}}{{end}}{{range $k, $v := .metadata.annotations}}annotation {{$k}}{{"\n"}}{{end}}' |
+    awk -v member="$MEMBER=" -v record="annotation applied.nodes.workshop.dev/$POOL" '
+      index($0, "node-pool.workshop.dev") == 1 || index($0, "taint node-pool.workshop.dev") == 1 { next }
+      index($0, member) == 1 { next }
+      index($0, "annotation ") == 1 && $0 != record { next }
+      { print }' | paste -sd' ' -
+}
+
+# clean_pool_leftovers removes what an interrupted earlier run may have left: members,
+# the pools, and on the nodes that still carry the pool's record (a pool deleted while it
+# had members), the labels and taint this walkthrough's pool gives.
+clean_pool_leftovers() {
+  kubectl label node --all "$MEMBER-" >/dev/null 2>&1 || true
+  local pool node
+  for pool in "$POOL" "$DEFAULTS_POOL"; do
+    if kubectl get nodepool "$pool" >/dev/null 2>&1; then
+      sleep 2 # the running manager takes back what the pool gave the nodes that left
+      kubectl delete nodepool "$pool" --wait=true --timeout=60s >/dev/null
+    fi
+  done
+  for node in $(kubectl get nodes -o go-template='{{range $n := .items}}{{with $n.metadata.annotations}}{{if index . "applied.nodes.workshop.dev/'"$POOL"'"}}{{$n.metadata.name}}{{"\n"}}{{end}}{{end}}{{end}}' 2>/dev/null); do
+    kubectl label node "$node" node-pool.workshop.dev/master- node-pool.workshop.dev/test- >/dev/null 2>&1 || true
+    kubectl taint node "$node" node-pool.workshop.dev:PreferNoSchedule- >/dev/null 2>&1 || true
+    kubectl annotate node "$node" "applied.nodes.workshop.dev/$POOL-" >/dev/null 2>&1 || true
+  done
+}
+
+# manifest NAME SPEC writes a NodePool named NAME with the YAML SPEC (indented by two)
+# to $MANIFESTS/NAME.yaml.
+manifest() {
+  printf 'apiVersion: nodes.workshop.dev/v1\nkind: NodePool\nmetadata:\n  name: %s\nspec:\n%s\n' "$1" "$2" >"$MANIFESTS/$1.yaml"
+}
+
+mkdir -p "$MANIFESTS"
+
+step "The API server calls the manager's NodePool webhooks"
+run kubectl get mutatingwebhookconfigurations,validatingwebhookconfigurations
+# envtest, which installed them, joins the URL and the path with a double slash; the
+# API server's client joins them again with path.Join, which drops it.
+expect "the NodePool validating webhook calls the manager on this machine, over TLS" \
+  "https://$host:$WEBHOOK_PORT validate-nodes-workshop-dev-v1-nodepool" \
+  "kubectl get validatingwebhookconfiguration validating-webhook-configuration -o jsonpath='{.webhooks[?(@.name==\"vnodepool-v1.kb.io\")].clientConfig.url}' | sed -E 's#^(https://[^/]*)/+#\\1 #'" \
+  "no webhook? the +kubebuilder:webhook markers generate config/webhook/manifests.yaml"
+expect "the manager is ready only once its webhook server answers" "[+]webhook ok" \
+  "curl -s 'http://127.0.0.1:$PROBE_PORT/readyz?verbose' | grep -F webhook" \
+  "cmd/main.go should keep the ready check \"webhook\": mgr.GetWebhookServer().StartedChecker()"
+
+step "Before: what $N0 carries that is not ours"
+clean_pool_leftovers
+OWN0=$(own_state $N0)
+printf '    %s: %s\n' "$N0" "$OWN0"
+
+step "Defaults: an empty handler and a taint without an effect"
+manifest "$DEFAULTS_POOL" '  handler: ""
+  labels:
+    node-pool.workshop.dev/defaults: "true"
+  taints:
+  - key: node-pool.workshop.dev/defaults
+    value: "true"'
+run cat "$MANIFESTS/$DEFAULTS_POOL.yaml"
+run kubectl apply -f "$MANIFESTS/$DEFAULTS_POOL.yaml"
+expect "the stored pool has the handler runc and the effect NoSchedule" "runc NoSchedule" \
+  "kubectl get nodepool $DEFAULTS_POOL -o jsonpath='{.spec.handler} {.spec.taints[0].effect}'" \
+  "Default should set an empty handler to DefaultHandler and an empty effect to NoSchedule"
+run kubectl delete nodepool "$DEFAULTS_POOL" --timeout=60s
+
+step "Create the NodePool $POOL, as in lesson 07, and label $N0 into it"
+manifest "$POOL" '  labels:
+    node-pool.workshop.dev/master: "8"
+    node-pool.workshop.dev/test: "2"
+  taints:
+  - key: node-pool.workshop.dev
+    value: master
+    effect: PreferNoSchedule'
+run kubectl apply -f "$MANIFESTS/$POOL.yaml"
+expect "the pool wrote no handler and got runc (the schema's default)" "runc" \
+  "kubectl get nodepool $POOL -o jsonpath='{.spec.handler}'"
+run kubectl label node $N0 "$MEMBER="
+expect "$N0 carries the pool's labels" "node-pool.workshop.dev/master=8 node-pool.workshop.dev/test=2" "pool_labels $N0" \
+  "nothing? the controller still runs beside the webhooks: read the manager's log"
+expect "$N0 carries the pool's taint" "node-pool.workshop.dev=master:PreferNoSchedule" "pool_taints $N0"
+expect "the RuntimeClass $RUNTIME_CLASS has the handler runc and the pool's labels as node selector" \
+  'runc {"node-pool.workshop.dev/master":"8","node-pool.workshop.dev/test":"2"}' \
+  "kubectl get runtimeclass $RUNTIME_CLASS -o jsonpath='{.handler} {.scheduling.nodeSelector}'"
+run kubectl get nodepool "$POOL"
+
+step "Bad NodePools are refused, every problem with its field"
+# kubectl prints the causes of an Invalid answer, one per line, whoever refused: the
+# CRD's schema and CEL rules first, then the validating webhook.
+expect_refused "the validating webhook refuses a label under kubernetes.io/, with its field" \
+  "kubectl apply -f '$SAMPLES/bad_nodepool.yaml'" \
+  '* spec.labels[kubernetes.io/hostname]: Forbidden: the prefix kubernetes.io/ is reserved for Kubernetes' \
+  "validateLabels should refuse a key under a reserved prefix with field.Forbidden at path.Key(key), and validateNodePool return every error in one apierrors.NewInvalid"
+expect "the same answer names the label value with a space" \
+  '* spec.labels[node-pool.workshop.dev/tier]: Invalid value: "gold plated"' \
+  "kubectl apply -f '$SAMPLES/bad_nodepool.yaml' 2>&1 | grep -oF '* spec.labels[node-pool.workshop.dev/tier]: Invalid value: \"gold plated\"'" \
+  "validateLabels should add a field.Invalid for each message of content.IsLabelValue"
+expect "and the taint key with a space" \
+  '* spec.taints[0].key: Invalid value: "dedicated pool"' \
+  "kubectl apply -f '$SAMPLES/bad_nodepool.yaml' 2>&1 | grep -oF '* spec.taints[0].key: Invalid value: \"dedicated pool\"'" \
+  "validateTaints should add a field.Invalid at .Child(\"key\") for each message of content.IsLabelKey"
+
+manifest "$POOL-reserved" '  labels:
+    node.kubernetes.io/instance-type: big'
+expect_refused "a label under a subdomain of kubernetes.io is refused by the webhook" \
+  "kubectl apply -f '$MANIFESTS/$POOL-reserved.yaml'" \
+  'spec.labels[node.kubernetes.io/instance-type]: Forbidden: the prefix node.kubernetes.io/ is reserved for Kubernetes' \
+  "reservedPrefix should report every subdomain of kubernetes.io"
+manifest "$POOL-bad-key" '  labels:
+    node pool/tier: gold'
+expect_refused "a malformed label key is refused by the CRD's CEL rule, before any webhook" \
+  "kubectl apply -f '$MANIFESTS/$POOL-bad-key.yaml'" \
+  "spec.labels: Invalid value: every key must be a label key"
+manifest "$POOL-duplicate" '  labels:
+    node-pool.workshop.dev/tier: gold
+  taints:
+  - key: node-pool.workshop.dev
+    value: a
+    effect: NoSchedule
+  - key: node-pool.workshop.dev
+    value: b
+    effect: NoSchedule'
+expect_refused "the same taint key and effect twice is refused by the schema (+listMapKey)" \
+  "kubectl apply -f '$MANIFESTS/$POOL-duplicate.yaml'" \
+  'spec.taints[1]: Duplicate value: {"effect":"NoSchedule","key":"node-pool.workshop.dev"}'
+manifest "$POOL-bad-effect" '  labels:
+    node-pool.workshop.dev/tier: gold
+  taints:
+  - key: node-pool.workshop.dev
+    effect: NoScheduling'
+expect_refused "an unknown effect is refused by the CRD's CEL rule" \
+  "kubectl apply -f '$MANIFESTS/$POOL-bad-effect.yaml'" \
+  "spec.taints: Invalid value: every effect must be NoSchedule, PreferNoSchedule or NoExecute"
+expect "nothing was stored" "" \
+  "kubectl get nodepool nodepool-bad $POOL-reserved $POOL-bad-key $POOL-duplicate $POOL-bad-effect --ignore-not-found -o name"
+
+step "Updates are validated too"
+# In lesson 07 this very patch was stored, and every pass failed on every member.
+expect_refused "an update to a label value no node accepts is refused, before any node sees it" \
+  "kubectl patch nodepool $POOL --type=merge -p '{\"spec\":{\"labels\":{\"node-pool.workshop.dev/test\":\"not valid!\"}}}'" \
+  'spec.labels[node-pool.workshop.dev/test]: Invalid value: "not valid!"' \
+  "ValidateUpdate should check a changed spec as ValidateCreate does"
+expect_refused "an update to a label under kubernetes.io/ is refused" \
+  "kubectl patch nodepool $POOL --type=merge -p '{\"spec\":{\"labels\":{\"kubernetes.io/hostname\":\"pool\"}}}'" \
+  "spec.labels[kubernetes.io/hostname]: Forbidden"
+expect "$POOL is unchanged: same generation, same labels on $N0" \
+  "1 node-pool.workshop.dev/master=8 node-pool.workshop.dev/test=2" 'echo $(eval "$GENERATION") $(pool_labels $N0)'
+
+step "A NoExecute taint is admitted, with a warning (tried with --dry-run=server)"
+# A server dry run goes through both webhooks (sideEffects=None) and stores nothing:
+# no pod on $N0 is evicted.
+cmd="kubectl patch nodepool $POOL --type=merge --dry-run=server -p '{\"spec\":{\"taints\":[{\"key\":\"node-pool.workshop.dev\",\"value\":\"master\",\"effect\":\"NoExecute\"}]}}'"
+printf '  $ %s\n' "$cmd"
+out=$(eval "$cmd" 2>&1) || true
+printf '%s\n' "$out" | sed 's/^/    /'
+if [[ $out == *"Warning: spec.taints[0]: the NoExecute taint node-pool.workshop.dev=master:NoExecute evicts"* &&
+  $out == *"nodepool.nodes.workshop.dev/$POOL patched"* ]]; then
+  pass "kubectl printed the webhook's warning, and the patch was admitted"
+else
+  fail "kubectl should print the webhook's warning and admit the patch" "got: $out" \
+    "warningsFor should warn about every NoExecute taint, and validateNodePool return the warnings"
+fi
+expect "nothing was stored: the taint is still PreferNoSchedule" "1 node-pool.workshop.dev=master:PreferNoSchedule" \
+  'echo $(eval "$GENERATION") $(pool_taints $N0)'
+
+step "Delete the pool: the controller's finalizer patch goes through the webhooks"
+run kubectl delete nodepool "$POOL" --timeout=60s
+expect "$N0 carries none of the pool's labels and taints" "" "pool_labels $N0; pool_taints $N0" \
+  "the pool is stuck? ValidateUpdate must admit an update that leaves the spec alone"
+expect "the garbage collector deleted the RuntimeClass" "" "kubectl get runtimeclass $RUNTIME_CLASS --ignore-not-found -o name"
+expect "the pool is gone" "" "kubectl get nodepool $POOL --ignore-not-found -o name"
+
+step "Clean up: take $N0 out of the pool that no longer exists"
+run kubectl label node $N0 "$MEMBER-"
+expect "$N0 is as it was before the walkthrough" "$OWN0" "own_state $N0"
+
+step "The manager's log"
+expect "the manager logged no errors" 0 "manager_errors" "read $log"

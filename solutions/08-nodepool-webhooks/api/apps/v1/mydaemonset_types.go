@@ -1,0 +1,107 @@
+package v1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// MyDaemonSetSpec is what the user asks for: one pod of this image on every node that
+// matches the node selector.
+type MyDaemonSetSpec struct {
+	// Image is the container image every pod runs. Changing it replaces the pods one
+	// node at a time.
+	// +kubebuilder:validation:MinLength=1
+	// +required
+	Image string `json:"image"`
+
+	// NodeSelector limits the MyDaemonSet to the nodes that carry all of these labels.
+	// Empty or missing means every node.
+	// +optional
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+
+	// ImagePullPolicy is the pull policy of the pods' container. When it is missing, the
+	// defaulting webhook sets it the way Kubernetes defaults a container's: Always for an
+	// image tagged latest or not tagged at all, IfNotPresent otherwise. A change of this
+	// field alone replaces no pod: the pods created after it use it.
+	// +kubebuilder:validation:Enum=Always;IfNotPresent;Never
+	// +optional
+	ImagePullPolicy corev1.PullPolicy `json:"imagePullPolicy,omitempty"`
+}
+
+// The reasons of a MyDaemonSet's Ready condition (ConditionReady), besides
+// ReasonReconcileError and ReasonPodsNotReady, which ImoocPod uses too.
+const (
+	ReasonAllPodsAvailable = "AllPodsAvailable"
+	ReasonPodsMissing      = "PodsMissing"
+	ReasonRollingOut       = "RollingOut"
+)
+
+// MyDaemonSetStatus is what the controller observed on its last pass, counted in nodes
+// like a DaemonSet's. A node "should run a pod" when it matches spec.nodeSelector, is not
+// cordoned, and is Ready or already runs one. The counts are always written, so that
+// `kubectl get mds` shows 0 rather than nothing.
+type MyDaemonSetStatus struct {
+	// DesiredNumberScheduled is the number of nodes that should run a pod.
+	// +optional
+	DesiredNumberScheduled int32 `json:"desiredNumberScheduled"`
+
+	// CurrentNumberScheduled is the number of those nodes that run a pod of this
+	// MyDaemonSet that is not being deleted.
+	// +optional
+	CurrentNumberScheduled int32 `json:"currentNumberScheduled"`
+
+	// UpdatedNumberScheduled is the number of those pods that run spec.image.
+	// +optional
+	UpdatedNumberScheduled int32 `json:"updatedNumberScheduled"`
+
+	// NumberAvailable is the number of those pods whose Ready condition is True.
+	// +optional
+	NumberAvailable int32 `json:"numberAvailable"`
+
+	// ObservedGeneration is the metadata.generation of the spec the last successful pass
+	// acted on.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Conditions hold the Ready condition.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// The name goes into the pods' label, and a label value holds at most 63 characters.
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="a MyDaemonSet's name is at most 63 characters: it is the value of its pods' label"
+// +kubebuilder:resource:shortName=mds
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Desired",type=integer,JSONPath=`.status.desiredNumberScheduled`,description="The number of nodes that should run a pod"
+// +kubebuilder:printcolumn:name="Current",type=integer,JSONPath=`.status.currentNumberScheduled`,description="The number of those nodes that run one"
+// +kubebuilder:printcolumn:name="Up-to-date",type=integer,JSONPath=`.status.updatedNumberScheduled`,priority=1,description="The number of pods that run spec.image"
+// +kubebuilder:printcolumn:name="Available",type=integer,JSONPath=`.status.numberAvailable`,description="The number of ready pods"
+// +kubebuilder:printcolumn:name="Node Selector",type=string,JSONPath=`.spec.nodeSelector`,priority=1,description="The labels a node needs to run a pod"
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+
+// MyDaemonSet runs one pod on every node that matches its node selector, like a small
+// DaemonSet.
+type MyDaemonSet struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec MyDaemonSetSpec `json:"spec"`
+	// +optional
+	Status MyDaemonSetStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// MyDaemonSetList is a list of MyDaemonSets.
+type MyDaemonSetList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []MyDaemonSet `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&MyDaemonSet{}, &MyDaemonSetList{})
+}

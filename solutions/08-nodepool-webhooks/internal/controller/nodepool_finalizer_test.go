@@ -1,0 +1,123 @@
+package controller
+
+import (
+	"testing"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/08-nodepool-webhooks/api/nodes/v1"
+)
+
+func TestNodePoolGetsTheFinalizer(t *testing.T) {
+	g := NewWithT(t)
+	pool := createPool(t, g, newNodePool(uniqueName("finalizer"), seedLabels))
+	g.Eventually(func(g Gomega) {
+		g.Expect(latestPool(g, pool).Finalizers).To(ConsistOf(PoolFinalizer),
+			"the controller should add its finalizer to every pool")
+	}).Should(Succeed())
+}
+
+func TestDeletingANodePoolTakesBackWhatItGave(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	name := uniqueName("delete")
+	ownTaint := noSchedule("dedicated", "db")
+	members := []*corev1.Node{
+		createTestNode(t, g, name+"-a", map[string]string{poolMemberLabel(name): "", "team": "blue"}, ownTaint),
+		createTestNode(t, g, name+"-b", map[string]string{poolMemberLabel(name): ""}),
+	}
+	pool := createPool(t, g, newNodePool(name, seedLabels, seedTaint))
+	g.Eventually(func(g Gomega) {
+		for _, member := range members {
+			g.Expect(latestNode(g, member).Spec.Taints).To(ContainElement(seedTaint))
+		}
+		g.Expect(latestPool(g, pool).Finalizers).To(ContainElement(PoolFinalizer))
+	}).Should(Succeed())
+
+	g.Expect(env.Client.Delete(ctx, pool)).To(Succeed())
+
+	g.Eventually(func(g Gomega) {
+		err := env.Client.Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(),
+			"the pool should be gone once the controller has cleaned its nodes and removed the finalizer; got %v", err)
+	}).Should(Succeed())
+	// The finalizer let the pool go only once the nodes were clean: no waiting here.
+	got := latestNode(g, members[0])
+	g.Expect(got.Labels).To(Equal(map[string]string{poolMemberLabel(name): "", "team": "blue"}),
+		"the pool's labels should be gone, and the membership label, which is not the pool's, should stay")
+	g.Expect(got.Spec.Taints).To(Equal([]corev1.Taint{ownTaint}), "the pool's taint should be gone")
+	g.Expect(got.Annotations).NotTo(HaveKey(poolRecordAnnotation(name)), "the pool's record should be gone")
+	got = latestNode(g, members[1])
+	g.Expect(got.Labels).To(Equal(map[string]string{poolMemberLabel(name): ""}))
+	g.Expect(got.Spec.Taints).To(BeEmpty())
+
+	// envtest runs no garbage collector: the RuntimeClass stays here, and its
+	// OwnerReference is what makes it go with the pool on a cluster.
+	rc := runtimeClassOf(g, pool)
+	g.Expect(metav1.IsControlledBy(&rc, pool)).To(BeTrue(),
+		"the RuntimeClass should be controlled by the pool, so that the garbage collector deletes it")
+}
+
+// The passes of a pool's life, driven by hand, and every write each one makes, in order.
+func TestTheDeletionPassWritesNothingAfterRemovingTheFinalizer(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	name := uniqueName("lastwrite")
+	member := createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	pool := createPool(t, g, unmanagedPool(newNodePool(name, seedLabels, seedTaint)))
+	writes := &writeLog{Client: env.Client}
+	recorder := events.NewFakeRecorder(10)
+	r := &NodePoolReconciler{Client: writes, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
+
+	_, err := r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(writes.take()).To(HaveExactElements("NodePool/"+name, "Node/"+member.Name, "RuntimeClass/"+RuntimeClassPrefix+name,
+		"NodePool/"+name+"/status"),
+		"the first pass should store the finalizer before it gives any node anything, and write the status last")
+	g.Expect(latestPool(g, pool).Finalizers).To(ConsistOf(PoolFinalizer))
+	g.Expect(takeEvents(recorder)).To(HaveExactElements(HavePrefix("Normal NodeJoined Node " + member.Name)))
+
+	g.Expect(env.Client.Delete(ctx, pool)).To(Succeed())
+	g.Expect(latestPool(g, pool).DeletionTimestamp).NotTo(BeNil(), "the finalizer holds the deleted pool")
+
+	_, err = r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred(), "the deletion pass should succeed")
+	g.Expect(writes.take()).To(HaveExactElements("Node/"+member.Name, "NodePool/"+name),
+		"the deletion pass should clean the node, then remove the finalizer, and write nothing after it: no status")
+	g.Expect(takeEvents(recorder)).To(HaveExactElements(
+		HavePrefix("Normal NodeLeft Node "+member.Name), HavePrefix("Normal CleanupDone")),
+		"the deletion pass should tell of each node it cleaned, then of the cleanup")
+	err = env.Client.Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})
+	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "without its finalizer the pool is deleted; got %v", err)
+	got := latestNode(g, member)
+	g.Expect(got.Labels).To(Equal(map[string]string{poolMemberLabel(name): ""}))
+	g.Expect(got.Spec.Taints).To(BeEmpty())
+
+	_, err = r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred(), "a pass for a pool that is gone finds NotFound and is done")
+	g.Expect(writes.take()).To(BeEmpty())
+}
+
+// The API server refuses a new finalizer on an object being deleted ("no new finalizers
+// can be added if the object is being deleted"): a controller that adds its finalizer
+// without looking at deletionTimestamp fails on every pass of such a pool.
+func TestAPoolBeingDeletedNeverGetsTheFinalizer(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	name := uniqueName("held")
+	createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	pool := unmanagedPool(newNodePool(name, seedLabels))
+	pool.Finalizers = []string{"test.workshop.dev/hold"}
+	createPool(t, g, pool)
+	g.Expect(env.Client.Delete(ctx, pool)).To(Succeed())
+	r := &NodePoolReconciler{Client: env.Client, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: &events.FakeRecorder{}}
+
+	_, err := r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred(), "a pass of a pool being deleted must not try to add the finalizer")
+	g.Expect(latestPool(g, pool).Finalizers).To(ConsistOf("test.workshop.dev/hold"))
+}

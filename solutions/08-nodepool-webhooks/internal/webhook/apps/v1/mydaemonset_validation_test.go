@@ -1,0 +1,95 @@
+package v1
+
+import (
+	"strings"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	appsv1 "github.com/kube-workshop/operator-workshop/solutions/08-nodepool-webhooks/api/apps/v1"
+)
+
+// The webhooks' functions called directly, without an API server: the cases the CRD's
+// schema refuses first (an empty image) show here too, and a failure names the function.
+
+func TestDefaultPullPolicy(t *testing.T) {
+	tests := []struct {
+		image string
+		want  corev1.PullPolicy
+	}{
+		{"registry.k8s.io/pause:3.10", corev1.PullIfNotPresent},
+		{"registry.k8s.io/pause", corev1.PullAlways},
+		{"registry.k8s.io/pause:latest", corev1.PullAlways},
+		{"localhost:5000/pause", corev1.PullAlways},
+		{"registry.k8s.io/pause@" + pauseDigest, corev1.PullIfNotPresent},
+		{"registry.k8s.io/pause:latest@" + pauseDigest, corev1.PullAlways},
+		{"not an image", ""},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.image, func(t *testing.T) {
+			NewWithT(t).Expect(defaultPullPolicy(tt.image)).To(Equal(tt.want), "the default pull policy of %q", tt.image)
+		})
+	}
+}
+
+func TestValidateMyDaemonSet(t *testing.T) {
+	tests := []struct {
+		name         string
+		spec         appsv1.MyDaemonSetSpec
+		wantErrors   []string
+		wantWarnings int
+	}{
+		{"a valid spec", appsv1.MyDaemonSetSpec{Image: pauseImage, NodeSelector: map[string]string{"kubernetes.io/os": "linux", "gpu": ""}}, nil, 0},
+		{"no image", appsv1.MyDaemonSetSpec{}, []string{"spec.image: Required value"}, 0},
+		{"a bad image", appsv1.MyDaemonSetSpec{Image: "pause:"}, []string{`spec.image: Invalid value: "pause:"`}, 0},
+		{"a bad key and a bad value", appsv1.MyDaemonSetSpec{Image: pauseImage, NodeSelector: map[string]string{"b@d": "ok", "ok": "b@d"}},
+			[]string{`spec.nodeSelector[b@d]: Invalid value: "b@d"`, `spec.nodeSelector[ok]: Invalid value: "b@d"`}, 0},
+		{"a prefix that is not a DNS subdomain", appsv1.MyDaemonSetSpec{Image: pauseImage, NodeSelector: map[string]string{"Example.com/disk": "ssd"}},
+			[]string{`spec.nodeSelector[Example.com/disk]: Invalid value: "Example.com/disk": prefix part a lowercase RFC 1123 subdomain`}, 0},
+		{"a pull policy that does not exist", appsv1.MyDaemonSetSpec{Image: pauseImage, ImagePullPolicy: "Sometimes"},
+			[]string{`spec.imagePullPolicy: Unsupported value: "Sometimes"`}, 0},
+		{"a floating image", appsv1.MyDaemonSetSpec{Image: "busybox"}, nil, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			mds := &appsv1.MyDaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "demo"}, Spec: tt.spec}
+			warnings, err := validateMyDaemonSet(mds)
+			g.Expect(warnings).To(HaveLen(tt.wantWarnings), "warnings")
+			if tt.wantErrors == nil {
+				g.Expect(err).NotTo(HaveOccurred())
+				return
+			}
+			g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "validateMyDaemonSet should return apierrors.NewInvalid, got %v", err)
+			g.Expect(err.Error()).To(HavePrefix(`MyDaemonSet.apps.workshop.dev "demo" is invalid`))
+			for _, want := range tt.wantErrors {
+				g.Expect(err.Error()).To(ContainSubstring(want))
+			}
+			g.Expect(causes(err)).To(HaveLen(len(tt.wantErrors)), "one cause per problem: %v", err)
+		})
+	}
+}
+
+// Keys come back in sorted order, so that the same object always gets the same message.
+func TestNodeSelectorErrorsAreSorted(t *testing.T) {
+	g := NewWithT(t)
+	selector := map[string]string{}
+	for _, key := range strings.Split("z! y! x! w! v! u! t! s!", " ") {
+		selector[key] = ""
+	}
+	mds := &appsv1.MyDaemonSet{Spec: appsv1.MyDaemonSetSpec{Image: pauseImage, NodeSelector: selector}}
+	_, err := validateMyDaemonSet(mds)
+	g.Expect(err).To(HaveOccurred())
+	var fields []string
+	for _, cause := range causes(err) {
+		fields = append(fields, cause.Field)
+	}
+	g.Expect(fields).To(Equal([]string{
+		"spec.nodeSelector[s!]", "spec.nodeSelector[t!]", "spec.nodeSelector[u!]", "spec.nodeSelector[v!]",
+		"spec.nodeSelector[w!]", "spec.nodeSelector[x!]", "spec.nodeSelector[y!]", "spec.nodeSelector[z!]",
+	}))
+}
