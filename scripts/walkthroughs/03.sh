@@ -127,4 +127,5 @@ WAIT=90 expect "no pods left (the garbage collector followed the OwnerReferences
 
 step "The manager's log"
 expect "the manager logged no errors" 0 "manager_errors" "read $log"
-kubectl delete namespace $NS --wait=false >/dev/null
+# Wait for the namespace to go, so that the next stage starts on a clean cluster.
+kubectl delete namespace $NS --wait=true --timeout=120s >/dev/null

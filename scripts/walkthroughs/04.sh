@@ -88,4 +88,5 @@ run kubectl get mds -n $NS
 
 step "The manager's log"
 expect "the manager logged no errors" 0 "manager_errors" "read $log"
-kubectl delete namespace $NS --wait=false >/dev/null
+# Wait for the namespace to go, so that the next stage starts on a clean cluster.
+kubectl delete namespace $NS --wait=true --timeout=120s >/dev/null
