@@ -16,29 +16,9 @@ MANIFESTS="$CACHE/stage/nodepools-08"
 # The first worker: node-000000 on the embedded cluster.
 N0=$(kubectl get nodes -l '!node-role.kubernetes.io/control-plane' -o jsonpath='{.items[0].metadata.name}')
 GENERATION="kubectl get nodepool $POOL -o jsonpath='{.metadata.generation}'"
-
-# pool_labels NODE prints the node's node-pool.workshop.dev/ labels, sorted, on one line.
-pool_labels() {
-  kubectl get node "$1" -o go-template='{{range $k, $v := .metadata.labels}}{{$k}}={{$v}}{{"\n"}}{{end}}' |
-    { grep '^node-pool\.workshop\.dev/' || true; } | paste -sd' ' -
-}
-
-# pool_taints NODE prints the node's node-pool.workshop.dev taints as key=value:effect.
-pool_taints() {
-  kubectl get node "$1" -o go-template='{{range .spec.taints}}{{.key}}={{.value}}:{{.effect}}{{"\n"}}{{end}}' |
-    { grep '^node-pool\.workshop\.dev' || true; } | paste -sd' ' -
-}
-
-# own_state NODE prints what NODE carries that is not the pool's: its other labels and
-# taints, and any record of this pool (there should be none outside the pool).
-own_state() {
-  kubectl get node "$1" -o go-template='{{range $k, $v := .metadata.labels}}{{$k}}={{$v}}{{"\n"}}{{end}}{{range .spec.taints}}taint {{.key}}={{.value}}:{{.effect}}{{"\n"}}{{end}}{{range $k, $v := .metadata.annotations}}annotation {{$k}}{{"\n"}}{{end}}' |
-    awk -v member="$MEMBER=" -v record="annotation applied.nodes.workshop.dev/$POOL" '
-      index($0, "node-pool.workshop.dev") == 1 || index($0, "taint node-pool.workshop.dev") == 1 { next }
-      index($0, member) == 1 { next }
-      index($0, "annotation ") == 1 && $0 != record { next }
-      { print }' | paste -sd' ' -
-}
+# pool_labels, pool_taints and own_state; clean_pool_leftovers is redefined below, since
+# this walkthrough has two pools.
+source "$ROOT/scripts/lib/nodepool.sh"
 
 # clean_pool_leftovers removes what an interrupted earlier run may have left: members,
 # the pools, and on the nodes that still carry the pool's record (a pool deleted while it
