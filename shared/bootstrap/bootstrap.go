@@ -11,6 +11,7 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -34,6 +35,12 @@ type Options struct {
 	WebhookPort      int
 	WebhookCertDir   string
 	Zap              zap.Options
+
+	// Cache says what the manager's cache holds, when a stage restricts it: by default it
+	// holds every object of every kind a controller reads, in the whole cluster. No flag
+	// sets it; cmd/main.go does. Run strips managedFields from every cached object unless
+	// Cache.DefaultTransform says otherwise.
+	Cache cache.Options
 }
 
 // BindFlags registers the options as command-line flags on fs with their defaults.
@@ -85,6 +92,7 @@ func Run(o Options, scheme *runtime.Scheme, setup func(ctrl.Manager) error) erro
 
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  scheme,
+		Cache:                   WithDefaults(o.Cache),
 		Metrics:                 metricsserver.Options{BindAddress: o.MetricsAddr},
 		HealthProbeBindAddress:  o.ProbeAddr,
 		LeaderElection:          o.LeaderElect,
@@ -117,6 +125,18 @@ func Run(o Options, scheme *runtime.Scheme, setup func(ctrl.Manager) error) erro
 	}
 	log.Info("The manager stopped")
 	return nil
+}
+
+// WithDefaults returns the cache options every workshop manager runs with: opts, and
+// unless opts set another, a transform that drops each object's managedFields before it
+// enters the cache. No controller here reads them (they record who set which field, for
+// server-side apply), and on a node they are often the biggest part of the object.
+// shared/testenv uses it too, so that the tests run the cache the manager runs.
+func WithDefaults(opts cache.Options) cache.Options {
+	if opts.DefaultTransform == nil {
+		opts.DefaultTransform = cache.TransformStripManagedFields()
+	}
+	return opts
 }
 
 // fail logs err where a learner reads the manager's output, and returns it wrapped.

@@ -42,6 +42,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/kube-workshop/operator-workshop/shared/bootstrap"
 )
 
 // UnmanagedLabel hides an object from the test manager's cache. A test that drives
@@ -65,6 +67,11 @@ type Options struct {
 	// Setup registers the controllers and webhooks under test with the manager. When
 	// nil, no manager runs and the tests drive the API server alone.
 	Setup func(mgr ctrl.Manager) error
+
+	// Cache is what the stage's cmd/main.go gives bootstrap.Options.Cache, so that the
+	// test manager caches what the real one does. Objects labelled UnmanagedLabel are
+	// left out of every kind's cache on top of it.
+	Cache cache.Options
 }
 
 // Env is a running test environment.
@@ -134,7 +141,7 @@ func start(opts Options) (*Env, func() error, error) {
 
 	done := make(chan error, 1)
 	if opts.Setup != nil {
-		mgr, err := newManager(cfg, opts.Scheme, te.WebhookInstallOptions)
+		mgr, err := newManager(cfg, opts, te.WebhookInstallOptions)
 		if err == nil {
 			err = opts.Setup(mgr)
 		}
@@ -159,22 +166,48 @@ func start(opts Options) (*Env, func() error, error) {
 	return env, stop, nil
 }
 
-func newManager(cfg *rest.Config, scheme *runtime.Scheme, wh envtest.WebhookInstallOptions) (ctrl.Manager, error) {
-	unmanaged, err := labels.NewRequirement(UnmanagedLabel, selection.DoesNotExist, nil)
+func newManager(cfg *rest.Config, opts Options, wh envtest.WebhookInstallOptions) (ctrl.Manager, error) {
+	cacheOpts, err := withoutUnmanaged(opts.Cache)
 	if err != nil {
 		return nil, err
 	}
 	return ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 scheme,
+		Scheme:                 opts.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		Cache:                  cache.Options{DefaultLabelSelector: labels.NewSelector().Add(*unmanaged)},
+		Cache:                  bootstrap.WithDefaults(cacheOpts),
 		WebhookServer: webhook.NewServer(webhook.Options{
 			Host:    wh.LocalServingHost,
 			Port:    wh.LocalServingPort,
 			CertDir: wh.LocalServingCertDir,
 		}),
 	})
+}
+
+// withoutUnmanaged adds "not labelled UnmanagedLabel" to the cache's default label
+// selector and to the selector of every kind that has its own: a kind's own selector
+// replaces the default rather than adding to it.
+func withoutUnmanaged(opts cache.Options) (cache.Options, error) {
+	unmanaged, err := labels.NewRequirement(UnmanagedLabel, selection.DoesNotExist, nil)
+	if err != nil {
+		return opts, err
+	}
+	and := func(s labels.Selector) labels.Selector {
+		if s == nil {
+			s = labels.NewSelector()
+		}
+		return s.Add(*unmanaged)
+	}
+	opts.DefaultLabelSelector = and(opts.DefaultLabelSelector)
+	byObject := make(map[client.Object]cache.ByObject, len(opts.ByObject))
+	for obj, by := range opts.ByObject {
+		if by.Label != nil {
+			by.Label = and(by.Label)
+		}
+		byObject[obj] = by
+	}
+	opts.ByObject = byObject
+	return opts, nil
 }
 
 // Namespace creates a namespace for one test and deletes it when the test ends. envtest

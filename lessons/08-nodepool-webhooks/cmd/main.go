@@ -20,7 +20,8 @@ import (
 )
 
 func main() {
-	opts := bootstrap.Options{Name: "apps"}
+	// Of all pods, the manager caches only those its controllers made.
+	opts := bootstrap.Options{Name: "apps", Cache: controller.CacheOptions()}
 	opts.BindFlags(flag.CommandLine)
 	var (
 		filterEvents            bool
@@ -59,6 +60,7 @@ func main() {
 		err = (&controller.MyDaemonSetReconciler{
 			Client:                  mgr.GetClient(),
 			Scheme:                  mgr.GetScheme(),
+			APIReader:               mgr.GetAPIReader(),
 			MaxConcurrentReconciles: maxConcurrentReconciles,
 		}).SetupWithManager(mgr)
 		if err != nil {

@@ -9,11 +9,21 @@
 //   - imoocpod: -replicas pods from a plain client loop, a ReplicaSet and an ImoocPod.
 //   - mydaemonset: one pod on each Ready node from a DaemonSet and a MyDaemonSet; a
 //     contender is done when every node runs a Running pod of it.
+//   - nodepool: a NodePool of -pool-nodes nodes (every other Ready node). It reports the
+//     time until every member carries the pool's labels, when the pool is created and
+//     when a label changes, and the node patches each change cost (the API server's
+//     count, taken once the cluster is quiet: it includes anyone's patches, so on a
+//     cluster of its own it is the controller's). Then it creates -unrelated-pods pods
+//     that no workshop controller made and reports how much memory each manager of
+//     -managers (name=metrics URL, comma-separated) spent on them. It leaves the pool,
+//     the labels and the pods behind: scripts/bench.sh deletes the whole cluster.
 //
 // Usage:
 //
 //	scalebench -workload imoocpod -replicas 500
 //	scalebench -workload mydaemonset
+//	scalebench -workload nodepool -pool-nodes 500 -unrelated-pods 10000 \
+//		-managers 08=http://127.0.0.1:28090/metrics
 package main
 
 import (
@@ -53,9 +63,16 @@ func main() {
 	workload := flag.String("workload", "imoocpod", "the workshop controller to measure: imoocpod or mydaemonset")
 	replicas := flag.Int("replicas", 500, "how many pods each contender brings up (imoocpod)")
 	timeout := flag.Duration("timeout", 5*time.Minute, "how long one contender may take")
+	poolNodes := flag.Int("pool-nodes", 500, "how many nodes join the NodePool (nodepool)")
+	unrelatedPods := flag.Int("unrelated-pods", 10000, "how many pods of no workshop controller to add (nodepool)")
+	managersFlag := flag.String("managers", "", "the managers whose memory to read, as name=metrics URL, comma-separated (nodepool)")
 	flag.Parse()
-	if *workload != "imoocpod" && *workload != "mydaemonset" {
-		fail(fmt.Errorf("-workload: %q is not a workload this benchmark knows (imoocpod, mydaemonset)", *workload))
+	if *workload != "imoocpod" && *workload != "mydaemonset" && *workload != "nodepool" {
+		fail(fmt.Errorf("-workload: %q is not a workload this benchmark knows (imoocpod, mydaemonset, nodepool)", *workload))
+	}
+	managers, err := parseManagers(*managersFlag)
+	if err != nil {
+		fail(err)
 	}
 
 	cfg, err := cluster.Config("")
@@ -74,8 +91,14 @@ func main() {
 	}
 	b := &bench{c: c, cs: cs, replicas: *replicas, timeout: *timeout}
 
-	if *workload == "mydaemonset" {
+	switch *workload {
+	case "mydaemonset":
 		b.daemons(cfg.Host)
+		return
+	case "nodepool":
+		// 1000 nodes and 10,000 pods take longer to set up than one contender.
+		b.timeout = max(b.timeout, 20*time.Minute)
+		b.nodePool(cfg.Host, *poolNodes, *unrelatedPods, managers)
 		return
 	}
 	fmt.Printf("Bringing up %d pods, three ways, on %s\n\n", *replicas, cfg.Host)
@@ -282,16 +305,27 @@ func isNodeReady(node *corev1.Node) bool {
 
 // podCreates reads how many pod creates the API server has served, from its metrics.
 func (b *bench) podCreates(ctx context.Context) int {
+	return b.requests(ctx, `resource="pods"`, `verb="POST"`, `subresource=""`)
+}
+
+// requests reads from the API server's metrics how many requests it has served, of any
+// code, whose apiserver_request_total labels include every one of labels.
+func (b *bench) requests(ctx context.Context, labels ...string) int {
 	raw, err := b.cs.RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	must(err)
 	total := 0
 	scanner := bufio.NewScanner(bytes.NewReader(raw))
 	scanner.Buffer(make([]byte, 1<<20), 1<<20)
+lines:
 	for scanner.Scan() {
 		line := scanner.Text()
-		if !strings.HasPrefix(line, "apiserver_request_total{") || !strings.Contains(line, `resource="pods"`) ||
-			!strings.Contains(line, `verb="POST"`) || !strings.Contains(line, `subresource=""`) {
+		if !strings.HasPrefix(line, "apiserver_request_total{") {
 			continue
+		}
+		for _, label := range labels {
+			if !strings.Contains(line, label) {
+				continue lines
+			}
 		}
 		fields := strings.Fields(line)
 		n, err := strconv.ParseFloat(fields[len(fields)-1], 64)

@@ -179,13 +179,14 @@ func (r *ImoocPodReconciler) createPods(ctx context.Context, imoocPod *appsv1.Im
 	return nil
 }
 
-// newPod returns the pod imoocPod asks for, labelled with its name and controlled by it.
+// newPod returns the pod imoocPod asks for, labelled with its name and as the manager's
+// (the manager caches no other pods), and controlled by it.
 func (r *ImoocPodReconciler) newPod(imoocPod *appsv1.ImoocPod) (*corev1.Pod, error) {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			GenerateName: imoocPod.Name + "-",
 			Namespace:    imoocPod.Namespace,
-			Labels:       map[string]string{NameLabel: imoocPod.Name},
+			Labels:       map[string]string{NameLabel: imoocPod.Name, ManagedByLabel: ManagedBy},
 		},
 		Spec: corev1.PodSpec{
 			Containers: []corev1.Container{{Name: "app", Image: imoocPod.Spec.Image}},

@@ -36,6 +36,11 @@ type MyDaemonSetReconciler struct {
 	client.Client
 	Scheme *runtime.Scheme
 
+	// APIReader reads the API server directly. The manager caches only its own pods
+	// (CacheOptions), so a pod of someone else that holds the name we want is read
+	// through it.
+	APIReader client.Reader
+
 	// MaxConcurrentReconciles is how many different MyDaemonSets are reconciled at once;
 	// 0 means 1.
 	MaxConcurrentReconciles int
@@ -161,12 +166,13 @@ func (r *MyDaemonSetReconciler) createPods(ctx context.Context, mds *appsv1.MyDa
 }
 
 // checkOwnPod is called when the pod's name is taken. Two MyDaemonSets of one namespace
-// can want the same name ("a" on node "b-c" and "a-b" on node "c"); retrying cannot fix
-// that, renaming one of them can.
+// can want the same name ("a" on node "b-c" and "a-b" on node "c"), or someone else's
+// pod can hold it; retrying cannot fix that, renaming the MyDaemonSet can. The holder is
+// read from the API server: the cache holds only the manager's own pods.
 func (r *MyDaemonSetReconciler) checkOwnPod(ctx context.Context, mds *appsv1.MyDaemonSet, pod *corev1.Pod) error {
 	var existing corev1.Pod
-	if err := r.Get(ctx, client.ObjectKeyFromObject(pod), &existing); err != nil {
-		// Not in the cache yet, or gone again: the next pass sees which.
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(pod), &existing); err != nil {
+		// Gone again: the next pass creates it.
 		return client.IgnoreNotFound(err)
 	}
 	if metav1.IsControlledBy(&existing, mds) {
@@ -177,13 +183,14 @@ func (r *MyDaemonSetReconciler) checkOwnPod(ctx context.Context, mds *appsv1.MyD
 }
 
 // newDaemonPod returns the pod mds runs on node, bound to it, labelled with the
-// MyDaemonSet's name and controlled by it.
+// MyDaemonSet's name and as the manager's (the manager caches no other pods), and
+// controlled by it.
 func (r *MyDaemonSetReconciler) newDaemonPod(mds *appsv1.MyDaemonSet, node *corev1.Node) (*corev1.Pod, error) {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      podName(mds.Name, node.Name),
 			Namespace: mds.Namespace,
-			Labels:    map[string]string{MyDaemonSetLabel: mds.Name},
+			Labels:    map[string]string{MyDaemonSetLabel: mds.Name, ManagedByLabel: ManagedBy},
 		},
 		Spec: corev1.PodSpec{
 			// The controller has already chosen the node, so it binds the pod itself

@@ -26,6 +26,7 @@ func TestMain(m *testing.M) {
 	os.Exit(testenv.Run(m, testenv.Options{
 		Scheme:            scheme,
 		CRDDirectoryPaths: []string{filepath.Join("..", "..", "config", "crd", "bases")},
+		Cache:             CacheOptions(),
 		// One manager runs every controller, as cmd/main.go does.
 		Setup: func(mgr ctrl.Manager) error {
 			err := (&ImoocPodReconciler{
@@ -37,8 +38,9 @@ func TestMain(m *testing.M) {
 				return err
 			}
 			err = (&MyDaemonSetReconciler{
-				Client: mgr.GetClient(),
-				Scheme: mgr.GetScheme(),
+				Client:    mgr.GetClient(),
+				Scheme:    mgr.GetScheme(),
+				APIReader: mgr.GetAPIReader(),
 			}).SetupWithManager(mgr)
 			if err != nil {
 				return err
