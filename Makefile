@@ -97,3 +97,7 @@ bench-imoocpod: binaries ## ImoocPod against ReplicaSet: 0 to 500 pods on the em
 .PHONY: bench-mydaemonset
 bench-mydaemonset: binaries ## MyDaemonSet against DaemonSet: one pod on each of 200 simulated nodes.
 	@scripts/bench.sh mydaemonset
+
+.PHONY: bench-nodepool
+bench-nodepool: binaries ## NodePool on 1000 simulated nodes: label changes, node patches, memory with 10,000 other pods.
+	@scripts/bench.sh nodepool

@@ -2,9 +2,13 @@
 # Benchmarks a workshop controller against its built-in counterpart on a fresh embedded
 # cluster of its own (kwok-workshop-bench), and prints the figures.
 #
-# Usage: scripts/bench.sh imoocpod|mydaemonset
+# Usage: scripts/bench.sh imoocpod|mydaemonset|nodepool
 #   BENCH_STAGE=solutions/01-imoocpod   benchmark an older stage
 #   MANAGER_FLAGS=--kube-api-qps=1000   run the manager with more flags
+#
+# nodepool has no built-in counterpart: it measures a NodePool of 500 of 1000 nodes, then
+# the memory 10,000 unrelated pods cost the stage's manager and, for comparison, the
+# manager of solutions/04-mydaemonset-webhooks, the last stage that caches every pod.
 #
 # kube-controller-manager, which runs the ReplicaSet and DaemonSet controllers, keeps its
 # default client limits (20 queries per second, burst 30); the workshop's manager has 100
@@ -18,19 +22,37 @@ newest_with() {
   echo "${found%/"$1"}"
 }
 
-workload=${1:?usage: $0 imoocpod|mydaemonset}
+workload=${1:?usage: $0 imoocpod|mydaemonset|nodepool}
+baseline=
 case $workload in
   imoocpod) stage=${BENCH_STAGE:-$(ls -d "$ROOT"/solutions/0[12]-*/ | tail -n 1)}; nodes=10 ;;
   # One pod per node: the nodes are the scale.
   mydaemonset) stage=${BENCH_STAGE:-$(newest_with config/samples/apps_v1_mydaemonset.yaml)}; nodes=200 ;;
-  *) die "no benchmark for '$workload' (known: imoocpod, mydaemonset)" ;;
+  nodepool)
+    stage=${BENCH_STAGE:-$(newest_with config/samples/nodes_v1_nodepool.yaml)}; nodes=1000
+    baseline=$ROOT/solutions/04-mydaemonset-webhooks
+    ;;
+  *) die "no benchmark for '$workload' (known: imoocpod, mydaemonset, nodepool)" ;;
 esac
 [[ -n $stage ]] || die "no solution has the $workload API yet"
 stage=${stage%/}
 
+# start_manager NAME STAGE METRICS_PORT WEBHOOK_PORT [FLAGS...] builds the stage's manager
+# and starts it in the background, serving its metrics on METRICS_PORT.
+pids=()
+start_manager() {
+  local name=$1 dir=$2 metrics=$3 webhook=$4
+  shift 4
+  (cd "$dir" && go build -o "$CACHE/stage/$name" ./cmd)
+  "$CACHE/stage/$name" --metrics-bind-address "127.0.0.1:$metrics" --health-probe-bind-address 0 \
+    --webhook-port "$webhook" --webhook-cert-dir "$CACHE/stage/certs-bench" --zap-log-level error \
+    "$@" >"$CACHE/stage/$name.log" 2>&1 &
+  pids+=($!)
+}
+
 export WORKSHOP_CLUSTER=workshop-bench PATH="$CACHE/bin/current:$PATH"
 "$ROOT/scripts/cluster.sh" down
-trap '[[ -n ${pid:-} ]] && kill "$pid" 2>/dev/null; "$ROOT/scripts/cluster.sh" down' EXIT
+trap 'kill "${pids[@]}" 2>/dev/null; "$ROOT/scripts/cluster.sh" down' EXIT
 # Each kwok node takes 110 pods, like a default kubelet.
 "$ROOT/scripts/cluster.sh" up "$nodes"
 KUBECONFIG=$("$ROOT/scripts/cluster.sh" kubeconfig)
@@ -40,13 +62,26 @@ say "Installing the CRDs of ${stage#"$ROOT"/} and starting its manager"
 kubectl apply --server-side -f "$stage/config/crd/bases" >/dev/null
 kubectl wait --for=condition=Established crd --all --timeout=30s >/dev/null
 mkdir -p "$CACHE/stage"
-(cd "$stage" && go build -o "$CACHE/stage/manager-bench" ./cmd)
+# A stage with webhooks gets them, served by its manager on this machine (as make
+# lesson-N does); the certificate also serves the baseline manager's webhook server,
+# whose configurations are not installed.
+if [[ -f $stage/config/webhook/manifests.yaml ]]; then
+  (cd "$ROOT/shared" && go run ./cmd/localwebhook -webhooks "$stage/config/webhook" -port 29490 \
+    -cert-dir "$CACHE/stage/certs-bench") >/dev/null
+elif [[ -n $baseline ]]; then
+  (cd "$ROOT/shared" && go run ./cmd/localwebhook -webhooks "$baseline/config/webhook" -port 29490 \
+    -cert-dir "$CACHE/stage/certs-bench") >/dev/null
+fi
 # MANAGER_FLAGS passes more flags, e.g. MANAGER_FLAGS=--kube-api-qps=1000 to see what
 # the client-side rate limit costs.
 # shellcheck disable=SC2086
-"$CACHE/stage/manager-bench" --metrics-bind-address 0 --health-probe-bind-address 0 --zap-log-level error \
-  ${MANAGER_FLAGS:-} >"$CACHE/stage/manager-bench.log" 2>&1 &
-pid=$!
-
+start_manager manager-bench "$stage" 28090 29490 ${MANAGER_FLAGS:-}
+managers="${stage#"$ROOT"/solutions/}=http://127.0.0.1:28090/metrics"
+if [[ -n $baseline ]]; then
+  say "Starting the manager of ${baseline#"$ROOT"/} too, to compare its memory"
+  start_manager manager-bench-baseline "$baseline" 28091 29491
+  managers+=",${baseline#"$ROOT"/solutions/} (caches every pod)=http://127.0.0.1:28091/metrics"
+fi
 say "Running the benchmark"
-(cd "$ROOT/shared" && go run ./cmd/scalebench -workload "$workload")
+(cd "$ROOT/shared" && go run ./cmd/scalebench -workload "$workload" -managers "$managers") ||
+  die "the benchmark failed; the managers' logs are $CACHE/stage/manager-bench*.log"

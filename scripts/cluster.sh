@@ -32,7 +32,8 @@ scale() {
   say "Scaling the simulated nodes of kwok-$CLUSTER to $n"
   kwokctl scale node --replicas "$n" >/dev/null
   # The nodes are Ready as soon as kwok sees them; wait for that, not for a guess.
-  kubectl wait --for=condition=Ready node --all --timeout=60s >/dev/null
+  # kwok makes about 15 nodes a second on two cores: allow for that.
+  kubectl wait --for=condition=Ready node --all --timeout=$((60 + n / 5))s >/dev/null
 }
 
 up() {
