@@ -173,6 +173,11 @@ func (r *ImoocPodReconciler) createPods(ctx context.Context, imoocPod *appsv1.Im
 		return nil
 	})
 	log.FromContext(ctx).Info("Created pods", "created", created, "wanted", count)
+	if apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
+		// The namespace is being deleted: it accepts no new pod, and its deletion takes
+		// the ImoocPod too. Nothing to retry, as for the ReplicaSet controller.
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("creating pods: %w", err)
 	}

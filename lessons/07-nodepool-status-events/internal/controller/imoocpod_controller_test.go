@@ -342,3 +342,27 @@ func (f *frozenPodList) List(ctx context.Context, list client.ObjectList, opts .
 	f.frozen.DeepCopyInto(pods)
 	return nil
 }
+
+// terminatingNamespace creates a namespace with obj in it, then deletes the namespace.
+// envtest runs no namespace controller, so the namespace stays Terminating, refusing
+// every new object, for the rest of the run.
+func terminatingNamespace(g Gomega, obj client.Object) {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "terminating-"}}
+	g.ExpectWithOffset(1, env.Client.Create(env.Context(), ns)).To(Succeed())
+	obj.SetNamespace(ns.Name)
+	g.ExpectWithOffset(1, env.Client.Create(env.Context(), obj)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client.Delete(env.Context(), ns)).To(Succeed())
+}
+
+func TestANamespaceBeingDeletedIsNoError(t *testing.T) {
+	g := NewWithT(t)
+	ip := unmanaged(newImoocPod("", "web", 3))
+	terminatingNamespace(g, ip)
+	r := &ImoocPodReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
+
+	result, err := r.Reconcile(env.Context(), requestFor(ip))
+	g.Expect(err).NotTo(HaveOccurred(), "a namespace being deleted refuses new pods, and takes the ImoocPod with it: "+
+		"there is nothing to retry")
+	g.Expect(result).To(Equal(ctrl.Result{}))
+	g.Expect(podsOf(g, ip)).To(BeEmpty())
+}

@@ -157,6 +157,11 @@ func (r *MyDaemonSetReconciler) createPods(ctx context.Context, mds *appsv1.MyDa
 		return nil
 	})
 	log.FromContext(ctx).Info("Created pods", "created", created, "wanted", len(nodes))
+	if apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
+		// The namespace is being deleted: it accepts no new pod, and its deletion takes
+		// the MyDaemonSet too. Nothing to retry, as for the DaemonSet controller.
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("creating pods: %w", err)
 	}

@@ -568,3 +568,19 @@ func TestTheAPIServerRejectsBadMyDaemonSets(t *testing.T) {
 		})
 	}
 }
+
+func TestANamespaceBeingDeletedIsNoErrorForMyDaemonSet(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.Namespace(t)
+	createNode(g, ns, "a", true, nil)
+	// The MyDaemonSet selects the nodes of ns, but lives in a namespace being deleted.
+	mds := unmanaged(newMyDaemonSet(ns, "agent", nil))
+	terminatingNamespace(g, mds)
+	r := &MyDaemonSetReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
+
+	result, err := r.Reconcile(env.Context(), requestFor(mds))
+	g.Expect(err).NotTo(HaveOccurred(), "a namespace being deleted refuses new pods, and takes the MyDaemonSet "+
+		"with it: there is nothing to retry")
+	g.Expect(result).To(Equal(ctrl.Result{}))
+	g.Expect(daemonPodsOf(g, mds)).To(BeEmpty())
+}
