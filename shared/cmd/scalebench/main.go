@@ -212,31 +212,17 @@ func (b *bench) measure(name string, start func(ctx context.Context, ns string) 
 // rawLoop creates the pods itself from 50 goroutines: the API server's own limit here.
 func (b *bench) rawLoop(ctx context.Context, ns string) (labels.Selector, error) {
 	sel := map[string]string{"bench": "raw"}
-	work := make(chan int)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var firstErr error
-	for range 50 {
-		wg.Go(func() {
-			for i := range work {
-				pod := &corev1.Pod{
-					ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("raw-%d", i), Labels: sel},
-					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: image}}},
-				}
-				if err := b.c.Create(ctx, pod); err != nil {
-					mu.Lock()
-					firstErr = cmpErr(firstErr, err)
-					mu.Unlock()
-				}
-			}
+	names := make([]string, b.replicas)
+	for i := range names {
+		names[i] = fmt.Sprintf("raw-%d", i)
+	}
+	b.parallel(ctx, names, func(name string) error {
+		return b.c.Create(ctx, &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: sel},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: image}}},
 		})
-	}
-	for i := range b.replicas {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
-	return labels.SelectorFromSet(sel), firstErr
+	})
+	return labels.SelectorFromSet(sel), nil
 }
 
 func (b *bench) replicaSet(ctx context.Context, ns string) (labels.Selector, error) {
@@ -292,6 +278,34 @@ func (b *bench) myDaemonSet(ctx context.Context, ns string) (labels.Selector, er
 		"spec":       map[string]any{"image": image},
 	}}
 	return labels.SelectorFromSet(map[string]string{"apps.workshop.dev/mydaemonset": "bench"}), b.c.Create(ctx, mds)
+}
+
+// parallel calls do for every name from 50 goroutines and fails on the first error.
+func (b *bench) parallel(ctx context.Context, names []string, do func(string) error) {
+	work := make(chan string)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	for range 50 {
+		wg.Go(func() {
+			for name := range work {
+				if err := do(name); err != nil {
+					mu.Lock()
+					firstErr = cmpErr(firstErr, fmt.Errorf("%s: %w", name, err))
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for _, name := range names {
+		if ctx.Err() != nil {
+			break
+		}
+		work <- name
+	}
+	close(work)
+	wg.Wait()
+	must(firstErr)
 }
 
 func isNodeReady(node *corev1.Node) bool {

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -263,34 +262,6 @@ func (b *bench) readyNodes(ctx context.Context) []string {
 	}
 	slices.Sort(names)
 	return names
-}
-
-// parallel calls do for every name from 50 goroutines and fails on the first error.
-func (b *bench) parallel(ctx context.Context, names []string, do func(string) error) {
-	work := make(chan string)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var firstErr error
-	for range 50 {
-		wg.Go(func() {
-			for name := range work {
-				if err := do(name); err != nil {
-					mu.Lock()
-					firstErr = cmpErr(firstErr, fmt.Errorf("%s: %w", name, err))
-					mu.Unlock()
-				}
-			}
-		})
-	}
-	for _, name := range names {
-		if ctx.Err() != nil {
-			break
-		}
-		work <- name
-	}
-	close(work)
-	wg.Wait()
-	must(firstErr)
 }
 
 // waitFor polls done until it holds, saying every 10 seconds what it waits for.
