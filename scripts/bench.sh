@@ -68,9 +68,6 @@ mkdir -p "$CACHE/stage"
 if [[ -f $stage/config/webhook/manifests.yaml ]]; then
   (cd "$ROOT/shared" && go run ./cmd/localwebhook -webhooks "$stage/config/webhook" -port 29490 \
     -cert-dir "$CACHE/stage/certs-bench") >/dev/null
-elif [[ -n $baseline ]]; then
-  (cd "$ROOT/shared" && go run ./cmd/localwebhook -webhooks "$baseline/config/webhook" -port 29490 \
-    -cert-dir "$CACHE/stage/certs-bench") >/dev/null
 fi
 # MANAGER_FLAGS passes more flags, e.g. MANAGER_FLAGS=--kube-api-qps=1000 to see what
 # the client-side rate limit costs.

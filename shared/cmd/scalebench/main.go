@@ -212,16 +212,14 @@ func (b *bench) measure(name string, start func(ctx context.Context, ns string) 
 // rawLoop creates the pods itself from 50 goroutines: the API server's own limit here.
 func (b *bench) rawLoop(ctx context.Context, ns string) (labels.Selector, error) {
 	sel := map[string]string{"bench": "raw"}
-	names := make([]string, b.replicas)
-	for i := range names {
-		names[i] = fmt.Sprintf("raw-%d", i)
-	}
-	b.parallel(ctx, names, func(name string) error {
-		return b.c.Create(ctx, &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: sel},
+	pods := make([]client.Object, b.replicas)
+	for i := range pods {
+		pods[i] = &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("raw-%d", i), Labels: sel},
 			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: image}}},
-		})
-	})
+		}
+	}
+	b.createAll(ctx, pods)
 	return labels.SelectorFromSet(sel), nil
 }
 
@@ -280,28 +278,33 @@ func (b *bench) myDaemonSet(ctx context.Context, ns string) (labels.Selector, er
 	return labels.SelectorFromSet(map[string]string{"apps.workshop.dev/mydaemonset": "bench"}), b.c.Create(ctx, mds)
 }
 
-// parallel calls do for every name from 50 goroutines and fails on the first error.
-func (b *bench) parallel(ctx context.Context, names []string, do func(string) error) {
-	work := make(chan string)
+// createAll creates objs from 50 goroutines and fails on the first error.
+func (b *bench) createAll(ctx context.Context, objs []client.Object) {
+	b.parallel(ctx, objs, func(obj client.Object) error { return b.c.Create(ctx, obj) })
+}
+
+// parallel calls do for every object from 50 goroutines and fails on the first error.
+func (b *bench) parallel(ctx context.Context, objs []client.Object, do func(client.Object) error) {
+	work := make(chan client.Object)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var firstErr error
 	for range 50 {
 		wg.Go(func() {
-			for name := range work {
-				if err := do(name); err != nil {
+			for obj := range work {
+				if err := do(obj); err != nil {
 					mu.Lock()
-					firstErr = cmpErr(firstErr, fmt.Errorf("%s: %w", name, err))
+					firstErr = cmpErr(firstErr, fmt.Errorf("%s: %w", obj.GetName(), err))
 					mu.Unlock()
 				}
 			}
 		})
 	}
-	for _, name := range names {
+	for _, obj := range objs {
 		if ctx.Err() != nil {
 			break
 		}
-		work <- name
+		work <- obj
 	}
 	close(work)
 	wg.Wait()

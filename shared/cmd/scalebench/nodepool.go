@@ -54,16 +54,13 @@ func (b *bench) nodePool(host string, members, unrelatedPods int, managers []man
 	}
 	fmt.Printf("A NodePool of %d of the %d nodes on %s\n\n", members, len(nodes), host)
 
-	var joining []string
+	var joining []client.Object
 	for i := 0; i < 2*members; i += 2 {
-		joining = append(joining, nodes[i])
+		joining = append(joining, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: nodes[i]}})
 	}
 	say("Labelling %d nodes %s (the admin's part)", members, memberLabel)
-	b.parallel(ctx, joining, func(name string) error {
-		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
-		patch := fmt.Sprintf(`{"metadata":{"labels":{%q:""}}}`, memberLabel)
-		return b.c.Patch(ctx, node, client.RawPatch(types.MergePatchType, []byte(patch)))
-	})
+	patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"labels":{%q:""}}}`, memberLabel))
+	b.parallel(ctx, joining, func(node client.Object) error { return b.c.Patch(ctx, node, patch) })
 	b.waitQuiet(ctx)
 
 	pool := &unstructured.Unstructured{Object: map[string]any{
@@ -83,7 +80,7 @@ func (b *bench) nodePool(host string, members, unrelatedPods int, managers []man
 	// A spec change that concerns no node (the RuntimeClass handler) must patch none.
 	before := b.nodePatches(ctx)
 	must(b.patchPool(ctx, `{"spec":{"handler":"bench"}}`))
-	b.waitFor(ctx, "the RuntimeClass to get the new handler", func() bool {
+	b.waitFor(ctx, "the RuntimeClass to get the new handler", 50*time.Millisecond, func() bool {
 		rc := &unstructured.Unstructured{}
 		rc.SetGroupVersionKind(schema.GroupVersionKind{Group: "node.k8s.io", Version: "v1", Kind: "RuntimeClass"})
 		err := b.c.Get(ctx, client.ObjectKey{Name: "node-pool-" + poolName}, rc)
@@ -122,7 +119,7 @@ func (b *bench) poolRound(ctx context.Context, name string, members int, value s
 	began := time.Now()
 	must(change())
 	r := poolResult{name: fmt.Sprintf("%s (%s=%s)", name, roundLabel, value)}
-	b.waitFor(ctx, fmt.Sprintf("%d members to carry %s=%s", members, roundLabel, value), func() bool {
+	b.waitFor(ctx, fmt.Sprintf("%d members to carry %s=%s", members, roundLabel, value), 50*time.Millisecond, func() bool {
 		var list metav1.PartialObjectMetadataList
 		list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("NodeList"))
 		must(b.c.List(ctx, &list, client.MatchingLabels{roundLabel: value, memberLabel: ""}))
@@ -166,23 +163,20 @@ func (b *bench) unrelatedPodsMemory(ctx context.Context, nodes []string, count i
 	must(b.c.Create(ctx, ns))
 	say("Creating %d pods no workshop controller made, bound round-robin to the %d nodes", count, len(nodes))
 	began := time.Now()
-	names := make([]string, count)
-	for i := range names {
-		names[i] = fmt.Sprintf("unrelated-%05d", i)
-	}
-	b.parallel(ctx, names, func(name string) error {
-		i, _ := strconv.Atoi(strings.TrimPrefix(name, "unrelated-"))
-		pod := &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: name, Labels: map[string]string{"app": "unrelated"}},
+	pods := make([]client.Object, count)
+	for i := range pods {
+		pods[i] = &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns.Name, Name: fmt.Sprintf("unrelated-%05d", i),
+				Labels: map[string]string{"app": "unrelated"}},
 			Spec: corev1.PodSpec{
 				NodeName:   nodes[i%len(nodes)],
 				Containers: []corev1.Container{{Name: "app", Image: image}},
 			},
 		}
-		return b.c.Create(ctx, pod)
-	})
+	}
+	b.createAll(ctx, pods)
 	say("Created %d pods in %.0fs; waiting for them to run", count, time.Since(began).Seconds())
-	b.waitFor(ctx, fmt.Sprintf("%d unrelated pods Running", count), func() bool {
+	b.waitFor(ctx, fmt.Sprintf("%d unrelated pods Running", count), 2*time.Second, func() bool {
 		var list metav1.PartialObjectMetadataList
 		list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("PodList"))
 		must(b.c.List(ctx, &list, client.InNamespace(ns.Name), client.MatchingFields{"status.phase": "Running"}))
@@ -264,8 +258,10 @@ func (b *bench) readyNodes(ctx context.Context) []string {
 	return names
 }
 
-// waitFor polls done until it holds, saying every 10 seconds what it waits for.
-func (b *bench) waitFor(ctx context.Context, what string, done func() bool) {
+// waitFor polls done every interval until it holds, saying every 10 seconds what it
+// waits for. A timed wait polls often; a wait whose poll lists thousands of objects
+// polls seldom, not to load the API server it measures.
+func (b *bench) waitFor(ctx context.Context, what string, interval time.Duration, done func() bool) {
 	began, told := time.Now(), time.Now()
 	for !done() {
 		if ctx.Err() != nil {
@@ -275,7 +271,7 @@ func (b *bench) waitFor(ctx context.Context, what string, done func() bool) {
 			say("still waiting for %s (%.0fs)", what, time.Since(began).Seconds())
 			told = time.Now()
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(interval)
 	}
 }
 
