@@ -44,7 +44,7 @@ diff-%: ## Show lesson N against solution N (FROM=solution: solution N-1 against
 	@scripts/diff.sh $* $(FROM)
 
 reset-%: binaries ## Put lesson N back to its starting state (your changes are lost).
-	@scripts/lessons.sh write $*
+	@scripts/lessons.sh lesson $*
 
 ##@ Clusters
 
@@ -79,11 +79,8 @@ verify: binaries ## Generated code, lessons and version pins are up to date.
 	@scripts/verify.sh
 
 .PHONY: generate
-generate: binaries ## Regenerate DeepCopy, CRDs, RBAC and webhook manifests of every solution.
-	@scripts/generate.sh solutions/*/
-
-.PHONY: lessons
-lessons: generate ## Regenerate every lesson from its solution.
+generate: binaries ## Regenerate everything derived: each track's CRDs and RBAC, its earlier stages, every lesson.
+	@scripts/generate.sh $$(scripts/lessons.sh tracks | awk '{print "solutions/" $$NF}')
 	@scripts/lessons.sh write
 
 .PHONY: pins

@@ -1,67 +1,158 @@
 #!/usr/bin/env bash
-# Lessons are generated from their solutions (see scripts/tools/lessongen): a solution
-# marks what the learner writes, and its lesson is the same module with those parts
-# replaced by TODOs. Generated lessons are committed, like generated code.
+# Writes everything that is generated from a track's source. A track is one operator,
+# taught over the lessons whose folder names share the word after the number
+# (01-imoocpod, 02-imoocpod-workflow: track imoocpod). The track's last solution is its
+# source; from it, scripts/tools/lessongen writes
+#   - every earlier solution of the track (the //stage: markers say what each stage has),
+#   - every lesson of the track (the //lesson: markers say what the learner writes),
+# and scripts/generate.sh adds what controller-gen derives. All of it is committed, like
+# generated code, and never edited by hand: edit the source and run `make generate`.
 #
 # Usage:
-#   scripts/lessons.sh write [NN...]   regenerate lessons NN (default: all), in place
-#   scripts/lessons.sh check           fail if any committed lesson differs from what
-#                                      its solution generates (touches nothing)
+#   scripts/lessons.sh write [TRACK]  regenerate the earlier stages and lessons of every
+#                                     track, or of TRACK (imoocpod, nodepool, ...)
+#   scripts/lessons.sh lesson N...    regenerate lessons N (a learner's reset)
+#   scripts/lessons.sh check          fail if anything committed differs from what the
+#                                     sources generate (touches nothing)
+#   scripts/lessons.sh tracks         print each track: its source, then its stages
 source "$(dirname "$0")/lib/common.sh"
 
-# solution_dirs [NN...] prints the solution folders for the numbers given, or all.
-solution_dirs() {
-  if (($# == 0)); then
-    ls -d "$ROOT"/solutions/[0-9][0-9]-*/
-    return
-  fi
-  local n dir
-  for n in "$@"; do
-    n=$(printf '%02d' "$((10#$n))")
-    dir=$(ls -d "$ROOT"/solutions/"$n"-*/ 2>/dev/null) || die "no solution $n in solutions/"
-    echo "$dir"
+# tracks prints one line per track: the folder names of its stages, first to last.
+tracks() {
+  local dir name word
+  declare -A stages=()
+  local order=()
+  for dir in "$ROOT"/solutions/[0-9][0-9]-*/; do
+    name=$(basename "$dir")
+    word=${name#*-}; word=${word%%-*}
+    [[ -n ${stages[$word]:-} ]] || order+=("$word")
+    stages[$word]+="$name "
+  done
+  for word in "${order[@]}"; do
+    echo "${stages[$word]% }"
   done
 }
 
-# generate_into TOP SOLUTION_DIR writes the lesson of SOLUTION_DIR under TOP/lessons.
-generate_into() {
-  local top=$1 solution=${2%/}
+# stage_number NAME prints the lesson number of a folder name (06-nodepool-finalizer: 6).
+stage_number() { echo $((10#${1%%-*})); }
+
+lessongen() {
+  (cd "$ROOT/scripts/tools" && GOWORK=off go run ./lessongen "$@")
+}
+
+# write_track TOP SCRATCH STAGE... writes the earlier stages and the lessons of one track
+# under TOP/solutions and TOP/lessons. The last stage is the source, read from $ROOT; its
+# own lesson is made from a copy without the other stages' markers, written in SCRATCH
+# (which has the layout of a checkout, so that the module's relative paths resolve).
+write_track() {
+  local top=$1 scratch=$2; shift 2
+  local stages=("$@")
+  local source=${stages[-1]} first name n
+  first=$(stage_number "${stages[0]}")
+  for name in "${stages[@]}"; do
+    n=$(stage_number "$name")
+    local solution="$top/solutions/$name"
+    if [[ $name == "$source" ]]; then
+      solution="$scratch/solutions/$name"
+    fi
+    lessongen -source "$ROOT/solutions/$source" -first "$first" -stage "$n" -to "$solution"
+    "$ROOT/scripts/generate.sh" "$solution"
+    write_lesson "$top" "$solution"
+  done
+}
+
+# write_lesson TOP SOLUTION_DIR writes the lesson of SOLUTION_DIR under TOP/lessons.
+write_lesson() {
+  local top=$1 solution=$2
   local lesson
   lesson="$top/lessons/$(basename "$solution")"
-  (cd "$ROOT/scripts/tools" && GOWORK=off go run ./lessongen -from "$solution" -to "$lesson")
+  lessongen -from "$solution" -to "$lesson"
   # The lesson's API may lack markers the solution has: its CRDs are its own.
   "$ROOT/scripts/generate.sh" "$lesson"
 }
 
+# scratch_dir prints a new temporary folder laid out like a checkout, removed on exit.
+SCRATCH_DIRS=()
+trap 'rm -rf "${SCRATCH_DIRS[@]}"' EXIT
+scratch_dir() {
+  local dir
+  dir=$(mktemp -d)
+  mkdir -p "$dir/solutions" "$dir/lessons"
+  ln -s "$ROOT/shared" "$dir/shared"
+  echo "$dir"
+}
+
 write() {
-  local solution
-  for solution in $(solution_dirs "$@"); do
-    say "Generating lessons/$(basename "$solution") from solutions/$(basename "$solution")"
-    generate_into "$ROOT" "$solution"
+  local only=${1:-} scratch line track
+  scratch=$(scratch_dir)
+  SCRATCH_DIRS+=("$scratch")
+  while read -r line; do
+    # shellcheck disable=SC2086 # a line is a list of folder names
+    set -- $line
+    track=${1#*-}; track=${track%%-*}
+    [[ -z $only || $only == "$track" ]] || continue
+    say "Track $track: writing ${*:1:$#-1} from solutions/${!#}, and every lesson"
+    write_track "$ROOT" "$scratch" "$@"
+  done < <(tracks)
+}
+
+lesson() {
+  local scratch n line name
+  scratch=$(scratch_dir)
+  SCRATCH_DIRS+=("$scratch")
+  for n in "$@"; do
+    [[ $n =~ ^[0-9]+$ ]] || die "lesson numbers are numbers, like 1 or 01 (got '$n')"
+    local found=
+    while read -r line; do
+      # shellcheck disable=SC2086
+      set -- $line
+      for name in "$@"; do
+        (($(stage_number "$name") == 10#$n)) || continue
+        found=1
+        local solution="$ROOT/solutions/$name"
+        if [[ $name == "${!#}" ]]; then
+          # The source has the markers of every stage: write its own stage first.
+          solution="$scratch/solutions/$name"
+          lessongen -source "$ROOT/solutions/$name" -first "$(stage_number "$1")" -stage "$n" -to "$solution"
+          "$ROOT/scripts/generate.sh" "$solution"
+        fi
+        say "Writing lessons/$name"
+        write_lesson "$ROOT" "$solution"
+      done
+    done < <(tracks)
+    [[ -n $found ]] || die "there is no lesson $n; the lessons are: $(cd "$ROOT/lessons" && ls -d [0-9]* | tr '\n' ' ')"
   done
 }
 
 check() {
-  local solution name bad=0
-  CHECK_DIR=$(mktemp -d)
-  trap 'rm -rf "$CHECK_DIR"' EXIT
-  local tmp=$CHECK_DIR
-  ln -s "$ROOT/shared" "$tmp/shared"
-  for solution in $(solution_dirs); do
-    name=$(basename "$solution")
-    generate_into "$tmp" "$solution"
-    if ! diff -r "$tmp/lessons/$name" "$ROOT/lessons/$name" >/dev/null 2>&1; then
-      warn "lessons/$name differs from what solutions/$name generates:"
-      diff -r "$tmp/lessons/$name" "$ROOT/lessons/$name" | head -20 >&2 || true
-      bad=1
-    fi
-  done
-  ((bad == 0)) || die "lessons are out of date: run \`make lessons\` and commit the result"
-  say "Every lesson matches its solution"
+  local top scratch line name bad=0
+  top=$(scratch_dir)
+  scratch=$(scratch_dir)
+  SCRATCH_DIRS+=("$top" "$scratch")
+  while read -r line; do
+    # shellcheck disable=SC2086
+    set -- $line
+    write_track "$top" "$scratch" "$@"
+    for name in "$@"; do
+      local kind
+      for kind in solutions lessons; do
+        [[ $kind == solutions && $name == "${!#}" ]] && continue # the source itself
+        if ! diff -r "$top/$kind/$name" "$ROOT/$kind/$name" >/dev/null 2>&1; then
+          warn "$kind/$name differs from what solutions/${!#} generates:"
+          diff -r "$top/$kind/$name" "$ROOT/$kind/$name" | head -20 >&2 || true
+          bad=1
+        fi
+      done
+    done
+  done < <(tracks)
+  ((bad == 0)) || die "generated stages or lessons are out of date or were edited by hand: edit the track's source (its last solution), run \`make generate\` and commit the result"
+  say "Every earlier stage and every lesson matches its track's source"
 }
 
 case ${1:-} in
   write) shift; write "$@" ;;
+  lesson) shift; (($# > 0)) || die "usage: $0 lesson N..."; lesson "$@" ;;
   check) check ;;
+  tracks) tracks ;;
   *) sed -n '2,/^source/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 esac

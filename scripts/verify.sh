@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fails when anything derived is out of date: version pins, code formatting, what
-# controller-gen generates for the solutions, and the lessons generated from them.
-# Run it on a clean checkout (CI does): it regenerates the solutions' files in place.
+# controller-gen generates for each track's source (its last solution), and the earlier
+# stages and lessons generated from the sources (scripts/lessons.sh check).
+# Run it on a clean checkout (CI does): it regenerates the sources' files in place.
 #
 # Usage: scripts/verify.sh
 source "$(dirname "$0")/lib/common.sh"
@@ -13,13 +14,15 @@ unformatted=$(gofmt -l shared solutions lessons scripts)
 [[ -z $unformatted ]] || die "gofmt would change these files (run gofmt -w):"$'\n'"$unformatted"
 say "Every Go file is formatted"
 
-say "Regenerating the solutions' DeepCopy, CRDs and RBAC"
-"$ROOT/scripts/generate.sh" solutions/*/
+sources=()
+while read -r line; do sources+=("solutions/${line##* }"); done < <("$ROOT/scripts/lessons.sh" tracks)
+say "Regenerating the DeepCopy, CRDs and RBAC of ${sources[*]}"
+"$ROOT/scripts/generate.sh" "${sources[@]}"
 if git rev-parse --git-dir >/dev/null 2>&1; then
   # What generation changed in the working tree, or added without git knowing it.
-  changed=$(git diff --name-only -- solutions; git ls-files --others --exclude-standard -- solutions)
-  [[ -z $changed ]] || die "generated files of the solutions are out of date; commit these:"$'\n'"$changed"
-  say "The solutions' generated files are up to date"
+  changed=$(git diff --name-only -- "${sources[@]}"; git ls-files --others --exclude-standard -- "${sources[@]}")
+  [[ -z $changed ]] || die "generated files of the track sources are out of date (make generate); commit these:"$'\n'"$changed"
+  say "The track sources' generated files are up to date"
 else
   warn "not a git checkout: cannot tell whether the generated files changed"
 fi

@@ -101,11 +101,16 @@ func lessonFile(path string, src []byte, fromMod, toMod string) ([]byte, error) 
 	if err != nil {
 		return nil, fmt.Errorf("%s:%w", path, err)
 	}
+	return formatGo(path, out, changed, fromMod, toMod)
+}
+
+// formatGo moves a Go file to its new module path and formats it. The new module path
+// may reorder an import block; where code was taken out (changed), the imports only it
+// used must go too, which imports.Process does, like goimports. A file where nothing was
+// taken out only needs gofmt.
+func formatGo(path string, out []byte, changed bool, fromMod, toMod string) ([]byte, error) {
 	out = bytes.ReplaceAll(out, []byte(fromMod+"/"), []byte(toMod+"/"))
 	out = bytes.ReplaceAll(out, []byte(`"`+fromMod+`"`), []byte(`"`+toMod+`"`))
-	// The solution's code is gone, and so must be the imports only it used; a new module
-	// path may also reorder an import block. imports.Process does both, like goimports;
-	// a file without markers only needs gofmt.
 	format := func(src []byte) ([]byte, error) { return goformat.Source(src) }
 	if changed {
 		format = func(src []byte) ([]byte, error) {
@@ -114,7 +119,7 @@ func lessonFile(path string, src []byte, fromMod, toMod string) ([]byte, error) 
 	}
 	formatted, err := format(out)
 	if err != nil {
-		return nil, fmt.Errorf("%s: the lesson does not parse: %w\n%s", path, err, out)
+		return nil, fmt.Errorf("%s: the generated file does not parse: %w\n%s", path, err, out)
 	}
 	return formatted, nil
 }

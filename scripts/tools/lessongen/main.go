@@ -1,6 +1,12 @@
-// Command lessongen makes a lesson from its solution. The solution is the source: every
-// part the learner writes is marked in it, and the lesson is the same module with each
-// marked part replaced by a TODO and, where the code must still compile, a stub.
+// Command lessongen writes the stages of a track and the lessons of those stages.
+//
+// A track is one operator taught over several lessons; its last solution is the source
+// of the earlier ones (see stage.go for the //stage: markers):
+//
+//	lessongen -source solutions/08-nodepool-webhooks -first 5 -stage 6 -to solutions/06-nodepool-finalizer
+//
+// A lesson is its solution with every part the learner writes replaced by a TODO and, where
+// the code must still compile, a stub:
 //
 //	//lesson:todo Say what to write and where to look.     -> // TODO: Say what to write ...
 //	//lesson:todo A second line of the same TODO.           -> // A second line ...
@@ -8,10 +14,11 @@
 //	...the solution's code...                               -> (dropped)
 //	//lesson:end
 //
-// Import paths and the module path change from solutions/NN-name to lessons/NN-name;
-// imports the stubs no longer use are removed. Everything else is copied as it is.
+//	lessongen -from solutions/06-nodepool-finalizer -to lessons/06-nodepool-finalizer
 //
-// Usage: lessongen -from solutions/01-imoocpod -to lessons/01-imoocpod
+// Either way import paths and the module path follow the target folder, imports nothing
+// uses any more are removed, and everything else is copied as it is. The target folder is
+// replaced entirely.
 package main
 
 import (
@@ -21,14 +28,24 @@ import (
 )
 
 func main() {
-	from := flag.String("from", "", "the solution's folder")
-	to := flag.String("to", "", "the lesson's folder, replaced entirely")
+	from := flag.String("from", "", "the solution a lesson is made from")
+	source := flag.String("source", "", "the track's last solution, the source of its stages")
+	first := flag.Int("first", 0, "with -source: the track's first stage")
+	stage := flag.Int("stage", 0, "with -source: the stage to write")
+	to := flag.String("to", "", "the folder to write, replaced entirely")
 	flag.Parse()
-	if *from == "" || *to == "" {
+	var err error
+	switch {
+	case *from != "" && *source == "" && *to != "":
+		err = generate(*from, *to)
+	case *source != "" && *from == "" && *to != "" && *first > 0 && *stage >= *first:
+		err = generateStage(*source, *to, *first, *stage)
+	default:
 		fmt.Fprintln(os.Stderr, "usage: lessongen -from solutions/NN-name -to lessons/NN-name")
+		fmt.Fprintln(os.Stderr, "       lessongen -source solutions/NN-name -first N -stage N -to solutions/NN-name")
 		os.Exit(2)
 	}
-	if err := generate(*from, *to); err != nil {
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "lessongen: %v\n", err)
 		os.Exit(1)
 	}
