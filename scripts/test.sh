@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Everything a maintainer needs green, in the order that fails fastest:
-#   1. derived files up to date (scripts/verify.sh)
+#   1. derived files up to date (scripts/verify.sh), and a hand-edited generated stage
+#      caught
 #   2. unit and envtest integration tests of shared/, the tools and every solution; every
 #      solution's config/default builds with kustomize; every fuzz target runs for
 #      FUZZTIME (10s)
@@ -13,6 +14,19 @@ cd "$ROOT"
 start=$(date +%s)
 
 "$ROOT/scripts/verify.sh"
+
+# verify must catch a generated stage edited by hand: edit one, expect the check to fail.
+say "A hand edit of a generated stage fails the check"
+edited=solutions/01-imoocpod/internal/controller/imoocpod_controller.go
+cp "$edited" "$CACHE/edited.go"
+trap 'mv "$CACHE/edited.go" "$ROOT/$edited"' EXIT
+echo "// An edit by hand." >>"$edited"
+if "$ROOT/scripts/lessons.sh" check imoocpod >/dev/null 2>&1; then
+  die "scripts/lessons.sh check passed with $edited edited by hand"
+fi
+mv "$CACHE/edited.go" "$edited"
+trap - EXIT
+say "It does"
 
 solutions=(solutions/[0-9][0-9]-*)
 lessons=(lessons/[0-9][0-9]-*)
@@ -38,12 +52,17 @@ done
 # inputs, for a bounded time. go test -fuzz takes one target of one package per run. An
 # input that fails is saved under the package's testdata/fuzz: commit it with the fix.
 FUZZTIME=${FUZZTIME:-10s}
+# A target that several stages share (the same validator, copied forward) is fuzzed once,
+# in the newest stage that has it.
+declare -A fuzzed=()
 while IFS= read -r file; do
   for target in $(sed -nE 's/^func (Fuzz[A-Za-z0-9_]*)\(.*/\1/p' "$file"); do
+    [[ -z ${fuzzed[$target]:-} ]] || continue
+    fuzzed[$target]=1
     say "Fuzzing $target of ./$(dirname "$file") for $FUZZTIME"
     go test -run '^$' -fuzz "^$target\$" -fuzztime "$FUZZTIME" "./$(dirname "$file")"
   done
-done < <(grep -rl --include='*_test.go' '^func Fuzz' "${solutions[@]}" | sort)
+done < <(grep -rl --include='*_test.go' '^func Fuzz' "${solutions[@]}" | sort -r)
 
 say "Compiling ${#lessons[@]} lessons and their tests"
 go vet $(packages "${lessons[@]}")

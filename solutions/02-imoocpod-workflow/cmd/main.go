@@ -18,6 +18,7 @@ import (
 func main() {
 	opts := bootstrap.Options{Name: "imoocpod"}
 	opts.BindFlags(flag.CommandLine)
+	//stage:2
 	var (
 		filterEvents            bool
 		maxConcurrentReconciles int
@@ -33,6 +34,7 @@ func main() {
 	flag.IntVar(&maxConcurrentReconciles, "max-concurrent-reconciles", 1,
 		"How many different ImoocPods are reconciled at once; one ImoocPod is never reconciled "+
 			"by two workers at a time. Raise it when many ImoocPods wait on the API server.")
+	//stage:end
 	flag.Parse()
 
 	scheme := runtime.NewScheme()
@@ -41,10 +43,12 @@ func main() {
 
 	err := bootstrap.Run(opts, scheme, func(mgr ctrl.Manager) error {
 		return (&controller.ImoocPodReconciler{
-			Client:                  mgr.GetClient(),
-			Scheme:                  mgr.GetScheme(),
+			Client: mgr.GetClient(),
+			Scheme: mgr.GetScheme(),
+			//stage:2
 			FilterEvents:            filterEvents,
 			MaxConcurrentReconciles: maxConcurrentReconciles,
+			//stage:end
 		}).SetupWithManager(mgr)
 	})
 	if err != nil {

@@ -14,13 +14,7 @@ import (
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
 
-var (
-	env *testenv.Env
-	// writes counts what the running controller writes to the API server.
-	writes testenv.WriteCounter
-	// reconciler is the controller the manager runs, for tests that call it directly.
-	reconciler *ImoocPodReconciler
-)
+var env *testenv.Env
 
 func TestMain(m *testing.M) {
 	scheme := runtime.NewScheme()
@@ -31,11 +25,10 @@ func TestMain(m *testing.M) {
 		Scheme:            scheme,
 		CRDDirectoryPaths: []string{filepath.Join("..", "..", "config", "crd", "bases")},
 		Setup: func(mgr ctrl.Manager) error {
-			reconciler = &ImoocPodReconciler{
-				Client: writes.Wrap(mgr.GetClient()),
+			return (&ImoocPodReconciler{
+				Client: mgr.GetClient(),
 				Scheme: mgr.GetScheme(),
-			}
-			return reconciler.SetupWithManager(mgr)
+			}).SetupWithManager(mgr)
 		},
 	}, &env))
 }

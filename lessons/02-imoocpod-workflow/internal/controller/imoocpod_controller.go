@@ -15,6 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
+
 	appsv1 "github.com/kube-workshop/operator-workshop/lessons/02-imoocpod-workflow/api/apps/v1"
 )
 
@@ -44,7 +46,7 @@ type ImoocPodReconciler struct {
 
 	// expectations remembers the pods this controller created or deleted that the cache
 	// has not shown yet.
-	expectations expectations
+	expectations podcontrol.Expectations
 }
 
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods,verbs=get;list;watch
@@ -62,13 +64,13 @@ func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	var imoocPod appsv1.ImoocPod
 	if err := r.Get(ctx, req.NamespacedName, &imoocPod); err != nil {
 		if apierrors.IsNotFound(err) {
-			r.expectations.forget(req.NamespacedName)
+			r.expectations.Forget(req.NamespacedName)
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("getting ImoocPod: %w", err)
 	}
 	// An ImoocPod being deleted (a foreground deletion waits for its pods) needs nothing
-	// from us: it has no finalizer of ours, and its status is about to go with it.
+	// from us: it has no finalizer of ours, and the garbage collector takes its pods.
 	if !imoocPod.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
@@ -101,14 +103,15 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 	// status lags a pass behind and reports only pods the cache has shown. Counting what
 	// the pass meant to do would report pods nobody has seen, and miscount whenever a
 	// create or delete fails.
-	// TODO: Count the active pods and the ready ones among them (isPodReady) into
+	// TODO: Count the active pods and the ready ones among them (podcontrol.IsPodReady) into
 	// status.replicas and status.readyReplicas.
 
 	// Until the cache shows our last creates and deletes, its list is out of date, and
 	// acting on it would create or delete the same pods twice. The events of those pods
-	// will bring us back; the timeout covers an event that never comes. Waiting is not
-	// failing: the pass has read the current spec, so it still moves observedGeneration.
-	if wait := r.expectations.pending(client.ObjectKeyFromObject(imoocPod), pods.Items); wait > 0 {
+	// will bring us back; the timeout covers an event that never comes.
+	// Waiting is not failing: the pass has read the current spec, so it still moves
+	// observedGeneration.
+	if wait := r.expectations.Pending(client.ObjectKeyFromObject(imoocPod), pods.Items); wait > 0 {
 		log.V(1).Info("Waiting for the cache to show earlier creates and deletes", "timeout", wait)
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
@@ -152,7 +155,7 @@ func activePods(owner *appsv1.ImoocPod, pods []corev1.Pod) []corev1.Pod {
 // created as expected, so that the next pass waits for the cache to show them.
 func (r *ImoocPodReconciler) createPods(ctx context.Context, imoocPod *appsv1.ImoocPod, count int) error {
 	key := client.ObjectKeyFromObject(imoocPod)
-	created, err := slowStart(count, func() error {
+	created, err := podcontrol.SlowStart(count, func(int) error {
 		pod, err := r.newPod(imoocPod)
 		if err != nil {
 			return err
@@ -160,7 +163,7 @@ func (r *ImoocPodReconciler) createPods(ctx context.Context, imoocPod *appsv1.Im
 		if err := r.Create(ctx, pod); err != nil {
 			return err
 		}
-		r.expectations.expectCreate(key, pod.Name)
+		r.expectations.ExpectCreate(key, pod.Name)
 		return nil
 	})
 	log.FromContext(ctx).Info("Created pods", "created", created, "wanted", count)
@@ -196,12 +199,12 @@ func (r *ImoocPodReconciler) newPod(imoocPod *appsv1.ImoocPod) (*corev1.Pod, err
 // deletePods deletes pods in parallel and records each one as expected to go.
 func (r *ImoocPodReconciler) deletePods(ctx context.Context, imoocPod *appsv1.ImoocPod, pods []corev1.Pod) error {
 	key := client.ObjectKeyFromObject(imoocPod)
-	deleted, err := inParallel(len(pods), func(i int) error {
+	deleted, err := podcontrol.InParallel(len(pods), func(i int) error {
 		// A pod that is already gone is as good as deleted.
 		if err := r.Delete(ctx, &pods[i]); client.IgnoreNotFound(err) != nil {
 			return err
 		}
-		r.expectations.expectDelete(key, pods[i].Name)
+		r.expectations.ExpectDelete(key, pods[i].Name)
 		return nil
 	})
 	log.FromContext(ctx).Info("Deleted pods", "deleted", deleted, "wanted", len(pods))
@@ -216,7 +219,7 @@ func (r *ImoocPodReconciler) deletePods(ctx context.Context, imoocPod *appsv1.Im
 func podsToDelete(pods []corev1.Pod, count int) []corev1.Pod {
 	sorted := append([]corev1.Pod(nil), pods...)
 	sort.SliceStable(sorted, func(i, j int) bool {
-		if ri, rj := isPodReady(&sorted[i]), isPodReady(&sorted[j]); ri != rj {
+		if ri, rj := podcontrol.IsPodReady(&sorted[i]), podcontrol.IsPodReady(&sorted[j]); ri != rj {
 			return !ri
 		}
 		return sorted[j].CreationTimestamp.Before(&sorted[i].CreationTimestamp)
@@ -224,20 +227,10 @@ func podsToDelete(pods []corev1.Pod, count int) []corev1.Pod {
 	return sorted[:min(count, len(sorted))]
 }
 
-// isPodReady reports whether the kubelet says the pod is ready to serve.
-func isPodReady(pod *corev1.Pod) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
-}
-
 // SetupWithManager starts the controller: it reconciles an ImoocPod when the ImoocPod
 // changes and when one of the pods it controls changes (Owns), which is how a deleted
-// pod gets replaced. The predicates of eventFilters drop the events that cannot change
-// what a pass does.
+// pod gets replaced.
+// The predicates of eventFilters drop the events that cannot change what a pass does.
 func (r *ImoocPodReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	// TODO: Give For and Owns the predicates of r.eventFilters (builder.WithPredicates,
 	// one list per watch) and give the controller r.MaxConcurrentReconciles

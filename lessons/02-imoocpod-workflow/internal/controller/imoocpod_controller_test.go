@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/lessons/02-imoocpod-workflow/api/apps/v1"
+	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
 
@@ -311,7 +312,7 @@ func cachedImoocPod(g Gomega, cache client.Reader, ip *appsv1.ImoocPod) *appsv1.
 	return &cached
 }
 
-func isPodReadyValue(pod corev1.Pod) bool { return isPodReady(&pod) }
+func isPodReadyValue(pod corev1.Pod) bool { return podcontrol.IsPodReady(&pod) }
 
 func markReady(g Gomega, ns, name string) {
 	var pod corev1.Pod

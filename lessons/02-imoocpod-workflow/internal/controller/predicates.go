@@ -48,7 +48,7 @@ func podChangedPredicate() predicate.Predicate {
 // them).
 func podChanged(oldPod, newPod *corev1.Pod) bool {
 	// TODO: Compare what the controller reads of the two pods: phase, whether the
-	// pod is ready (isPodReady), deletionTimestamp, labels and owner
+	// pod is ready (podcontrol.IsPodReady), deletionTimestamp, labels and owner
 	// references. See "Filtering events" in docs/lesson-02.md.
 	return true
 }

@@ -15,6 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
+
 	appsv1 "github.com/kube-workshop/operator-workshop/solutions/01-imoocpod/api/apps/v1"
 )
 
@@ -27,6 +29,9 @@ const NameLabel = "apps.workshop.dev/imoocpod"
 // by the pod events, does the rest.
 const maxBurst = 500
 
+// ImoocPodReconciler keeps spec.replicas pods running for every ImoocPod and reports
+// what it sees in the ImoocPod's status.
+//
 // ImoocPodReconciler keeps spec.replicas pods running for every ImoocPod.
 type ImoocPodReconciler struct {
 	client.Client
@@ -34,62 +39,82 @@ type ImoocPodReconciler struct {
 
 	// expectations remembers the pods this controller created or deleted that the cache
 	// has not shown yet.
-	expectations expectations
+	expectations podcontrol.Expectations
 }
 
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
 
+// Reconcile compares the pods that exist with spec.replicas, creates or deletes the
+// difference, all in one pass, and reports what it found in the status. It is called for
+// every change of an ImoocPod's spec and of the pods it owns, and must give the same
+// answer however often it runs.
+//
 // Reconcile compares the pods that exist with spec.replicas and creates or deletes the
 // difference, all in one pass. It is called for every change of an ImoocPod and of the
 // pods it owns, and must give the same answer however often it runs.
 func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	log := log.FromContext(ctx)
-
 	// The cache is where reads come from. NotFound means the ImoocPod is gone: the
 	// garbage collector deletes its pods through their OwnerReferences, so we are done.
 	var imoocPod appsv1.ImoocPod
 	if err := r.Get(ctx, req.NamespacedName, &imoocPod); err != nil {
 		if apierrors.IsNotFound(err) {
-			r.expectations.forget(req.NamespacedName)
+			r.expectations.Forget(req.NamespacedName)
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("getting ImoocPod: %w", err)
 	}
+	// An ImoocPod being deleted (a foreground deletion waits for its pods) needs nothing
+	// from us: it has no finalizer of ours, and the garbage collector takes its pods.
 	if !imoocPod.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
+
+	return r.reconcilePods(ctx, &imoocPod)
+}
+
+// reconcilePods creates or deletes pods until spec.replicas of them are active, and
+// counts in the status the active and ready pods it found.
+//
+// reconcilePods creates or deletes pods until spec.replicas of them are active.
+func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1.ImoocPod) (ctrl.Result, error) {
+	log := log.FromContext(ctx)
 
 	var pods corev1.PodList
 	if err := r.List(ctx, &pods, client.InNamespace(imoocPod.Namespace),
 		client.MatchingLabels{NameLabel: imoocPod.Name}); err != nil {
 		return ctrl.Result{}, fmt.Errorf("listing pods: %w", err)
 	}
+	active := activePods(imoocPod, pods.Items)
 
 	// Until the cache shows our last creates and deletes, its list is out of date, and
 	// acting on it would create or delete the same pods twice. The events of those pods
 	// will bring us back; the timeout covers an event that never comes.
-	if wait := r.expectations.pending(req.NamespacedName, pods.Items); wait > 0 {
-		log.V(1).Info("Waiting for the cache to show earlier creates and deletes")
+	if wait := r.expectations.Pending(client.ObjectKeyFromObject(imoocPod), pods.Items); wait > 0 {
+		log.V(1).Info("Waiting for the cache to show earlier creates and deletes", "timeout", wait)
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 
 	// Compare what runs with what is asked for and fix the whole difference in this
 	// pass. Returning an error retries with backoff; there is never a reason to requeue
 	// when all is well: the next change of the ImoocPod or its pods brings us back.
-	active := activePods(&imoocPod, pods.Items)
 	//lesson:todo Compare len(active) with spec.replicas (it defaults to 1: ptr.Deref) and
 	//lesson:todo create the missing pods with r.createPods, or delete the surplus with
-	//lesson:todo r.deletePods(ctx, &imoocPod, podsToDelete(...)); never more than maxBurst
+	//lesson:todo r.deletePods(ctx, imoocPod, podsToDelete(...)); never more than maxBurst
 	//lesson:todo in one pass. Return their error.
 	//lesson:stub _ = active
 	want := int(ptr.Deref(imoocPod.Spec.Replicas, 1))
 	switch diff := want - len(active); {
 	case diff > 0:
-		return ctrl.Result{}, r.createPods(ctx, &imoocPod, min(diff, maxBurst))
+		count := min(diff, maxBurst)
+		log.Info("Creating pods", "count", count, "active", len(active), "replicas", want)
+		return ctrl.Result{}, r.createPods(ctx, imoocPod, count)
 	case diff < 0:
-		return ctrl.Result{}, r.deletePods(ctx, &imoocPod, podsToDelete(active, min(-diff, maxBurst)))
+		victims := podsToDelete(active, min(-diff, maxBurst))
+		log.Info("Deleting pods", "count", len(victims), "active", len(active), "replicas", want)
+		return ctrl.Result{}, r.deletePods(ctx, imoocPod, victims)
 	}
+	log.V(1).Info("Pods match spec.replicas", "replicas", want)
 	//lesson:end
 	return ctrl.Result{}, nil
 }
@@ -119,7 +144,7 @@ func activePods(owner *appsv1.ImoocPod, pods []corev1.Pod) []corev1.Pod {
 // created as expected, so that the next pass waits for the cache to show them.
 func (r *ImoocPodReconciler) createPods(ctx context.Context, imoocPod *appsv1.ImoocPod, count int) error {
 	key := client.ObjectKeyFromObject(imoocPod)
-	created, err := slowStart(count, func() error {
+	created, err := podcontrol.SlowStart(count, func(int) error {
 		pod, err := r.newPod(imoocPod)
 		if err != nil {
 			return err
@@ -127,7 +152,7 @@ func (r *ImoocPodReconciler) createPods(ctx context.Context, imoocPod *appsv1.Im
 		if err := r.Create(ctx, pod); err != nil {
 			return err
 		}
-		r.expectations.expectCreate(key, pod.Name)
+		r.expectations.ExpectCreate(key, pod.Name)
 		return nil
 	})
 	log.FromContext(ctx).Info("Created pods", "created", created, "wanted", count)
@@ -169,12 +194,12 @@ func (r *ImoocPodReconciler) newPod(imoocPod *appsv1.ImoocPod) (*corev1.Pod, err
 // deletePods deletes pods in parallel and records each one as expected to go.
 func (r *ImoocPodReconciler) deletePods(ctx context.Context, imoocPod *appsv1.ImoocPod, pods []corev1.Pod) error {
 	key := client.ObjectKeyFromObject(imoocPod)
-	deleted, err := inParallel(len(pods), func(i int) error {
+	deleted, err := podcontrol.InParallel(len(pods), func(i int) error {
 		// A pod that is already gone is as good as deleted.
 		if err := r.Delete(ctx, &pods[i]); client.IgnoreNotFound(err) != nil {
 			return err
 		}
-		r.expectations.expectDelete(key, pods[i].Name)
+		r.expectations.ExpectDelete(key, pods[i].Name)
 		return nil
 	})
 	log.FromContext(ctx).Info("Deleted pods", "deleted", deleted, "wanted", len(pods))
@@ -187,13 +212,13 @@ func (r *ImoocPodReconciler) deletePods(ctx context.Context, imoocPod *appsv1.Im
 // podsToDelete picks count pods to delete, the ones whose loss hurts least first: pods
 // that are not ready yet, then the newest, whose work is least likely to be warmed up.
 func podsToDelete(pods []corev1.Pod, count int) []corev1.Pod {
-	//lesson:todo Return count pods: not-ready pods before ready ones (isPodReady), and
-	//lesson:todo within each group the newest first (CreationTimestamp). Sort a copy:
+	//lesson:todo Return count pods: not-ready pods before ready ones (podcontrol.IsPodReady),
+	//lesson:todo and within each group the newest first (CreationTimestamp). Sort a copy:
 	//lesson:todo pods comes from the cache and must not be changed.
 	//lesson:stub return nil
 	sorted := append([]corev1.Pod(nil), pods...)
 	sort.SliceStable(sorted, func(i, j int) bool {
-		if ri, rj := isPodReady(&sorted[i]), isPodReady(&sorted[j]); ri != rj {
+		if ri, rj := podcontrol.IsPodReady(&sorted[i]), podcontrol.IsPodReady(&sorted[j]); ri != rj {
 			return !ri
 		}
 		return sorted[j].CreationTimestamp.Before(&sorted[i].CreationTimestamp)
@@ -202,19 +227,10 @@ func podsToDelete(pods []corev1.Pod, count int) []corev1.Pod {
 	//lesson:end
 }
 
-// isPodReady reports whether the kubelet says the pod is ready to serve.
-func isPodReady(pod *corev1.Pod) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
-}
-
 // SetupWithManager starts the controller: it reconciles an ImoocPod when the ImoocPod
 // changes and when one of the pods it controls changes (Owns), which is how a deleted
 // pod gets replaced.
+// The predicates of eventFilters drop the events that cannot change what a pass does.
 func (r *ImoocPodReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&appsv1.ImoocPod{}).

@@ -2,7 +2,9 @@ package controller
 
 import (
 	"context"
+	//stage:2
 	"errors"
+	//stage:end
 	"fmt"
 	"sort"
 
@@ -12,11 +14,17 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	//stage:2
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	//stage:end
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	//stage:2
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	//stage:end
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/solutions/02-imoocpod-workflow/api/apps/v1"
 )
@@ -32,10 +40,15 @@ const maxBurst = 500
 
 // ImoocPodReconciler keeps spec.replicas pods running for every ImoocPod and reports
 // what it sees in the ImoocPod's status.
+//
+//stage:2
+//stage:old // ImoocPodReconciler keeps spec.replicas pods running for every ImoocPod.
+//stage:end
 type ImoocPodReconciler struct {
 	client.Client
 	Scheme *runtime.Scheme
 
+	//stage:2
 	// FilterEvents drops the events that cannot change what a pass does: ImoocPod
 	// updates that leave the spec alone (our own status patches among them) and pod
 	// updates that change nothing this controller reads (see eventFilters).
@@ -45,39 +58,50 @@ type ImoocPodReconciler struct {
 	// 0 means 1. The work queue never hands one ImoocPod to two workers at a time.
 	MaxConcurrentReconciles int
 
+	//stage:end
 	// expectations remembers the pods this controller created or deleted that the cache
 	// has not shown yet.
-	expectations expectations
+	expectations podcontrol.Expectations
 }
 
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods,verbs=get;list;watch
+//stage:2
 //lesson:todo Let the manager write the status subresource: an RBAC marker for
 //lesson:todo imoocpods/status with the verbs get, update and patch.
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods/status,verbs=get;update;patch
 //lesson:end
+//stage:end
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
 
 // Reconcile compares the pods that exist with spec.replicas, creates or deletes the
 // difference, all in one pass, and reports what it found in the status. It is called for
 // every change of an ImoocPod's spec and of the pods it owns, and must give the same
 // answer however often it runs.
+//
+//stage:2
 func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+	//stage:old // Reconcile compares the pods that exist with spec.replicas and creates or deletes the
+	//stage:old // difference, all in one pass. It is called for every change of an ImoocPod and of the
+	//stage:old // pods it owns, and must give the same answer however often it runs.
+	//stage:old func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	//stage:end
 	// The cache is where reads come from. NotFound means the ImoocPod is gone: the
 	// garbage collector deletes its pods through their OwnerReferences, so we are done.
 	var imoocPod appsv1.ImoocPod
 	if err := r.Get(ctx, req.NamespacedName, &imoocPod); err != nil {
 		if apierrors.IsNotFound(err) {
-			r.expectations.forget(req.NamespacedName)
+			r.expectations.Forget(req.NamespacedName)
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("getting ImoocPod: %w", err)
 	}
 	// An ImoocPod being deleted (a foreground deletion waits for its pods) needs nothing
-	// from us: it has no finalizer of ours, and its status is about to go with it.
+	// from us: it has no finalizer of ours, and the garbage collector takes its pods.
 	if !imoocPod.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
 	}
 
+	//stage:2
 	// Snapshot the ImoocPod before the pass changes its status. However the pass ends,
 	// the deferred patch sends the difference from the snapshot, once, so that an error
 	// shows in the Ready condition and not only in this log.
@@ -93,11 +117,16 @@ func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	}()
 	//lesson:end
 
+	//stage:end
 	return r.reconcilePods(ctx, &imoocPod)
 }
 
 // reconcilePods creates or deletes pods until spec.replicas of them are active, and
 // counts in the status the active and ready pods it found.
+//
+//stage:2
+//stage:old // reconcilePods creates or deletes pods until spec.replicas of them are active.
+//stage:end
 func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1.ImoocPod) (ctrl.Result, error) {
 	log := log.FromContext(ctx)
 
@@ -108,27 +137,32 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 	}
 	active := activePods(imoocPod, pods.Items)
 
+	//stage:2
 	// The status counts the pods this pass found, before its own creates and deletes.
 	// Those show up as pod events that start the next pass, which counts them: the
 	// status lags a pass behind and reports only pods the cache has shown. Counting what
 	// the pass meant to do would report pods nobody has seen, and miscount whenever a
 	// create or delete fails.
-	//lesson:todo Count the active pods and the ready ones among them (isPodReady) into
+	//lesson:todo Count the active pods and the ready ones among them (podcontrol.IsPodReady) into
 	//lesson:todo status.replicas and status.readyReplicas.
 	imoocPod.Status.Replicas = int32(len(active))
 	imoocPod.Status.ReadyReplicas = 0
 	for i := range active {
-		if isPodReady(&active[i]) {
+		if podcontrol.IsPodReady(&active[i]) {
 			imoocPod.Status.ReadyReplicas++
 		}
 	}
 	//lesson:end
+	//stage:end
 
 	// Until the cache shows our last creates and deletes, its list is out of date, and
 	// acting on it would create or delete the same pods twice. The events of those pods
-	// will bring us back; the timeout covers an event that never comes. Waiting is not
-	// failing: the pass has read the current spec, so it still moves observedGeneration.
-	if wait := r.expectations.pending(client.ObjectKeyFromObject(imoocPod), pods.Items); wait > 0 {
+	// will bring us back; the timeout covers an event that never comes.
+	//stage:2
+	// Waiting is not failing: the pass has read the current spec, so it still moves
+	// observedGeneration.
+	//stage:end
+	if wait := r.expectations.Pending(client.ObjectKeyFromObject(imoocPod), pods.Items); wait > 0 {
 		log.V(1).Info("Waiting for the cache to show earlier creates and deletes", "timeout", wait)
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
@@ -136,6 +170,11 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 	// Compare what runs with what is asked for and fix the whole difference in this
 	// pass. Returning an error retries with backoff; there is never a reason to requeue
 	// when all is well: the next change of the ImoocPod or its pods brings us back.
+	//lesson:todo Compare len(active) with spec.replicas (it defaults to 1: ptr.Deref) and
+	//lesson:todo create the missing pods with r.createPods, or delete the surplus with
+	//lesson:todo r.deletePods(ctx, imoocPod, podsToDelete(...)); never more than maxBurst
+	//lesson:todo in one pass. Return their error.
+	//lesson:stub _ = active
 	want := int(ptr.Deref(imoocPod.Spec.Replicas, 1))
 	switch diff := want - len(active); {
 	case diff > 0:
@@ -147,7 +186,11 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 		log.Info("Deleting pods", "count", len(victims), "active", len(active), "replicas", want)
 		return ctrl.Result{}, r.deletePods(ctx, imoocPod, victims)
 	}
+	//stage:2
 	log.V(1).Info("Pods match spec.replicas", "replicas", want, "ready", imoocPod.Status.ReadyReplicas)
+	//stage:old log.V(1).Info("Pods match spec.replicas", "replicas", want)
+	//stage:end
+	//lesson:end
 	return ctrl.Result{}, nil
 }
 
@@ -155,6 +198,9 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 // controls that are neither being deleted nor finished. A pod with the right label but
 // another controller, or none, belongs to someone else and is never touched.
 func activePods(owner *appsv1.ImoocPod, pods []corev1.Pod) []corev1.Pod {
+	//lesson:todo Keep only the pods that owner controls (metav1.IsControlledBy) and that
+	//lesson:todo are still running or about to: not being deleted, not Succeeded or Failed.
+	//lesson:stub return pods
 	var active []corev1.Pod
 	for _, pod := range pods {
 		if !metav1.IsControlledBy(&pod, owner) || !pod.DeletionTimestamp.IsZero() {
@@ -166,13 +212,14 @@ func activePods(owner *appsv1.ImoocPod, pods []corev1.Pod) []corev1.Pod {
 		active = append(active, pod)
 	}
 	return active
+	//lesson:end
 }
 
 // createPods creates count pods for imoocPod in growing batches and records each one it
 // created as expected, so that the next pass waits for the cache to show them.
 func (r *ImoocPodReconciler) createPods(ctx context.Context, imoocPod *appsv1.ImoocPod, count int) error {
 	key := client.ObjectKeyFromObject(imoocPod)
-	created, err := slowStart(count, func() error {
+	created, err := podcontrol.SlowStart(count, func(int) error {
 		pod, err := r.newPod(imoocPod)
 		if err != nil {
 			return err
@@ -180,7 +227,7 @@ func (r *ImoocPodReconciler) createPods(ctx context.Context, imoocPod *appsv1.Im
 		if err := r.Create(ctx, pod); err != nil {
 			return err
 		}
-		r.expectations.expectCreate(key, pod.Name)
+		r.expectations.ExpectCreate(key, pod.Name)
 		return nil
 	})
 	log.FromContext(ctx).Info("Created pods", "created", created, "wanted", count)
@@ -197,6 +244,11 @@ func (r *ImoocPodReconciler) createPods(ctx context.Context, imoocPod *appsv1.Im
 
 // newPod returns the pod imoocPod asks for, labelled with its name and controlled by it.
 func (r *ImoocPodReconciler) newPod(imoocPod *appsv1.ImoocPod) (*corev1.Pod, error) {
+	//lesson:todo Build the pod: a generated name starting with the ImoocPod's name, the
+	//lesson:todo NameLabel label, one container running spec.image, and a controller
+	//lesson:todo OwnerReference to imoocPod (controllerutil.SetControllerReference), which
+	//lesson:todo lets the garbage collector delete the pod with its ImoocPod.
+	//lesson:stub return nil, errors.New("newPod is not written yet")
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			GenerateName: imoocPod.Name + "-",
@@ -211,17 +263,18 @@ func (r *ImoocPodReconciler) newPod(imoocPod *appsv1.ImoocPod) (*corev1.Pod, err
 		return nil, fmt.Errorf("setting the controller reference: %w", err)
 	}
 	return pod, nil
+	//lesson:end
 }
 
 // deletePods deletes pods in parallel and records each one as expected to go.
 func (r *ImoocPodReconciler) deletePods(ctx context.Context, imoocPod *appsv1.ImoocPod, pods []corev1.Pod) error {
 	key := client.ObjectKeyFromObject(imoocPod)
-	deleted, err := inParallel(len(pods), func(i int) error {
+	deleted, err := podcontrol.InParallel(len(pods), func(i int) error {
 		// A pod that is already gone is as good as deleted.
 		if err := r.Delete(ctx, &pods[i]); client.IgnoreNotFound(err) != nil {
 			return err
 		}
-		r.expectations.expectDelete(key, pods[i].Name)
+		r.expectations.ExpectDelete(key, pods[i].Name)
 		return nil
 	})
 	log.FromContext(ctx).Info("Deleted pods", "deleted", deleted, "wanted", len(pods))
@@ -234,31 +287,30 @@ func (r *ImoocPodReconciler) deletePods(ctx context.Context, imoocPod *appsv1.Im
 // podsToDelete picks count pods to delete, the ones whose loss hurts least first: pods
 // that are not ready yet, then the newest, whose work is least likely to be warmed up.
 func podsToDelete(pods []corev1.Pod, count int) []corev1.Pod {
+	//lesson:todo Return count pods: not-ready pods before ready ones (podcontrol.IsPodReady),
+	//lesson:todo and within each group the newest first (CreationTimestamp). Sort a copy:
+	//lesson:todo pods comes from the cache and must not be changed.
+	//lesson:stub return nil
 	sorted := append([]corev1.Pod(nil), pods...)
 	sort.SliceStable(sorted, func(i, j int) bool {
-		if ri, rj := isPodReady(&sorted[i]), isPodReady(&sorted[j]); ri != rj {
+		if ri, rj := podcontrol.IsPodReady(&sorted[i]), podcontrol.IsPodReady(&sorted[j]); ri != rj {
 			return !ri
 		}
 		return sorted[j].CreationTimestamp.Before(&sorted[i].CreationTimestamp)
 	})
 	return sorted[:min(count, len(sorted))]
-}
-
-// isPodReady reports whether the kubelet says the pod is ready to serve.
-func isPodReady(pod *corev1.Pod) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
+	//lesson:end
 }
 
 // SetupWithManager starts the controller: it reconciles an ImoocPod when the ImoocPod
 // changes and when one of the pods it controls changes (Owns), which is how a deleted
-// pod gets replaced. The predicates of eventFilters drop the events that cannot change
-// what a pass does.
+// pod gets replaced.
+// The predicates of eventFilters drop the events that cannot change what a pass does.
+//
+//stage:2
+//stage:end
 func (r *ImoocPodReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	//stage:2
 	//lesson:todo Give For and Owns the predicates of r.eventFilters (builder.WithPredicates,
 	//lesson:todo one list per watch) and give the controller r.MaxConcurrentReconciles
 	//lesson:todo (WithOptions). See "Filtering events" in docs/lesson-02.md.
@@ -275,4 +327,10 @@ func (r *ImoocPodReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Named("imoocpod").
 		Complete(r)
 	//lesson:end
+	//stage:old return ctrl.NewControllerManagedBy(mgr).
+	//stage:old 	For(&appsv1.ImoocPod{}).
+	//stage:old 	Owns(&corev1.Pod{}).
+	//stage:old 	Named("imoocpod").
+	//stage:old 	Complete(r)
+	//stage:end
 }

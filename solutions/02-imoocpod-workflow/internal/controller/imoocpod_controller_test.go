@@ -13,6 +13,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	appsv1 "github.com/kube-workshop/operator-workshop/solutions/02-imoocpod-workflow/api/apps/v1"
 )
@@ -218,12 +219,15 @@ func TestIdlePassWritesNothing(t *testing.T) {
 	// does between two events.
 	g.Eventually(func(g Gomega) {
 		g.Expect(cachedPods(g, cache, ip)).To(HaveLen(3))
+		//stage:2
 		cached := cachedImoocPod(g, cache, ip)
 		g.Expect(cached.Status.Replicas).To(BeEquivalentTo(3), "status.replicas should count the 3 pods")
 		g.Expect(cached.Status.ObservedGeneration).To(Equal(cached.Generation),
 			"status.observedGeneration should reach metadata.generation")
+		//stage:end
 	}).Should(Succeed())
 	idlePass("3 pods, none ready")
+	//stage:2
 
 	for _, pod := range podsOf(g, ip) {
 		markReady(g, ip.Namespace, pod.Name)
@@ -234,6 +238,7 @@ func TestIdlePassWritesNothing(t *testing.T) {
 			"status.readyReplicas should count the 3 ready pods")
 	}).Should(Succeed())
 	idlePass("3 pods, all ready")
+	//stage:end
 }
 
 func TestTheAPIServerRejectsBadSpecs(t *testing.T) {
@@ -305,14 +310,17 @@ func cachedPods(g Gomega, cache client.Reader, ip *appsv1.ImoocPod) []corev1.Pod
 }
 
 // cachedImoocPod reads ip as the manager's cache shows it.
+//
+//stage:2
 func cachedImoocPod(g Gomega, cache client.Reader, ip *appsv1.ImoocPod) *appsv1.ImoocPod {
 	var cached appsv1.ImoocPod
 	g.Expect(cache.Get(env.Context(), client.ObjectKeyFromObject(ip), &cached)).To(Succeed())
 	return &cached
 }
 
-func isPodReadyValue(pod corev1.Pod) bool { return isPodReady(&pod) }
+func isPodReadyValue(pod corev1.Pod) bool { return podcontrol.IsPodReady(&pod) }
 
+//stage:end
 func markReady(g Gomega, ns, name string) {
 	var pod corev1.Pod
 	g.Expect(env.Client.Get(env.Context(), client.ObjectKey{Namespace: ns, Name: name}, &pod)).To(Succeed())

@@ -1,8 +1,10 @@
+//stage:2
 package controller
 
 import (
 	"maps"
 
+	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -54,13 +56,15 @@ func podChangedPredicate() predicate.Predicate {
 // them).
 func podChanged(oldPod, newPod *corev1.Pod) bool {
 	//lesson:todo Compare what the controller reads of the two pods: phase, whether the
-	//lesson:todo pod is ready (isPodReady), deletionTimestamp, labels and owner
+	//lesson:todo pod is ready (podcontrol.IsPodReady), deletionTimestamp, labels and owner
 	//lesson:todo references. See "Filtering events" in docs/lesson-02.md.
 	//lesson:stub return true
 	return oldPod.Status.Phase != newPod.Status.Phase ||
-		isPodReady(oldPod) != isPodReady(newPod) ||
+		podcontrol.IsPodReady(oldPod) != podcontrol.IsPodReady(newPod) ||
 		!oldPod.DeletionTimestamp.Equal(newPod.DeletionTimestamp) ||
 		!maps.Equal(oldPod.Labels, newPod.Labels) ||
 		!equality.Semantic.DeepEqual(oldPod.OwnerReferences, newPod.OwnerReferences)
 	//lesson:end
 }
+
+//stage:end

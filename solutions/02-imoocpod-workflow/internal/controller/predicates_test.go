@@ -1,3 +1,4 @@
+//stage:2
 package controller
 
 import (
@@ -233,3 +234,5 @@ func passesAll(filters []predicate.Predicate, e recordedEvent) bool {
 	}
 	return true
 }
+
+//stage:end

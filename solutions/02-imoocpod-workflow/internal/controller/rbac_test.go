@@ -1,3 +1,4 @@
+//stage:2
 package controller
 
 import (
@@ -55,3 +56,5 @@ func TestTheManagersRoleAllowsAWholePass(t *testing.T) {
 	}
 	g.Expect(latest(g, ip).Status.Replicas).To(BeEquivalentTo(2), "status.replicas")
 }
+
+//stage:end

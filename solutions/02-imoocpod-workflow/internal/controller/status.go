@@ -1,3 +1,4 @@
+//stage:2
 package controller
 
 import (
@@ -80,3 +81,5 @@ func setReadyCondition(imoocPod *appsv1.ImoocPod, passErr error) {
 	meta.SetStatusCondition(&status.Conditions, ready)
 	//lesson:end
 }
+
+//stage:end

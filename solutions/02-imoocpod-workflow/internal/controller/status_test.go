@@ -1,3 +1,4 @@
+//stage:2
 package controller
 
 import (
@@ -192,3 +193,5 @@ type failingCreates struct {
 func (f *failingCreates) Create(context.Context, client.Object, ...client.CreateOption) error {
 	return f.err
 }
+
+//stage:end

@@ -26,9 +26,11 @@ func TestMain(m *testing.M) {
 		CRDDirectoryPaths: []string{filepath.Join("..", "..", "config", "crd", "bases")},
 		Setup: func(mgr ctrl.Manager) error {
 			return (&ImoocPodReconciler{
-				Client:       mgr.GetClient(),
-				Scheme:       mgr.GetScheme(),
+				Client: mgr.GetClient(),
+				Scheme: mgr.GetScheme(),
+				//stage:2
 				FilterEvents: true,
+				//stage:end
 			}).SetupWithManager(mgr)
 		},
 	}, &env))

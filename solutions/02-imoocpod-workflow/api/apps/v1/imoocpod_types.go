@@ -8,21 +8,30 @@ import (
 type ImoocPodSpec struct {
 	// Replicas is the number of pods to keep running. It is a pointer so that an explicit
 	// 0 differs from "not set", which the API server defaults to 1.
+	//lesson:todo Add validation markers so that the API server itself rejects a negative
+	//lesson:todo count and anything over 1000, and defaults a missing count to 1.
+	//lesson:todo See "Validation markers" in docs/lesson-01.md.
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1000
 	// +kubebuilder:default=1
+	//lesson:end
 	// +optional
 	Replicas *int32 `json:"replicas,omitempty"`
 
 	// Image is the container image every pod runs.
+	//lesson:todo Add markers so that an empty image is rejected and a missing one defaults
+	//lesson:todo to registry.k8s.io/pause:3.10.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:default="registry.k8s.io/pause:3.10"
+	//lesson:end
 	// +optional
 	Image string `json:"image,omitempty"`
 }
 
 // ConditionReady is the type of the condition that says whether every pod the ImoocPod
 // asks for exists and is ready.
+//
+//stage:2
 const ConditionReady = "Ready"
 
 // The reasons of the Ready condition: one word a script can compare, with the details
@@ -60,8 +69,11 @@ type ImoocPodStatus struct {
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
+//stage:end
+
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:shortName=ip
+//stage:2
 //lesson:todo Give ImoocPod a status subresource, a scale subresource that maps
 //lesson:todo spec.replicas and status.replicas (so that `kubectl scale` works), and the
 //lesson:todo printer columns DESIRED, CURRENT, READY and AGE of `kubectl get rs`.
@@ -73,6 +85,7 @@ type ImoocPodStatus struct {
 // +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyReplicas`,description="The number of ready pods"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 //lesson:end
+//stage:end
 
 // ImoocPod keeps a number of identical pods running, like a small ReplicaSet.
 type ImoocPod struct {
@@ -80,8 +93,10 @@ type ImoocPod struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec ImoocPodSpec `json:"spec,omitempty"`
+	//stage:2
 	// +optional
 	Status ImoocPodStatus `json:"status,omitempty"`
+	//stage:end
 }
 
 // +kubebuilder:object:root=true
