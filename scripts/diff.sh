@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Shows what a learner writes in lesson N: lesson N against solution N. With FROM=solution,
 # shows what lesson N adds to the stage before: solution N-1 against lesson N.
-# Module paths and lesson markers are left out, and so are generated files.
+# Module paths, lesson and stage markers are left out, and so are generated files. (A
+# track's last solution holds the markers of every stage; without them it is its own stage.)
 #
 # Usage: scripts/diff.sh N [solution]
 source "$(dirname "$0")/lib/common.sh"
@@ -27,7 +28,8 @@ normalize() {
     --exclude='config/rbac/role.yaml' --exclude='config/webhook/manifests.yaml' -cf - .) | tar -xf - -C "$dest"
   find "$dest" -type f -print0 | xargs -0 sed -i -E \
     -e 's#github.com/kube-workshop/operator-workshop/(lessons|solutions)/[0-9]{2}-[a-z0-9-]+#MODULE#g' \
-    -e '/^[[:space:]]*\/\/lesson:/d'
+    -e '/^[[:space:]]*\/\/lesson:/d' \
+    -e '/^[[:space:]]*(\/\/|#)stage:/d'
 }
 normalize "$left" "${left#"$ROOT"/}"
 normalize "$right" "${right#"$ROOT"/}"

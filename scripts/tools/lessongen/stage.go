@@ -24,6 +24,10 @@ import (
 // #stage:end. Blocks nest. A file that is empty in a stage does not exist in that stage,
 // so a file that first appears in stage 7 is wholly inside a //stage:7 block.
 //
+// In Go files keep the markers out of doc comments: gofmt moves a directive-like line
+// such as //stage:2 to the end of the doc comment it stands in. Put the marker and a blank
+// line above the doc comment instead, and the old declaration's doc in //stage:old lines.
+//
 // A //lesson: block belongs to the stage of the innermost stage block around it, or to the
 // track's first stage. Stage N keeps the lesson markers of its own blocks, so that lesson N
 // is generated from it; the blocks of earlier lessons are plain code by then.

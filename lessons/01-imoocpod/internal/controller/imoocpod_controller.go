@@ -26,9 +26,6 @@ const NameLabel = "apps.workshop.dev/imoocpod"
 // by the pod events, does the rest.
 const maxBurst = 500
 
-// ImoocPodReconciler keeps spec.replicas pods running for every ImoocPod and reports
-// what it sees in the ImoocPod's status.
-//
 // ImoocPodReconciler keeps spec.replicas pods running for every ImoocPod.
 type ImoocPodReconciler struct {
 	client.Client
@@ -42,11 +39,6 @@ type ImoocPodReconciler struct {
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
 
-// Reconcile compares the pods that exist with spec.replicas, creates or deletes the
-// difference, all in one pass, and reports what it found in the status. It is called for
-// every change of an ImoocPod's spec and of the pods it owns, and must give the same
-// answer however often it runs.
-//
 // Reconcile compares the pods that exist with spec.replicas and creates or deletes the
 // difference, all in one pass. It is called for every change of an ImoocPod and of the
 // pods it owns, and must give the same answer however often it runs.
@@ -70,9 +62,6 @@ func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	return r.reconcilePods(ctx, &imoocPod)
 }
 
-// reconcilePods creates or deletes pods until spec.replicas of them are active, and
-// counts in the status the active and ready pods it found.
-//
 // reconcilePods creates or deletes pods until spec.replicas of them are active.
 func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1.ImoocPod) (ctrl.Result, error) {
 	log := log.FromContext(ctx)
@@ -178,7 +167,6 @@ func podsToDelete(pods []corev1.Pod, count int) []corev1.Pod {
 // SetupWithManager starts the controller: it reconciles an ImoocPod when the ImoocPod
 // changes and when one of the pods it controls changes (Owns), which is how a deleted
 // pod gets replaced.
-// The predicates of eventFilters drop the events that cannot change what a pass does.
 func (r *ImoocPodReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&appsv1.ImoocPod{}).

@@ -29,8 +29,7 @@ const NameLabel = "apps.workshop.dev/imoocpod"
 // by the pod events, does the rest.
 const maxBurst = 500
 
-// ImoocPodReconciler keeps spec.replicas pods running for every ImoocPod and reports
-// what it sees in the ImoocPod's status.
+// ImoocPodReconciler keeps spec.replicas pods running for every ImoocPod.
 type ImoocPodReconciler struct {
 	client.Client
 	Scheme *runtime.Scheme
@@ -86,8 +85,7 @@ func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	return r.reconcilePods(ctx, &imoocPod)
 }
 
-// reconcilePods creates or deletes pods until spec.replicas of them are active, and
-// counts in the status the active and ready pods it found.
+// reconcilePods creates or deletes pods until spec.replicas of them are active.
 func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1.ImoocPod) (ctrl.Result, error) {
 	log := log.FromContext(ctx)
 
@@ -230,8 +228,8 @@ func podsToDelete(pods []corev1.Pod, count int) []corev1.Pod {
 // SetupWithManager starts the controller: it reconciles an ImoocPod when the ImoocPod
 // changes and when one of the pods it controls changes (Owns), which is how a deleted
 // pod gets replaced.
-// The predicates of eventFilters drop the events that cannot change what a pass does.
 func (r *ImoocPodReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	// The predicates of eventFilters drop the events that cannot change what a pass does.
 	// TODO: Give For and Owns the predicates of r.eventFilters (builder.WithPredicates,
 	// one list per watch) and give the controller r.MaxConcurrentReconciles
 	// (WithOptions). See "Filtering events" in docs/lesson-02.md.

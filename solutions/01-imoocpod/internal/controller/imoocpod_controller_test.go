@@ -290,7 +290,6 @@ func cachedPods(g Gomega, cache client.Reader, ip *appsv1.ImoocPod) []corev1.Pod
 	return pods.Items
 }
 
-// cachedImoocPod reads ip as the manager's cache shows it.
 func markReady(g Gomega, ns, name string) {
 	var pod corev1.Pod
 	g.Expect(env.Client.Get(env.Context(), client.ObjectKey{Namespace: ns, Name: name}, &pod)).To(Succeed())

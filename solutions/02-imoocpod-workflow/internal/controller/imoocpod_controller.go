@@ -38,12 +38,7 @@ const NameLabel = "apps.workshop.dev/imoocpod"
 // by the pod events, does the rest.
 const maxBurst = 500
 
-// ImoocPodReconciler keeps spec.replicas pods running for every ImoocPod and reports
-// what it sees in the ImoocPod's status.
-//
-//stage:2
-//stage:old // ImoocPodReconciler keeps spec.replicas pods running for every ImoocPod.
-//stage:end
+// ImoocPodReconciler keeps spec.replicas pods running for every ImoocPod.
 type ImoocPodReconciler struct {
 	client.Client
 	Scheme *runtime.Scheme
@@ -73,12 +68,12 @@ type ImoocPodReconciler struct {
 //stage:end
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
 
+//stage:2
+
 // Reconcile compares the pods that exist with spec.replicas, creates or deletes the
 // difference, all in one pass, and reports what it found in the status. It is called for
 // every change of an ImoocPod's spec and of the pods it owns, and must give the same
 // answer however often it runs.
-//
-//stage:2
 func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
 	//stage:old // Reconcile compares the pods that exist with spec.replicas and creates or deletes the
 	//stage:old // difference, all in one pass. It is called for every change of an ImoocPod and of the
@@ -121,12 +116,7 @@ func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	return r.reconcilePods(ctx, &imoocPod)
 }
 
-// reconcilePods creates or deletes pods until spec.replicas of them are active, and
-// counts in the status the active and ready pods it found.
-//
-//stage:2
-//stage:old // reconcilePods creates or deletes pods until spec.replicas of them are active.
-//stage:end
+// reconcilePods creates or deletes pods until spec.replicas of them are active.
 func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1.ImoocPod) (ctrl.Result, error) {
 	log := log.FromContext(ctx)
 
@@ -305,12 +295,9 @@ func podsToDelete(pods []corev1.Pod, count int) []corev1.Pod {
 // SetupWithManager starts the controller: it reconciles an ImoocPod when the ImoocPod
 // changes and when one of the pods it controls changes (Owns), which is how a deleted
 // pod gets replaced.
-// The predicates of eventFilters drop the events that cannot change what a pass does.
-//
-//stage:2
-//stage:end
 func (r *ImoocPodReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	//stage:2
+	// The predicates of eventFilters drop the events that cannot change what a pass does.
 	//lesson:todo Give For and Owns the predicates of r.eventFilters (builder.WithPredicates,
 	//lesson:todo one list per watch) and give the controller r.MaxConcurrentReconciles
 	//lesson:todo (WithOptions). See "Filtering events" in docs/lesson-02.md.

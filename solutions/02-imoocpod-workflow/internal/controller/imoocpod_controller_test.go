@@ -309,9 +309,9 @@ func cachedPods(g Gomega, cache client.Reader, ip *appsv1.ImoocPod) []corev1.Pod
 	return pods.Items
 }
 
-// cachedImoocPod reads ip as the manager's cache shows it.
-//
 //stage:2
+
+// cachedImoocPod reads ip as the manager's cache shows it.
 func cachedImoocPod(g Gomega, cache client.Reader, ip *appsv1.ImoocPod) *appsv1.ImoocPod {
 	var cached appsv1.ImoocPod
 	g.Expect(cache.Get(env.Context(), client.ObjectKeyFromObject(ip), &cached)).To(Succeed())

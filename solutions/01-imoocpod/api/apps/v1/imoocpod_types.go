@@ -28,10 +28,6 @@ type ImoocPodSpec struct {
 	Image string `json:"image,omitempty"`
 }
 
-// ConditionReady is the type of the condition that says whether every pod the ImoocPod
-// asks for exists and is ready.
-//
-
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:shortName=ip
 

@@ -28,10 +28,10 @@ type ImoocPodSpec struct {
 	Image string `json:"image,omitempty"`
 }
 
+//stage:2
+
 // ConditionReady is the type of the condition that says whether every pod the ImoocPod
 // asks for exists and is ready.
-//
-//stage:2
 const ConditionReady = "Ready"
 
 // The reasons of the Ready condition: one word a script can compare, with the details
