@@ -33,6 +33,7 @@ normalize() {
 }
 normalize "$left" "${left#"$ROOT"/}"
 normalize "$right" "${right#"$ROOT"/}"
-color=never
-[[ -t 1 ]] && color=always
-(cd "$tmp" && diff -ruN --color="$color" "${left#"$ROOT"/}" "${right#"$ROOT"/}") || true
+# diff repeats its options in each file's header: pass only the ones a reader needs.
+options=(-ruN)
+[[ -t 1 ]] && options+=(--color=always)
+(cd "$tmp" && diff "${options[@]}" "${left#"$ROOT"/}" "${right#"$ROOT"/}") || true

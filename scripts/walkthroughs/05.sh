@@ -16,7 +16,7 @@ OWN0=$(own_state $N0)
 OWN1=$(own_state $N1)
 printf '    %s: %s\n' "$N0" "$OWN0"
 
-step "Create the NodePool $POOL: the seed's labels and taint"
+step "Create the NodePool $POOL: the example's labels and taint"
 cat >"$MANIFEST" <<EOF
 apiVersion: nodes.workshop.dev/v1
 kind: NodePool
@@ -55,7 +55,7 @@ expect "the RuntimeClass tolerates the pool's taint" "node-pool.workshop.dev Equ
   "kubectl get runtimeclass $RUNTIME_CLASS -o jsonpath='{range .scheduling.tolerations[*]}{.key} {.operator} {.value} {.effect}{end}'"
 run kubectl describe runtimeclass "$RUNTIME_CLASS"
 
-step "Update the labels, as the seed did: master 8 -> 10, test removed"
+step "Update the labels: master 8 -> 10, test removed"
 run kubectl patch nodepool "$POOL" --type=merge \
   -p '{"spec":{"labels":{"node-pool.workshop.dev/master":"10","node-pool.workshop.dev/test":null}}}'
 expect "$N0 carries master=10 and no longer test=2" "node-pool.workshop.dev/master=10" \

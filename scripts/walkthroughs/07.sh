@@ -80,9 +80,9 @@ start_manager
 expect "the new manager has reconciled the pool" "yes" "(( \$(reconciles) > 0 )) && echo yes"
 sleep 2
 expect "still two events, each emitted once: an idle pass tells nothing" "NodeJoined NodeJoined" "pool_events" \
-  "an event on every pass is the seed's (x123 over 12m)"
+  "an event on every pass shows as (x123 over 12m)"
 
-step "Update the labels, as the seed did: master 8 -> 10, test removed"
+step "Update the labels: master 8 -> 10, test removed"
 run kubectl patch nodepool "$POOL" --type=merge \
   -p '{"spec":{"labels":{"node-pool.workshop.dev/master":"10","node-pool.workshop.dev/test":null}}}'
 expect "both members carry master=10 and no longer test=2" "node-pool.workshop.dev/master=10 node-pool.workshop.dev/master=10" \

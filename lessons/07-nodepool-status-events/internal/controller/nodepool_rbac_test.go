@@ -50,7 +50,7 @@ func TestTheManagersRoleAllowsANodePoolPass(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	r := &NodePoolReconciler{Client: asManager, Scheme: env.Client.Scheme(), APIReader: asManager, Recorder: &events.FakeRecorder{}}
 	member := createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, seedLabels, seedTaint)))
+	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
 	// The API server's authorizer learns of new roles through its own cache.
 	g.Eventually(func(g Gomega) {
 		g.Expect(asManager.Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})).To(Succeed())
@@ -64,7 +64,7 @@ func TestTheManagersRoleAllowsANodePoolPass(t *testing.T) {
 			setPoolSpec(g, pool, func(spec *nodesv1.NodePoolSpec) { spec.Handler = "kata" })
 		}
 	}
-	g.Expect(latestNode(g, member).Spec.Taints).To(ContainElement(seedTaint))
+	g.Expect(latestNode(g, member).Spec.Taints).To(ContainElement(sampleTaint))
 	var nodes corev1.NodeList
 	g.Expect(asManager.List(ctx, &nodes)).To(Succeed(), "the manager lists and watches nodes")
 

@@ -23,7 +23,7 @@ func TestANodeJoiningEmitsExactlyOneEvent(t *testing.T) {
 	g := NewWithT(t)
 	name := uniqueName("join")
 	node := createTestNode(t, g, name+"-node", nil)
-	pool := createPool(t, g, newNodePool(name, seedLabels, seedTaint))
+	pool := createPool(t, g, newNodePool(name, sampleLabels, sampleTaint))
 	g.Eventually(func(g Gomega) {
 		g.Expect(latestPool(g, pool)).To(havePoolReady(metav1.ConditionFalse, nodesv1.ReasonNoNodes))
 	}).Should(Succeed())

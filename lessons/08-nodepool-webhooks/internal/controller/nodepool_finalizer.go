@@ -59,7 +59,7 @@ func (r *NodePoolReconciler) reconcileDelete(ctx context.Context, pool *nodesv1.
 	log.FromContext(ctx).Info("Removed the finalizer: the nodes are clean", "finalizer", PoolFinalizer)
 	// Nothing may write to the pool after this: once the last finalizer is gone the API
 	// server deletes the pool, and a write would fail with "Precondition failed: UID in
-	// precondition" (the seed's error) or NotFound. The event is no such write: it is an
+	// precondition" (the error a pass that patches after removing the finalizer gets) or NotFound. The event is no such write: it is an
 	// Event object of its own, written in the background, about a pool that may be gone
 	// by then. It comes after the patch so that a pass that finds the pool gone tells
 	// nothing.

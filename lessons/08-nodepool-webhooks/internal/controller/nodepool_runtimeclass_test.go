@@ -15,14 +15,14 @@ import (
 func TestNodePoolRuntimeClassFollowsThePool(t *testing.T) {
 	g := NewWithT(t)
 	name := uniqueName("runtime")
-	pool := createPool(t, g, newNodePool(name, seedLabels, seedTaint))
+	pool := createPool(t, g, newNodePool(name, sampleLabels, sampleTaint))
 
 	var first nodev1.RuntimeClass
 	g.Eventually(func(g Gomega) {
 		first = runtimeClassOf(g, pool)
 		g.Expect(first.Handler).To(Equal("runc"), "the RuntimeClass's handler")
 		g.Expect(first.Scheduling).NotTo(BeNil(), "the RuntimeClass should have scheduling constraints")
-		g.Expect(first.Scheduling.NodeSelector).To(Equal(seedLabels), "its node selector should be the pool's labels")
+		g.Expect(first.Scheduling.NodeSelector).To(Equal(sampleLabels), "its node selector should be the pool's labels")
 		g.Expect(first.Scheduling.Tolerations).To(Equal([]corev1.Toleration{{
 			Key: "node-pool.workshop.dev", Operator: corev1.TolerationOpEqual, Value: "master", Effect: corev1.TaintEffectNoSchedule,
 		}}), "it should tolerate the pool's taint")

@@ -66,7 +66,7 @@ func (r *NodePoolReconciler) reconcileDelete(ctx context.Context, pool *nodesv1.
 	log.FromContext(ctx).Info("Removed the finalizer: the nodes are clean", "finalizer", PoolFinalizer)
 	// Nothing may write to the pool after this: once the last finalizer is gone the API
 	// server deletes the pool, and a write would fail with "Precondition failed: UID in
-	// precondition" (the seed's error) or NotFound.
+	// precondition" (the error a pass that patches after removing the finalizer gets) or NotFound.
 	return nil
 	//lesson:end
 }

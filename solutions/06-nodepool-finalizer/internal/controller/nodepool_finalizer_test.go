@@ -14,7 +14,7 @@ import (
 
 func TestNodePoolGetsTheFinalizer(t *testing.T) {
 	g := NewWithT(t)
-	pool := createPool(t, g, newNodePool(uniqueName("finalizer"), seedLabels))
+	pool := createPool(t, g, newNodePool(uniqueName("finalizer"), sampleLabels))
 	g.Eventually(func(g Gomega) {
 		g.Expect(latestPool(g, pool).Finalizers).To(ConsistOf(PoolFinalizer),
 			"the controller should add its finalizer to every pool")
@@ -30,10 +30,10 @@ func TestDeletingANodePoolTakesBackWhatItGave(t *testing.T) {
 		createTestNode(t, g, name+"-a", map[string]string{poolMemberLabel(name): "", "team": "blue"}, ownTaint),
 		createTestNode(t, g, name+"-b", map[string]string{poolMemberLabel(name): ""}),
 	}
-	pool := createPool(t, g, newNodePool(name, seedLabels, seedTaint))
+	pool := createPool(t, g, newNodePool(name, sampleLabels, sampleTaint))
 	g.Eventually(func(g Gomega) {
 		for _, member := range members {
-			g.Expect(latestNode(g, member).Spec.Taints).To(ContainElement(seedTaint))
+			g.Expect(latestNode(g, member).Spec.Taints).To(ContainElement(sampleTaint))
 		}
 		g.Expect(latestPool(g, pool).Finalizers).To(ContainElement(PoolFinalizer))
 	}).Should(Succeed())
@@ -68,7 +68,7 @@ func TestTheDeletionPassWritesNothingAfterRemovingTheFinalizer(t *testing.T) {
 	ctx := env.Context()
 	name := uniqueName("lastwrite")
 	member := createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, seedLabels, seedTaint)))
+	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
 	writes := &writeLog{Client: env.Client}
 	r := &NodePoolReconciler{Client: writes, Scheme: env.Client.Scheme(), APIReader: env.Client}
 
@@ -104,7 +104,7 @@ func TestAPoolBeingDeletedNeverGetsTheFinalizer(t *testing.T) {
 	ctx := env.Context()
 	name := uniqueName("held")
 	createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
-	pool := unmanagedPool(newNodePool(name, seedLabels))
+	pool := unmanagedPool(newNodePool(name, sampleLabels))
 	pool.Finalizers = []string{"test.workshop.dev/hold"}
 	createPool(t, g, pool)
 	g.Expect(env.Client.Delete(ctx, pool)).To(Succeed())

@@ -22,10 +22,10 @@ import (
 	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/07-nodepool-status-events/api/nodes/v1"
 )
 
-// The labels and taint of the seed's NodePool.
+// The labels and taint of the example NodePool (config/samples).
 var (
-	seedLabels = map[string]string{"node-pool.workshop.dev/master": "8", "node-pool.workshop.dev/test": "2"}
-	seedTaint  = noSchedule("node-pool.workshop.dev", "master")
+	sampleLabels = map[string]string{"node-pool.workshop.dev/master": "8", "node-pool.workshop.dev/test": "2"}
+	sampleTaint  = noSchedule("node-pool.workshop.dev", "master")
 )
 
 func TestNodePoolIsClusterScoped(t *testing.T) {
@@ -38,11 +38,11 @@ func TestNodePoolIsClusterScoped(t *testing.T) {
 
 func TestNodePoolGivesItsMembersItsLabelsAndTaints(t *testing.T) {
 	g := NewWithT(t)
-	name := uniqueName("seed")
+	name := uniqueName("sample")
 	foreignTaint := corev1.Taint{Key: "team", Value: "blue", Effect: corev1.TaintEffectNoExecute}
 	member := createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): "", "team": "blue"}, foreignTaint)
 	outsider := createTestNode(t, g, name+"-outsider", map[string]string{"team": "blue"})
-	createPool(t, g, newNodePool(name, seedLabels, seedTaint))
+	createPool(t, g, newNodePool(name, sampleLabels, sampleTaint))
 
 	g.Eventually(func(g Gomega) {
 		got := latestNode(g, member)
@@ -50,7 +50,7 @@ func TestNodePoolGivesItsMembersItsLabelsAndTaints(t *testing.T) {
 			poolMemberLabel(name): "", "team": "blue",
 			"node-pool.workshop.dev/master": "8", "node-pool.workshop.dev/test": "2",
 		}), "the member should carry the pool's labels next to its own")
-		g.Expect(got.Spec.Taints).To(Equal([]corev1.Taint{foreignTaint, seedTaint}),
+		g.Expect(got.Spec.Taints).To(Equal([]corev1.Taint{foreignTaint, sampleTaint}),
 			"the member should carry the pool's taint next to its own")
 	}).Should(Succeed())
 
@@ -61,12 +61,12 @@ func TestNodePoolGivesItsMembersItsLabelsAndTaints(t *testing.T) {
 	g.Expect(got.Annotations).NotTo(HaveKey(poolRecordAnnotation(name)))
 }
 
-// The seed's update: master 8 → 10, test=2 removed from the spec.
+// The example's update: master 8 → 10, test=2 removed from the spec.
 func TestNodePoolSpecChangeRemovesWhatItNoLongerLists(t *testing.T) {
 	g := NewWithT(t)
 	name := uniqueName("update")
 	member := createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
-	pool := createPool(t, g, newNodePool(name, seedLabels, seedTaint))
+	pool := createPool(t, g, newNodePool(name, sampleLabels, sampleTaint))
 	g.Eventually(func(g Gomega) {
 		g.Expect(latestNode(g, member).Labels).To(HaveKeyWithValue("node-pool.workshop.dev/test", "2"))
 	}).Should(Succeed())
@@ -98,9 +98,9 @@ func TestANodeThatLeavesThePoolLosesExactlyWhatThePoolGave(t *testing.T) {
 	name := uniqueName("leave")
 	ownTaint := noSchedule("dedicated", "db")
 	member := createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): "", "team": "blue"}, ownTaint)
-	createPool(t, g, newNodePool(name, seedLabels, seedTaint))
+	createPool(t, g, newNodePool(name, sampleLabels, sampleTaint))
 	g.Eventually(func(g Gomega) {
-		g.Expect(latestNode(g, member).Spec.Taints).To(ContainElement(seedTaint))
+		g.Expect(latestNode(g, member).Spec.Taints).To(ContainElement(sampleTaint))
 	}).Should(Succeed())
 
 	labelNode(g, member, poolMemberLabel(name), nil)
@@ -194,7 +194,7 @@ func TestNodePoolIdlePassWritesNothing(t *testing.T) {
 		createTestNode(t, g, name+"-a", map[string]string{poolMemberLabel(name): ""}),
 		createTestNode(t, g, name+"-b", map[string]string{poolMemberLabel(name): "", "team": "blue"}),
 	}
-	pool := createPool(t, g, newNodePool(name, seedLabels, seedTaint))
+	pool := createPool(t, g, newNodePool(name, sampleLabels, sampleTaint))
 
 	// A reconciler of its own, reading the manager's cache, counts the writes of one
 	// pass only, once the cache shows the running controller's work.
@@ -207,7 +207,7 @@ func TestNodePoolIdlePassWritesNothing(t *testing.T) {
 			var cached corev1.Node
 			g.Expect(cache.Get(ctx, client.ObjectKeyFromObject(member), &cached)).To(Succeed())
 			g.Expect(cached.Labels).To(HaveKeyWithValue("node-pool.workshop.dev/test", "2"))
-			g.Expect(cached.Spec.Taints).To(ContainElement(seedTaint))
+			g.Expect(cached.Spec.Taints).To(ContainElement(sampleTaint))
 		}
 		var rc nodev1.RuntimeClass
 		g.Expect(cache.Get(ctx, client.ObjectKey{Name: RuntimeClassPrefix + name}, &rc)).To(Succeed())
@@ -240,7 +240,7 @@ func TestNodePoolPatchesOnlyTheNodesThatNeedIt(t *testing.T) {
 	for i := range 2 {
 		createTestNode(t, g, fmt.Sprintf("%s-outsider-%d", name, i), map[string]string{"team": "blue"})
 	}
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, seedLabels, seedTaint)))
+	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
 	writes := &writeLog{Client: env.Client}
 	r := &NodePoolReconciler{Client: writes, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: &events.FakeRecorder{}}
 	nodePatches := func() []string {

@@ -29,7 +29,7 @@ func TestNodePoolStatusCountsTheMembersAndTheirResources(t *testing.T) {
 	for _, node := range []*corev1.Node{a, b, outsider} {
 		setAllocatable(g, node, "4", "8Gi")
 	}
-	pool := createPool(t, g, newNodePool(name, seedLabels, seedTaint))
+	pool := createPool(t, g, newNodePool(name, sampleLabels, sampleTaint))
 
 	g.Eventually(func(g Gomega) {
 		got := latestPool(g, pool)
@@ -69,7 +69,7 @@ func TestAFailingNodePoolPassReportsItsErrorOnce(t *testing.T) {
 	ctx := env.Context()
 	name := uniqueName("failing")
 	createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, seedLabels)))
+	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
 	recorder := events.NewFakeRecorder(10)
 	refused := errors.New("nodes is forbidden: the node authorizer says no")
 	broken := &NodePoolReconciler{Client: &failingNodePatches{Client: env.Client, err: refused},
@@ -105,7 +105,7 @@ func TestKubectlGetNodePoolsShowsStatusAndNodeCount(t *testing.T) {
 	g := NewWithT(t)
 	name := uniqueName("columns")
 	createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
-	pool := createPool(t, g, newNodePool(name, seedLabels))
+	pool := createPool(t, g, newNodePool(name, sampleLabels))
 	g.Eventually(func(g Gomega) {
 		g.Expect(latestPool(g, pool).Status.NodeCount).To(BeEquivalentTo(1))
 	}).Should(Succeed())

@@ -52,7 +52,7 @@ type NodePoolCustomDefaulter struct{}
 var _ admission.Defaulter[*nodesv1.NodePool] = &NodePoolCustomDefaulter{}
 
 // Default gives an empty spec.handler the default handler, and a taint without an effect
-// NoSchedule, the effect of the seed's pools: it keeps other pods off the pool's nodes
+// NoSchedule, the effect of the example pools: it keeps other pods off the pool's nodes
 // and evicts none. The schema requires an effect, but it checks after this webhook: a
 // taint written without one is stored with NoSchedule, and `kubectl get -o yaml` shows
 // it.
