@@ -115,6 +115,7 @@ func selectStage(src []byte, comment string, first, stage int) ([]byte, bool, er
 		inactive int   // how many open blocks start after the stage
 		lesson   = 0   // the stage of the open lesson block, 0 outside one
 		changed  bool
+		previous string // the line before, trimmed
 	)
 	marker := comment + "stage:"
 	lessonMarker := comment + "lesson:"
@@ -125,6 +126,10 @@ func selectStage(src []byte, comment string, first, stage int) ([]byte, bool, er
 		trimmed := strings.TrimSpace(text)
 		indent := text[:len(text)-len(strings.TrimLeft(text, " \t"))]
 		word, rest, _ := strings.Cut(strings.TrimPrefix(trimmed, marker), " ")
+		if comment == "//" && strings.HasPrefix(trimmed, marker) && previous == "//" {
+			return nil, false, fmt.Errorf("%d: %s stands in a doc comment, where gofmt moves it to the end: put it above the doc comment, with a blank line between", line, trimmed)
+		}
+		previous = trimmed
 		switch {
 		case !strings.HasPrefix(trimmed, marker):
 			// Not a stage marker: below.

@@ -151,6 +151,7 @@ func TestStageMarkerMistakesAreReportedWithTheLine(t *testing.T) {
 		"first stage":      {"//stage:5\na\n//stage:end\n", "1: //stage:5: the track starts at stage 5"},
 		"inner is earlier": {"//stage:7\n//stage:6\n//stage:end\n//stage:end\n", "2: //stage:6 inside a block of stage 7"},
 		"misspelt":         {"//stage:from 6\n", `1: unknown marker "//stage:from 6"`},
+		"in a doc comment": {"// f does it.\n//\n//stage:6\nfunc f() {}\n//stage:end\n", "3: //stage:6 stands in a doc comment"},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
