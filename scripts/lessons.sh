@@ -96,7 +96,11 @@ write() {
     set -- $line
     track=${1#*-}; track=${track%%-*}
     [[ -z $only || $only == "$track" ]] || continue
-    say "Track $track: writing ${*:1:$#-1} from solutions/${!#}, and every lesson"
+    if (($# > 1)); then
+      say "Track $track: writing ${*:1:$#-1} from solutions/${!#}, and their lessons"
+    else
+      say "Writing lessons/$1 from solutions/$1"
+    fi
     write_track "$ROOT" "$scratch" "$@"
   done < <(tracks)
 }
