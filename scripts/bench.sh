@@ -6,9 +6,11 @@
 #   BENCH_STAGE=solutions/01-imoocpod   benchmark an older stage
 #   MANAGER_FLAGS=--kube-api-qps=1000   run the manager with more flags
 #
-# nodepool has no built-in counterpart: it measures a NodePool of 500 of 1000 nodes, then
-# the memory 10,000 unrelated pods cost the stage's manager and, for comparison, the
-# manager of solutions/04-mydaemonset-webhooks, the last stage that caches every pod.
+# mydaemonset then measures what the manager's pod cache costs: it starts a second
+# manager of the same stage with --cache-pods=all, creates 10,000 pods no workshop
+# controller made, and compares the memory both managers spent on them.
+#
+# nodepool has no built-in counterpart: it measures a NodePool of 500 of 1000 nodes.
 #
 # kube-controller-manager, which runs the ReplicaSet and DaemonSet controllers, keeps its
 # default client limits (20 queries per second, burst 30); the workshop's manager has 100
@@ -23,15 +25,11 @@ newest_with() {
 }
 
 workload=${1:?usage: $0 imoocpod|mydaemonset|nodepool}
-baseline=
 case $workload in
-  imoocpod) stage=${BENCH_STAGE:-$(ls -d "$ROOT"/solutions/0[12]-*/ | tail -n 1)}; nodes=10 ;;
-  # One pod per node: the nodes are the scale.
+  imoocpod) stage=${BENCH_STAGE:-$(newest_with config/samples/apps_v1_imoocpod.yaml)}; nodes=10 ;;
+  # One pod per node: the nodes are the scale. 10,000 unrelated pods are 50 a node.
   mydaemonset) stage=${BENCH_STAGE:-$(newest_with config/samples/apps_v1_mydaemonset.yaml)}; nodes=200 ;;
-  nodepool)
-    stage=${BENCH_STAGE:-$(newest_with config/samples/nodes_v1_nodepool.yaml)}; nodes=1000
-    baseline=$ROOT/solutions/04-mydaemonset-webhooks
-    ;;
+  nodepool) stage=${BENCH_STAGE:-$(newest_with config/samples/nodes_v1_nodepool.yaml)}; nodes=1000 ;;
   *) die "no benchmark for '$workload' (known: imoocpod, mydaemonset, nodepool)" ;;
 esac
 [[ -n $stage ]] || die "no solution has the $workload API yet"
@@ -63,22 +61,24 @@ kubectl apply --server-side -f "$stage/config/crd/bases" >/dev/null
 kubectl wait --for=condition=Established crd --all --timeout=30s >/dev/null
 mkdir -p "$CACHE/stage"
 # A stage with webhooks gets them, served by its manager on this machine (as make
-# lesson-N does); the certificate also serves the baseline manager's webhook server,
+# lesson-N does); the certificate also serves the second manager's webhook server,
 # whose configurations are not installed.
 if [[ -f $stage/config/webhook/manifests.yaml ]]; then
-  (cd "$ROOT/shared" && go run ./cmd/localwebhook -webhooks "$stage/config/webhook" -port 29490 \
-    -cert-dir "$CACHE/stage/certs-bench") >/dev/null
+  tool localwebhook -webhooks "$stage/config/webhook" -port 29490 -cert-dir "$CACHE/stage/certs-bench" >/dev/null
 fi
 # MANAGER_FLAGS passes more flags, e.g. MANAGER_FLAGS=--kube-api-qps=1000 to see what
 # the client-side rate limit costs.
 # shellcheck disable=SC2086
 start_manager manager-bench "$stage" 28090 29490 ${MANAGER_FLAGS:-}
-managers="${stage#"$ROOT"/solutions/}=http://127.0.0.1:28090/metrics"
-if [[ -n $baseline ]]; then
-  say "Starting the manager of ${baseline#"$ROOT"/} too, to compare its memory"
-  start_manager manager-bench-baseline "$baseline" 28091 29491
-  managers+=",${baseline#"$ROOT"/solutions/} (caches every pod)=http://127.0.0.1:28091/metrics"
-fi
 say "Running the benchmark"
-(cd "$ROOT/shared" && go run ./cmd/scalebench -workload "$workload" -managers "$managers") ||
-  die "the benchmark failed; the managers' logs are $CACHE/stage/manager-bench*.log"
+tool scalebench -workload "$workload" ||
+  die "the benchmark failed; the manager's log is $CACHE/stage/manager-bench.log"
+
+if [[ $workload == mydaemonset ]]; then
+  say "Starting a second manager of ${stage#"$ROOT"/}, with --cache-pods=all, to compare their memory"
+  start_manager manager-bench-all "$stage" 28091 29491 --cache-pods=all
+  name=${stage#"$ROOT"/solutions/}
+  tool scalebench -workload unrelated-pods -unrelated-pods 10000 \
+    -managers "$name (own pods)=http://127.0.0.1:28090/metrics,$name (every pod)=http://127.0.0.1:28091/metrics" ||
+    die "the benchmark failed; the managers' logs are $CACHE/stage/manager-bench*.log"
+fi

@@ -33,7 +33,8 @@ required() {
 # pins_for GOMOD prints the pins that apply to one go.mod.
 pins_for() {
   case $1 in
-    */scripts/tools/go.mod) tool_pins ;;
+    # The tools module also builds the workshop's own tools, which use the libraries.
+    */scripts/tools/go.mod) tool_pins; library_pins ;;
     */scripts/controlplane/go.mod) controlplane_pins ;;
     *) library_pins ;;
   esac

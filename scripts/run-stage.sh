@@ -39,7 +39,7 @@ MANAGER_ARGS=()
 
 # A stage with webhooks: the API server must call the manager on this machine, over TLS.
 webhooks="$dir/config/webhook"
-localwebhook() { (cd "$ROOT/shared" && go run ./cmd/localwebhook -webhooks "$webhooks" "$@"); }
+localwebhook() { tool localwebhook -webhooks "$webhooks" "$@"; }
 if [[ -f $webhooks/manifests.yaml ]]; then
   host=127.0.0.1
   if [[ $(kubectl config current-context) == kind-* ]]; then

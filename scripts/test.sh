@@ -13,6 +13,21 @@ source "$(dirname "$0")/lib/common.sh"
 cd "$ROOT"
 start=$(date +%s)
 
+# phase NAME starts timing a phase of the run (ending the one before); the summary at the
+# end prints how long each took.
+PHASES=()
+phase_name=
+phase_start=
+phase() {
+  local now
+  now=$(date +%s)
+  [[ -z $phase_name ]] || PHASES+=("$(printf '%5ss  %s' $((now - phase_start)) "$phase_name")")
+  phase_name=$1
+  phase_start=$now
+  [[ -z $phase_name ]] || say "Phase: $phase_name"
+}
+
+phase "derived files up to date (scripts/verify.sh)"
 "$ROOT/scripts/verify.sh"
 
 # verify must catch a generated stage edited by hand: edit one, expect the check to fail.
@@ -33,9 +48,9 @@ lessons=(lessons/[0-9][0-9]-*)
 # packages DIR... prints the Go package patterns of the modules in DIR...
 packages() { printf './%s/...\n' "$@"; }
 
-say "Vetting and testing shared/, scripts/tools and ${#solutions[@]} solutions"
+phase "unit and envtest tests of shared/, scripts/tools and ${#solutions[@]} solutions; kustomize builds"
 go vet ./shared/... $(packages "${solutions[@]}")
-(cd scripts/tools && GOWORK=off go vet ./lessongen/ && GOWORK=off go test -count=1 ./lessongen/)
+(cd scripts/tools && GOWORK=off go vet ./... && GOWORK=off go test -count=1 ./...)
 go test -count=1 ./shared/... $(packages "${solutions[@]}")
 
 # A solution that deploys into a cluster (kind, with cert-manager) has config/default;
@@ -48,6 +63,7 @@ for solution in "${solutions[@]}"; do
   say "$solution/config/default builds with kustomize"
 done
 
+phase "fuzzing"
 # Fuzz targets run their seeds in the tests above; here each also searches for new
 # inputs, for a bounded time. go test -fuzz takes one target of one package per run. An
 # input that fails is saved under the package's testdata/fuzz: commit it with the fix.
@@ -64,7 +80,7 @@ while IFS= read -r file; do
   done
 done < <(grep -rl --include='*_test.go' '^func Fuzz' "${solutions[@]}" | sort -r)
 
-say "Compiling ${#lessons[@]} lessons and their tests"
+phase "every lesson compiles and fails its tests"
 go vet $(packages "${lessons[@]}")
 for lesson in "${lessons[@]}"; do
   # A lesson is unfinished: its tests must fail (and -failfast stops at the first).
@@ -76,7 +92,7 @@ for lesson in "${lessons[@]}"; do
   say "$lesson fails until completed, as it should (${first#--- FAIL: })"
 done
 
-say "End to end: every solution's walkthrough on a fresh embedded cluster"
+phase "end to end: every solution's walkthrough on a fresh embedded cluster"
 # A cluster and manager ports of its own, so that a learner's cluster and a running
 # `make lesson-N` are left alone.
 export WORKSHOP_CLUSTER=workshop-test METRICS_PORT=28080 PROBE_PORT=28081 WEBHOOK_PORT=29443
@@ -90,4 +106,6 @@ for solution in "${solutions[@]}"; do
   "$ROOT/scripts/run-stage.sh" solutions "$n"
 done
 
-say "All green in $(seconds_since "$start")s"
+phase ""
+say "All green in $(seconds_since "$start")s:"
+printf '%s\n' "${PHASES[@]}" >&2

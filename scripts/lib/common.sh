@@ -28,5 +28,13 @@ say() { printf '\033[1m==>\033[0m %s\n' "$*" >&2; }
 warn() { printf '\033[33mwarning:\033[0m %s\n' "$*" >&2; }
 die() { printf '\033[31merror:\033[0m %s\n' "$*" >&2; exit 1; }
 
+# tool NAME ARGS... runs the workshop's own tool scripts/tools/NAME (lessongen,
+# localwebhook, scalebench), built from this checkout. Paths in ARGS must be absolute.
+tool() {
+  local name=$1
+  shift
+  (cd "$ROOT/scripts/tools" && GOWORK=off go run "./$name" "$@")
+}
+
 # seconds_since START prints the whole seconds elapsed since START (from `date +%s`).
 seconds_since() { echo $(($(date +%s) - $1)); }

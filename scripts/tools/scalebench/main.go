@@ -13,17 +13,19 @@
 //     time until every member carries the pool's labels, when the pool is created and
 //     when a label changes, and the node patches each change cost (the API server's
 //     count, taken once the cluster is quiet: it includes anyone's patches, so on a
-//     cluster of its own it is the controller's). Then it creates -unrelated-pods pods
-//     that no workshop controller made and reports how much memory each manager of
-//     -managers (name=metrics URL, comma-separated) spent on them. It leaves the pool,
-//     the labels and the pods behind: scripts/bench.sh deletes the whole cluster.
+//     cluster of its own it is the controller's). It leaves the pool and the labels
+//     behind: scripts/bench.sh deletes the whole cluster.
+//   - unrelated-pods: creates -unrelated-pods pods that no workshop controller made and
+//     reports how much memory each manager of -managers (name=metrics URL,
+//     comma-separated) spent on them: what a manager's pod cache costs.
 //
 // Usage:
 //
 //	scalebench -workload imoocpod -replicas 500
 //	scalebench -workload mydaemonset
-//	scalebench -workload nodepool -pool-nodes 500 -unrelated-pods 10000 \
-//		-managers 08=http://127.0.0.1:28090/metrics
+//	scalebench -workload nodepool -pool-nodes 500
+//	scalebench -workload unrelated-pods -unrelated-pods 10000 \
+//		-managers own=http://127.0.0.1:28090/metrics,all=http://127.0.0.1:28091/metrics
 package main
 
 import (
@@ -33,6 +35,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,19 +63,23 @@ type result struct {
 }
 
 func main() {
-	workload := flag.String("workload", "imoocpod", "the workshop controller to measure: imoocpod or mydaemonset")
+	workload := flag.String("workload", "imoocpod", "what to measure: imoocpod, mydaemonset, nodepool or unrelated-pods")
 	replicas := flag.Int("replicas", 500, "how many pods each contender brings up (imoocpod)")
 	timeout := flag.Duration("timeout", 5*time.Minute, "how long one contender may take")
 	poolNodes := flag.Int("pool-nodes", 500, "how many nodes join the NodePool (nodepool)")
-	unrelatedPods := flag.Int("unrelated-pods", 10000, "how many pods of no workshop controller to add (nodepool)")
-	managersFlag := flag.String("managers", "", "the managers whose memory to read, as name=metrics URL, comma-separated (nodepool)")
+	unrelatedPods := flag.Int("unrelated-pods", 10000, "how many pods of no workshop controller to add (unrelated-pods)")
+	managersFlag := flag.String("managers", "", "the managers whose memory to read, as name=metrics URL, comma-separated (unrelated-pods)")
 	flag.Parse()
-	if *workload != "imoocpod" && *workload != "mydaemonset" && *workload != "nodepool" {
-		fail(fmt.Errorf("-workload: %q is not a workload this benchmark knows (imoocpod, mydaemonset, nodepool)", *workload))
+	known := []string{"imoocpod", "mydaemonset", "nodepool", "unrelated-pods"}
+	if !slices.Contains(known, *workload) {
+		fail(fmt.Errorf("-workload: %q is not a workload this benchmark knows (%s)", *workload, strings.Join(known, ", ")))
 	}
 	managers, err := parseManagers(*managersFlag)
 	if err != nil {
 		fail(err)
+	}
+	if *workload == "unrelated-pods" && len(managers) == 0 {
+		fail(fmt.Errorf("-managers: the unrelated-pods workload needs at least one manager to read the memory of"))
 	}
 
 	cfg, err := cluster.Config("")
@@ -96,9 +103,14 @@ func main() {
 		b.daemons(cfg.Host)
 		return
 	case "nodepool":
-		// 1000 nodes and 10,000 pods take longer to set up than one contender.
+		// 1000 nodes take longer to set up than one contender.
 		b.timeout = max(b.timeout, 20*time.Minute)
-		b.nodePool(cfg.Host, *poolNodes, *unrelatedPods, managers)
+		b.nodePool(cfg.Host, *poolNodes)
+		return
+	case "unrelated-pods":
+		// 10,000 pods take longer to create and run than one contender.
+		b.timeout = max(b.timeout, 20*time.Minute)
+		b.unrelatedPodsMemory(*unrelatedPods, managers)
 		return
 	}
 	fmt.Printf("Bringing up %d pods, three ways, on %s\n\n", *replicas, cfg.Host)
@@ -370,4 +382,39 @@ func must(err error) {
 func fail(err error) {
 	fmt.Fprintf(os.Stderr, "scalebench: %v\n", err)
 	os.Exit(1)
+}
+
+// readyNodes returns the names of the Ready, schedulable nodes, sorted.
+func (b *bench) readyNodes(ctx context.Context) []string {
+	var nodes corev1.NodeList
+	must(b.c.List(ctx, &nodes))
+	var names []string
+	for _, node := range nodes.Items {
+		if isNodeReady(&node) && !node.Spec.Unschedulable {
+			names = append(names, node.Name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// waitFor polls done every interval until it holds, saying every 10 seconds what it
+// waits for. A timed wait polls often; a wait whose poll lists thousands of objects
+// polls seldom, not to load the API server it measures.
+func (b *bench) waitFor(ctx context.Context, what string, interval time.Duration, done func() bool) {
+	began, told := time.Now(), time.Now()
+	for !done() {
+		if ctx.Err() != nil {
+			fail(fmt.Errorf("gave up waiting for %s after %s", what, b.timeout))
+		}
+		if time.Since(told) > 10*time.Second {
+			say("still waiting for %s (%.0fs)", what, time.Since(began).Seconds())
+			told = time.Now()
+		}
+		time.Sleep(interval)
+	}
+}
+
+func say(format string, args ...any) {
+	fmt.Printf("  %s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 }

@@ -6,13 +6,13 @@ import (
 )
 
 func TestParseManagersReadsNamesAndURLs(t *testing.T) {
-	got, err := parseManagers("08-nodepool-webhooks=http://127.0.0.1:28090/metrics,04 (caches every pod)=http://127.0.0.1:28091/metrics")
+	got, err := parseManagers("own=http://127.0.0.1:28090/metrics,all (caches every pod)=http://127.0.0.1:28091/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []manager{
-		{name: "08-nodepool-webhooks", metricsURL: "http://127.0.0.1:28090/metrics"},
-		{name: "04 (caches every pod)", metricsURL: "http://127.0.0.1:28091/metrics"},
+		{name: "own", metricsURL: "http://127.0.0.1:28090/metrics"},
+		{name: "all (caches every pod)", metricsURL: "http://127.0.0.1:28091/metrics"},
 	}
 	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("got %+v, want %+v", got, want)
