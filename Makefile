@@ -92,9 +92,9 @@ bench-imoocpod: binaries ## ImoocPod against ReplicaSet: 0 to 500 pods on the em
 	@scripts/bench.sh imoocpod
 
 .PHONY: bench-mydaemonset
-bench-mydaemonset: binaries ## MyDaemonSet against DaemonSet: one pod on each of 200 simulated nodes.
+bench-mydaemonset: binaries ## MyDaemonSet against DaemonSet on 200 simulated nodes; the pod cache's memory under 10,000 other pods.
 	@scripts/bench.sh mydaemonset
 
 .PHONY: bench-nodepool
-bench-nodepool: binaries ## NodePool on 1000 simulated nodes: label changes, node patches, memory with 10,000 other pods.
+bench-nodepool: binaries ## NodePool on 1000 simulated nodes: label changes and the node patches they cost.
 	@scripts/bench.sh nodepool

@@ -17,10 +17,6 @@
 #   scripts/lessons.sh tracks         print each track: its source, then its stages
 source "$(dirname "$0")/lib/common.sh"
 
-# Stages 03 to 08 still each carry the operators of the stages before them, so each is its
-# own source until its track is split into a module of its own operator.
-UNSPLIT="03-mydaemonset 04-mydaemonset-webhooks 05-nodepool 06-nodepool-finalizer 07-nodepool-status-events 08-nodepool-webhooks"
-
 # tracks prints one line per track: the folder names of its stages, first to last.
 tracks() {
   local dir name word
@@ -29,7 +25,6 @@ tracks() {
   for dir in "$ROOT"/solutions/[0-9][0-9]-*/; do
     name=$(basename "$dir")
     word=${name#*-}; word=${word%%-*}
-    [[ " $UNSPLIT " == *" $name "* ]] && word=$name
     [[ -n ${stages[$word]:-} ]] || order+=("$word")
     stages[$word]+="$name "
   done
@@ -41,9 +36,7 @@ tracks() {
 # stage_number NAME prints the lesson number of a folder name (06-nodepool-finalizer: 6).
 stage_number() { echo $((10#${1%%-*})); }
 
-lessongen() {
-  (cd "$ROOT/scripts/tools" && GOWORK=off go run ./lessongen "$@")
-}
+lessongen() { tool lessongen "$@"; }
 
 # write_track TOP SCRATCH STAGE... writes the earlier stages and the lessons of one track
 # under TOP/solutions and TOP/lessons. The last stage is the source, read from $ROOT; its

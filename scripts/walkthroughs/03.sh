@@ -44,7 +44,7 @@ expect "every pod is controlled by the MyDaemonSet demo" "MyDaemonSet/demo" \
   "newDaemonPod should call controllerutil.SetControllerReference"
 expect "DESIRED CURRENT AVAILABLE reach $NODES_BEFORE $NODES_BEFORE $NODES_BEFORE, like kubectl get ds" \
   "$NODES_BEFORE $NODES_BEFORE $NODES_BEFORE" "$COLUMNS" \
-  "empty columns? add the printcolumn markers and regenerate"
+  "the counts come from planPods, and reconcilePods copies them into the status"
 expect "the Ready condition is True" "True AllPodsAvailable" "$READY_CONDITION"
 run kubectl get mds -n $NS -o wide
 run kubectl get pods -n $NS -l $SELECTOR -o wide

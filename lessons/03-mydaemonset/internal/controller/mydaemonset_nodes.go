@@ -2,12 +2,16 @@ package controller
 
 import (
 	"context"
+	"maps"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
 )
 
 // mydaemonsetsForNode maps an event of a node, an object no MyDaemonSet owns, to the
@@ -56,8 +60,10 @@ func nodeChanged(oldNode, newNode *corev1.Node) bool {
 	return true
 }
 
-// daemonPodChangedPredicate is podChangedPredicate plus the pod's image: a pod whose
-// image someone changed in place must be replaced by one that runs spec.image.
+// daemonPodChangedPredicate passes every create, delete and generic event of a pod, and
+// an update only when daemonPodChanged says it matters. Most pod updates are the
+// kubelet's reports (restart counts, probe results, IP addresses); without this filter
+// each one would cost a pass that finds nothing to do.
 func daemonPodChangedPredicate() predicate.Predicate {
 	return predicate.Funcs{
 		UpdateFunc: func(e event.UpdateEvent) bool {
@@ -66,7 +72,21 @@ func daemonPodChangedPredicate() predicate.Predicate {
 			if !okOld || !okNew {
 				return true
 			}
-			return podChanged(oldPod, newPod) || podImage(oldPod) != podImage(newPod)
+			return daemonPodChanged(oldPod, newPod)
 		},
 	}
+}
+
+// daemonPodChanged reports whether an update changed something the controller reads of
+// a pod: its phase and deletionTimestamp, whether it is ready, its labels (the list
+// selects on MyDaemonSetLabel), its owner references (metav1.IsControlledBy, and Owns
+// maps an event to the controlling MyDaemonSet through them) and its image: a pod whose
+// image someone changed in place must be replaced by one that runs spec.image.
+func daemonPodChanged(oldPod, newPod *corev1.Pod) bool {
+	return oldPod.Status.Phase != newPod.Status.Phase ||
+		podcontrol.IsPodReady(oldPod) != podcontrol.IsPodReady(newPod) ||
+		!oldPod.DeletionTimestamp.Equal(newPod.DeletionTimestamp) ||
+		!maps.Equal(oldPod.Labels, newPod.Labels) ||
+		!equality.Semantic.DeepEqual(oldPod.OwnerReferences, newPod.OwnerReferences) ||
+		podImage(oldPod) != podImage(newPod)
 }

@@ -1,11 +1,7 @@
 package controller
 
 import (
-	"slices"
-	"strings"
-
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/lessons/03-mydaemonset/api/apps/v1"
@@ -43,90 +39,33 @@ type daemonPlan struct {
 // which to delete. nodes and pods come from the cache and are not changed.
 func planPods(mds *appsv1.MyDaemonSet, nodes []corev1.Node, pods []corev1.Pod) daemonPlan {
 	var plan daemonPlan
-	nodesByName := make(map[string]*corev1.Node, len(nodes))
-	for i := range nodes {
-		nodesByName[nodes[i].Name] = &nodes[i]
-	}
-
-	// Sort the pods into the one active pod of each node and the pods on their way out.
-	// A pod of someone else, even with our label, is never touched.
+	// running holds the one active pod of each node, by node name.
 	running := map[string]*corev1.Pod{}
 	// leaving holds the nodes with a pod that is terminating or removed by this pass.
 	// They get no new pod until it is gone: two pods of one MyDaemonSet must never share
 	// a node, and the new pod needs the old one's name.
 	leaving := sets.New[string]()
-	for i := range pods {
-		pod := &pods[i]
-		if !metav1.IsControlledBy(pod, mds) {
-			continue
-		}
-		if !pod.DeletionTimestamp.IsZero() {
-			leaving.Insert(pod.Spec.NodeName)
-			continue
-		}
-		node := nodesByName[pod.Spec.NodeName]
-		switch {
-		case node == nil || !nodeMatches(mds, node):
-			plan.remove = append(plan.remove, pod)
-		case pod.Name != podName(mds.Name, node.Name):
-			// Not the name this controller gives: a copy someone else made, which would
-			// be a second pod on the node.
-			plan.remove = append(plan.remove, pod)
-			leaving.Insert(node.Name)
-		case pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed:
-			// A finished pod never runs again, and it holds the name its replacement
-			// needs.
-			plan.remove = append(plan.remove, pod)
-			leaving.Insert(node.Name)
-		default:
-			running[node.Name] = pod
-		}
-	}
+
+	// Sort the pods into the one active pod of each node and the pods on their way out.
+	// A pod of someone else, even with our label, is never touched.
+	// TODO: Sort the pods that mds controls (metav1.IsControlledBy; skip the others).
+	// A terminating pod marks its node leaving. A pod whose node is gone or does
+	// not match (nodeMatches) goes into plan.remove. So does a pod not named
+	// podName(mds.Name, node.Name), and a finished one (Succeeded or Failed);
+	// both also mark the node leaving. Every other pod is its node's entry in
+	// running. See "Which nodes get a pod" in docs/lesson-03.md.
 
 	// Walk the nodes in name order, so that a pass's choices do not depend on the
 	// order of the cache's list.
-	sorted := make([]*corev1.Node, 0, len(nodes))
-	for i := range nodes {
-		sorted = append(sorted, &nodes[i])
-	}
-	slices.SortFunc(sorted, func(a, b *corev1.Node) int { return strings.Compare(a.Name, b.Name) })
-
-	// unavailable counts the nodes that should run a pod and have no ready one.
-	unavailable := 0
-	var outdated []*corev1.Pod
-	for _, node := range sorted {
-		if !nodeMatches(mds, node) {
-			continue
-		}
-		pod := running[node.Name]
-		switch {
-		case pod != nil:
-			// A pod stays on a node that went NotReady, as a DaemonSet's does: a
-			// network blip should not restart every daemon of the node.
-			plan.desired++
-			plan.current++
-			if podImage(pod) == mds.Spec.Image {
-				plan.updated++
-			} else {
-				outdated = append(outdated, pod)
-			}
-			if isPodReady(pod) {
-				plan.available++
-			} else {
-				unavailable++
-			}
-		case !isNodeReady(node):
-			// A NotReady node without a pod gets one once it is Ready.
-		case leaving.Has(node.Name):
-			plan.desired++
-			unavailable++
-		default:
-			plan.desired++
-			unavailable++
-			plan.create = append(plan.create, node)
-		}
-	}
-	plan.replace = outdatedPodsToDelete(outdated, unavailable)
+	// TODO: Walk the nodes that match (nodeMatches) in name order and fill in the
+	// plan. A node with a running pod is desired and current; its pod is updated
+	// when it runs spec.image (podImage), else outdated; the node is available
+	// when the pod is ready (podcontrol.IsPodReady), else unavailable. A NotReady
+	// node (isNodeReady) without a pod counts for nothing. A leaving node is
+	// desired and unavailable. Any other node is desired, unavailable and gets
+	// a pod (plan.create). Last, outdatedPodsToDelete picks plan.replace. See
+	// "Which nodes get a pod" and "The rolling budget" in docs/lesson-03.md.
+	_, _ = running, leaving
 	return plan
 }
 

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -17,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/lessons/04-mydaemonset-webhooks/api/apps/v1"
+	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
 
@@ -143,6 +145,58 @@ func setImage(g Gomega, mds *appsv1.MyDaemonSet, image string) {
 	patch := client.MergeFrom(mds.DeepCopy())
 	mds.Spec.Image = image
 	g.ExpectWithOffset(1, env.Client.Patch(env.Context(), mds, patch)).To(Succeed())
+}
+
+// unmanaged hides obj from the running manager, for tests that call Reconcile themselves.
+func unmanaged[T client.Object](obj T) T {
+	obj.SetLabels(map[string]string{testenv.UnmanagedLabel: "true"})
+	return obj
+}
+
+func requestFor(obj client.Object) ctrl.Request {
+	return ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)}
+}
+
+// markReady plays the kubelet: the pod runs and is ready.
+func markReady(g Gomega, ns, name string) {
+	var pod corev1.Pod
+	g.ExpectWithOffset(1, env.Client.Get(env.Context(), client.ObjectKey{Namespace: ns, Name: name}, &pod)).To(Succeed())
+	pod.Status.Phase = corev1.PodRunning
+	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+	g.ExpectWithOffset(1, env.Client.Status().Update(env.Context(), &pod)).To(Succeed())
+}
+
+// frozenPodList is a client whose pod lists never change after the first one: a cache
+// that has stopped seeing events.
+type frozenPodList struct {
+	client.Client
+	frozen *corev1.PodList
+}
+
+func (f *frozenPodList) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	pods, ok := list.(*corev1.PodList)
+	if !ok {
+		return f.Client.List(ctx, list, opts...)
+	}
+	if f.frozen == nil {
+		f.frozen = &corev1.PodList{}
+		if err := f.Client.List(ctx, f.frozen, opts...); err != nil {
+			return err
+		}
+	}
+	f.frozen.DeepCopyInto(pods)
+	return nil
+}
+
+// terminatingNamespace creates a namespace with obj in it, then deletes the namespace.
+// envtest runs no namespace controller, so the namespace stays Terminating, refusing
+// every new object, for the rest of the run.
+func terminatingNamespace(g Gomega, obj client.Object) {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "terminating-"}}
+	g.ExpectWithOffset(1, env.Client.Create(env.Context(), ns)).To(Succeed())
+	obj.SetNamespace(ns.Name)
+	g.ExpectWithOffset(1, env.Client.Create(env.Context(), obj)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client.Delete(env.Context(), ns)).To(Succeed())
 }
 
 func TestMyDaemonSetRunsOnePodOnEveryReadyNode(t *testing.T) {
@@ -302,8 +356,8 @@ func TestMyDaemonSetIdlePassWritesNothing(t *testing.T) {
 	mds := newMyDaemonSet(ns, "idle", nil)
 	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
 
-	// As for ImoocPod: a reconciler of its own reads the manager's cache, so that only
-	// the writes of its passes are counted.
+	// A reconciler of its own reads the manager's cache, so that only the writes of its
+	// passes are counted.
 	cache := env.Manager.GetClient()
 	var writes testenv.WriteCounter
 	r := &MyDaemonSetReconciler{Client: writes.Wrap(cache), Scheme: env.Client.Scheme()}
@@ -327,7 +381,7 @@ func TestMyDaemonSetIdlePassWritesNothing(t *testing.T) {
 			g.Expect(cache.List(ctx, &pods, client.InNamespace(ns))).To(Succeed())
 			readyPods := 0
 			for _, pod := range pods.Items {
-				if isPodReady(&pod) {
+				if podcontrol.IsPodReady(&pod) {
 					readyPods++
 				}
 			}
@@ -379,7 +433,7 @@ func TestAnImageChangeReplacesOnePodAtATime(t *testing.T) {
 		pods := daemonPodsOf(g, mds)
 		ready, updated := 0, 0
 		for _, pod := range pods {
-			if isPodReady(&pod) {
+			if podcontrol.IsPodReady(&pod) {
 				ready++
 			}
 			if podImage(&pod) == newPauseImage {
@@ -400,7 +454,7 @@ func TestAnImageChangeReplacesOnePodAtATime(t *testing.T) {
 			continue
 		}
 		for _, pod := range pods {
-			if !isPodReady(&pod) {
+			if !podcontrol.IsPodReady(&pod) {
 				markReady(g, ns, pod.Name)
 				break
 			}

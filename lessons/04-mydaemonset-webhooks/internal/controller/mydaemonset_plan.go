@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/sets"
 
+	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
+
 	appsv1 "github.com/kube-workshop/operator-workshop/lessons/04-mydaemonset-webhooks/api/apps/v1"
 )
 
@@ -46,18 +48,19 @@ type daemonPlan struct {
 // which to delete. nodes and pods come from the cache and are not changed.
 func planPods(mds *appsv1.MyDaemonSet, nodes []corev1.Node, pods []corev1.Pod) daemonPlan {
 	var plan daemonPlan
-	nodesByName := make(map[string]*corev1.Node, len(nodes))
-	for i := range nodes {
-		nodesByName[nodes[i].Name] = &nodes[i]
-	}
-
-	// Sort the pods into the one active pod of each node and the pods on their way out.
-	// A pod of someone else, even with our label, is never touched.
+	// running holds the one active pod of each node, by node name.
 	running := map[string]*corev1.Pod{}
 	// leaving holds the nodes with a pod that is terminating or removed by this pass.
 	// They get no new pod until it is gone: two pods of one MyDaemonSet must never share
 	// a node, and the new pod needs the old one's name.
 	leaving := sets.New[string]()
+
+	// Sort the pods into the one active pod of each node and the pods on their way out.
+	// A pod of someone else, even with our label, is never touched.
+	nodesByName := make(map[string]*corev1.Node, len(nodes))
+	for i := range nodes {
+		nodesByName[nodes[i].Name] = &nodes[i]
+	}
 	for i := range pods {
 		pod := &pods[i]
 		if !metav1.IsControlledBy(pod, mds) {
@@ -113,7 +116,7 @@ func planPods(mds *appsv1.MyDaemonSet, nodes []corev1.Node, pods []corev1.Pod) d
 			} else {
 				outdated = append(outdated, pod)
 			}
-			if isPodReady(pod) {
+			if podcontrol.IsPodReady(pod) {
 				plan.available++
 			} else {
 				unavailable++
@@ -186,7 +189,7 @@ func podImage(pod *corev1.Pod) string {
 func outdatedPodsToDelete(outdated []*corev1.Pod, unavailable int) []*corev1.Pod {
 	var victims, ready []*corev1.Pod
 	for _, pod := range outdated {
-		if isPodReady(pod) {
+		if podcontrol.IsPodReady(pod) {
 			ready = append(ready, pod)
 		} else {
 			victims = append(victims, pod)

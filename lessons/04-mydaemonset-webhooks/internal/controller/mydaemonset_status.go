@@ -14,8 +14,9 @@ import (
 )
 
 // patchStatus completes the status a pass found and writes it with one merge patch, only
-// when it differs from orig's, exactly as the ImoocPod controller does: an idle pass
-// writes nothing, and only a pass without an error moves observedGeneration.
+// when it differs from orig's, as in lesson 02: an idle pass writes nothing, and only a
+// pass without an error moves observedGeneration. A merge patch carries only the fields
+// that changed and no resourceVersion, so it cannot conflict with writes of the spec.
 func (r *MyDaemonSetReconciler) patchStatus(ctx context.Context, orig, mds *appsv1.MyDaemonSet, passErr error) error {
 	setMyDaemonSetReadyCondition(mds, passErr)
 	if passErr == nil {
@@ -26,10 +27,13 @@ func (r *MyDaemonSetReconciler) patchStatus(ctx context.Context, orig, mds *apps
 	}
 
 	status := &mds.Status
-	ready := meta.FindStatusCondition(status.Conditions, appsv1.ConditionReady)
-	log.FromContext(ctx).Info("Updating status", "desired", status.DesiredNumberScheduled,
+	log := log.FromContext(ctx).WithValues("desired", status.DesiredNumberScheduled,
 		"current", status.CurrentNumberScheduled, "updated", status.UpdatedNumberScheduled,
-		"available", status.NumberAvailable, "ready", ready.Status, "reason", ready.Reason)
+		"available", status.NumberAvailable)
+	if ready := meta.FindStatusCondition(status.Conditions, appsv1.ConditionReady); ready != nil {
+		log = log.WithValues("ready", ready.Status, "reason", ready.Reason)
+	}
+	log.Info("Updating status")
 	if err := r.Status().Patch(ctx, mds, client.MergeFrom(orig)); err != nil {
 		return fmt.Errorf("patching the status: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"maps"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -15,6 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/solutions/03-mydaemonset/api/apps/v1"
 )
@@ -108,8 +111,10 @@ func nodeChanged(oldNode, newNode *corev1.Node) bool {
 	//lesson:end
 }
 
-// daemonPodChangedPredicate is podChangedPredicate plus the pod's image: a pod whose
-// image someone changed in place must be replaced by one that runs spec.image.
+// daemonPodChangedPredicate passes every create, delete and generic event of a pod, and
+// an update only when daemonPodChanged says it matters. Most pod updates are the
+// kubelet's reports (restart counts, probe results, IP addresses); without this filter
+// each one would cost a pass that finds nothing to do.
 func daemonPodChangedPredicate() predicate.Predicate {
 	return predicate.Funcs{
 		UpdateFunc: func(e event.UpdateEvent) bool {
@@ -118,7 +123,21 @@ func daemonPodChangedPredicate() predicate.Predicate {
 			if !okOld || !okNew {
 				return true
 			}
-			return podChanged(oldPod, newPod) || podImage(oldPod) != podImage(newPod)
+			return daemonPodChanged(oldPod, newPod)
 		},
 	}
+}
+
+// daemonPodChanged reports whether an update changed something the controller reads of
+// a pod: its phase and deletionTimestamp, whether it is ready, its labels (the list
+// selects on MyDaemonSetLabel), its owner references (metav1.IsControlledBy, and Owns
+// maps an event to the controlling MyDaemonSet through them) and its image: a pod whose
+// image someone changed in place must be replaced by one that runs spec.image.
+func daemonPodChanged(oldPod, newPod *corev1.Pod) bool {
+	return oldPod.Status.Phase != newPod.Status.Phase ||
+		podcontrol.IsPodReady(oldPod) != podcontrol.IsPodReady(newPod) ||
+		!oldPod.DeletionTimestamp.Equal(newPod.DeletionTimestamp) ||
+		!maps.Equal(oldPod.Labels, newPod.Labels) ||
+		!equality.Semantic.DeepEqual(oldPod.OwnerReferences, newPod.OwnerReferences) ||
+		podImage(oldPod) != podImage(newPod)
 }

@@ -14,47 +14,10 @@ import (
 )
 
 // The manager runs with the ClusterRole that controller-gen writes from the RBAC markers
-// (config/rbac/role.yaml), not as the administrator the other tests use. Every read and
-// write of a pass, the status patch included, must be allowed by that role.
-func TestTheManagersRoleAllowsAWholePass(t *testing.T) {
-	g := NewWithT(t)
-	ctx := env.Context()
-	ns := env.Namespace(t)
-
-	role := managerRole(g)
-	role.ObjectMeta = metav1.ObjectMeta{Name: "imoocpod-manager-" + ns}
-	g.Expect(env.Client.Create(ctx, role)).To(Succeed())
-	t.Cleanup(func() { _ = env.Client.Delete(ctx, role) })
-	const user = "imoocpod-manager"
-	binding := &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "imoocpod-manager"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
-	}
-	g.Expect(env.Client.Create(ctx, binding)).To(Succeed())
-
-	cfg := rest.CopyConfig(env.Config)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
-	asManager, err := client.New(cfg, client.Options{Scheme: env.Client.Scheme()})
-	g.Expect(err).NotTo(HaveOccurred())
-	r := &ImoocPodReconciler{Client: asManager, Scheme: env.Client.Scheme()}
-	ip := unmanaged(newImoocPod(ns, "rbac", 2))
-	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
-	// The API server's authorizer learns of new roles through its own cache.
-	g.Eventually(func(g Gomega) {
-		g.Expect(asManager.Get(ctx, client.ObjectKeyFromObject(ip), ip)).To(Succeed())
-	}).Should(Succeed())
-
-	for pass := range 2 {
-		_, err := r.Reconcile(ctx, requestFor(ip))
-		g.Expect(err).NotTo(HaveOccurred(), "pass %d as the manager's role; add the RBAC marker it lacks", pass+1)
-	}
-	g.Expect(latest(g, ip).Status.Replicas).To(BeEquivalentTo(2), "status.replicas")
-}
-
-// The same for the MyDaemonSet controller, bound cluster-wide as a deployed manager is:
-// nodes belong to no namespace, and its map function lists MyDaemonSets and pods of
-// every namespace.
+// (config/rbac/role.yaml), not as the administrator the other tests use, and bound
+// cluster-wide as a deployed manager is: nodes belong to no namespace, and the map
+// function lists MyDaemonSets and pods of every namespace. Every read and write of a
+// pass, the status patch included, must be allowed by that role.
 func TestTheManagersRoleAllowsAWholeMyDaemonSetPass(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
@@ -77,7 +40,7 @@ func TestTheManagersRoleAllowsAWholeMyDaemonSetPass(t *testing.T) {
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
 	asManager, err := client.New(cfg, client.Options{Scheme: env.Client.Scheme()})
 	g.Expect(err).NotTo(HaveOccurred())
-	r := &MyDaemonSetReconciler{Client: asManager, Scheme: env.Client.Scheme()}
+	r := &MyDaemonSetReconciler{Client: asManager, Scheme: env.Client.Scheme(), APIReader: asManager}
 	node := createNode(g, ns, "a", true, nil)
 	mds := unmanaged(newMyDaemonSet(ns, "rbac", nil))
 	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())

@@ -24,19 +24,12 @@ func TestMain(m *testing.M) {
 	os.Exit(testenv.Run(m, testenv.Options{
 		Scheme:            scheme,
 		CRDDirectoryPaths: []string{filepath.Join("..", "..", "config", "crd", "bases")},
-		// One manager runs both controllers, as cmd/main.go does.
+		Cache:             CacheOptions(),
 		Setup: func(mgr ctrl.Manager) error {
-			err := (&ImoocPodReconciler{
-				Client:       mgr.GetClient(),
-				Scheme:       mgr.GetScheme(),
-				FilterEvents: true,
-			}).SetupWithManager(mgr)
-			if err != nil {
-				return err
-			}
 			return (&MyDaemonSetReconciler{
-				Client: mgr.GetClient(),
-				Scheme: mgr.GetScheme(),
+				Client:    mgr.GetClient(),
+				Scheme:    mgr.GetScheme(),
+				APIReader: mgr.GetAPIReader(),
 			}).SetupWithManager(mgr)
 		},
 	}, &env))

@@ -19,11 +19,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
+
 	appsv1 "github.com/kube-workshop/operator-workshop/solutions/04-mydaemonset-webhooks/api/apps/v1"
 )
 
 // MyDaemonSetLabel marks every pod a MyDaemonSet creates with the MyDaemonSet's name.
 const MyDaemonSetLabel = "apps.workshop.dev/mydaemonset"
+
+// maxBurst caps the creates, and the removals, of one pass, as the DaemonSet controller
+// does: a MyDaemonSet on 1000 new nodes should not flood the API server. The next pass,
+// started by the pod events, does the rest.
+const maxBurst = 500
 
 // podNodeNameField indexes pods by the node they are bound to. The manager's cache
 // answers it from the index SetupWithManager adds; the API server knows the same field
@@ -36,6 +43,11 @@ type MyDaemonSetReconciler struct {
 	client.Client
 	Scheme *runtime.Scheme
 
+	// APIReader reads the API server directly. The manager caches only its own pods
+	// (CacheOptions), so a pod of someone else that holds the name we want is read
+	// through it.
+	APIReader client.Reader
+
 	// MaxConcurrentReconciles is how many different MyDaemonSets are reconciled at once;
 	// 0 means 1.
 	MaxConcurrentReconciles int
@@ -45,13 +57,16 @@ type MyDaemonSetReconciler struct {
 	// create cannot make a second pod: the API server refuses the name. The expectations
 	// save the requests such a pass would waste, and keep a pass that misses a delete
 	// from spending the rolling budget again.
-	expectations expectations
+	expectations podcontrol.Expectations
 }
 
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=mydaemonsets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=mydaemonsets/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
+//lesson:todo Let the manager read and watch the nodes: an RBAC marker for the core group's
+//lesson:todo nodes with the verbs get, list and watch.
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
+//lesson:end
 
 // Reconcile compares the nodes with the pods of one MyDaemonSet, creates and deletes the
 // difference in one pass, and reports what it found in the status. It runs for every
@@ -61,7 +76,7 @@ func (r *MyDaemonSetReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	if err := r.Get(ctx, req.NamespacedName, &mds); err != nil {
 		if apierrors.IsNotFound(err) {
 			// The garbage collector deletes the pods through their OwnerReferences.
-			r.expectations.forget(req.NamespacedName)
+			r.expectations.Forget(req.NamespacedName)
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("getting MyDaemonSet: %w", err)
@@ -95,19 +110,25 @@ func (r *MyDaemonSetReconciler) reconcilePods(ctx context.Context, mds *appsv1.M
 		return ctrl.Result{}, fmt.Errorf("listing pods: %w", err)
 	}
 	plan := planPods(mds, nodes.Items, pods.Items)
-	// As for ImoocPod, the status says what the pass found, before its own writes.
+	// The status says what the pass found, before its own writes: the events of those
+	// writes start the next pass, which counts them.
 	mds.Status.DesiredNumberScheduled = plan.desired
 	mds.Status.CurrentNumberScheduled = plan.current
 	mds.Status.UpdatedNumberScheduled = plan.updated
 	mds.Status.NumberAvailable = plan.available
 
-	if wait := r.expectations.pending(client.ObjectKeyFromObject(mds), pods.Items); wait > 0 {
+	if wait := r.expectations.Pending(client.ObjectKeyFromObject(mds), pods.Items); wait > 0 {
 		log.V(1).Info("Waiting for the cache to show earlier creates and deletes", "timeout", wait)
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 
 	// The creates, the removals and the replacements concern different nodes, so one
-	// pass does all three; as for ImoocPod, maxBurst caps the writes of each kind.
+	// pass does all three; maxBurst caps the creates and the removals, the rolling budget
+	// the replacements.
+	//lesson:todo Carry out the plan: create the pods of plan.create with r.createPods and
+	//lesson:todo delete plan.remove and plan.replace with r.deletePods, at most maxBurst
+	//lesson:todo creates and maxBurst removals in one pass. Do all three, and return their
+	//lesson:todo errors joined (errors.Join). See "Carrying out the plan" in docs/lesson-03.md.
 	var errs []error
 	if len(plan.create) > 0 {
 		errs = append(errs, r.createPods(ctx, mds, plan.create[:min(len(plan.create), maxBurst)]))
@@ -129,6 +150,7 @@ func (r *MyDaemonSetReconciler) reconcilePods(ctx context.Context, mds *appsv1.M
 		log.V(1).Info("No pod to create or delete", "desired", plan.desired, "current", plan.current,
 			"available", plan.available)
 	}
+	//lesson:end
 	return ctrl.Result{}, nil
 }
 
@@ -138,7 +160,7 @@ func (r *MyDaemonSetReconciler) reconcilePods(ctx context.Context, mds *appsv1.M
 func (r *MyDaemonSetReconciler) createPods(ctx context.Context, mds *appsv1.MyDaemonSet, nodes []*corev1.Node) error {
 	key := client.ObjectKeyFromObject(mds)
 	log.FromContext(ctx).Info("Creating pods", "count", len(nodes))
-	created, err := slowStart(len(nodes), func(i int) error {
+	created, err := podcontrol.SlowStart(len(nodes), func(i int) error {
 		pod, err := r.newDaemonPod(mds, nodes[i])
 		if err != nil {
 			return err
@@ -150,7 +172,7 @@ func (r *MyDaemonSetReconciler) createPods(ctx context.Context, mds *appsv1.MyDa
 		if err != nil {
 			return err
 		}
-		r.expectations.expectCreate(key, pod.Name)
+		r.expectations.ExpectCreate(key, pod.Name)
 		return nil
 	})
 	log.FromContext(ctx).Info("Created pods", "created", created, "wanted", len(nodes))
@@ -166,12 +188,13 @@ func (r *MyDaemonSetReconciler) createPods(ctx context.Context, mds *appsv1.MyDa
 }
 
 // checkOwnPod is called when the pod's name is taken. Two MyDaemonSets of one namespace
-// can want the same name ("a" on node "b-c" and "a-b" on node "c"); retrying cannot fix
-// that, renaming one of them can.
+// can want the same name ("a" on node "b-c" and "a-b" on node "c"), or someone else's
+// pod can hold it; retrying cannot fix that, renaming the MyDaemonSet can. The holder is
+// read from the API server: the cache holds only the manager's own pods.
 func (r *MyDaemonSetReconciler) checkOwnPod(ctx context.Context, mds *appsv1.MyDaemonSet, pod *corev1.Pod) error {
 	var existing corev1.Pod
-	if err := r.Get(ctx, client.ObjectKeyFromObject(pod), &existing); err != nil {
-		// Not in the cache yet, or gone again: the next pass sees which.
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(pod), &existing); err != nil {
+		// Gone again: the next pass creates it.
 		return client.IgnoreNotFound(err)
 	}
 	if metav1.IsControlledBy(&existing, mds) {
@@ -182,8 +205,14 @@ func (r *MyDaemonSetReconciler) checkOwnPod(ctx context.Context, mds *appsv1.MyD
 }
 
 // newDaemonPod returns the pod mds runs on node, bound to it, labelled with the
-// MyDaemonSet's name and controlled by it.
+// MyDaemonSet's name (which is also what the manager's cache selects) and controlled by it.
 func (r *MyDaemonSetReconciler) newDaemonPod(mds *appsv1.MyDaemonSet, node *corev1.Node) (*corev1.Pod, error) {
+	//lesson:todo Return the pod of mds for node: named podName(mds.Name, node.Name), in the
+	//lesson:todo MyDaemonSet's namespace, labelled MyDaemonSetLabel=<its name>, the one
+	//lesson:todo container of daemonContainer(mds), bound to the node through spec.nodeName,
+	//lesson:todo with the tolerations of daemonTolerations and a controller OwnerReference
+	//lesson:todo to mds. See "Binding a pod to its node" in docs/lesson-03.md.
+	//lesson:stub return nil, errors.New("newDaemonPod is not written yet")
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      podName(mds.Name, node.Name),
@@ -195,17 +224,8 @@ func (r *MyDaemonSetReconciler) newDaemonPod(mds *appsv1.MyDaemonSet, node *core
 			// and the scheduler never sees it. A real DaemonSet sets node affinity
 			// instead and lets the scheduler bind, so that resources, preemption and
 			// the scheduler's other checks apply to its pods too.
-			NodeName: node.Name,
-			Containers: []corev1.Container{{
-				Name:  "app",
-				Image: mds.Spec.Image,
-				//lesson:todo Run the container with the MyDaemonSet's spec.imagePullPolicy. See
-				//lesson:todo "Defaulting" in docs/lesson-04.md.
-				// Empty when no webhook defaulted it (the controller's own tests run
-				// without one): the API server then defaults the pod's as it always has.
-				ImagePullPolicy: mds.Spec.ImagePullPolicy,
-				//lesson:end
-			}},
+			NodeName:    node.Name,
+			Containers:  []corev1.Container{daemonContainer(mds)},
 			Tolerations: daemonTolerations(),
 		},
 	}
@@ -213,6 +233,21 @@ func (r *MyDaemonSetReconciler) newDaemonPod(mds *appsv1.MyDaemonSet, node *core
 		return nil, fmt.Errorf("setting the controller reference: %w", err)
 	}
 	return pod, nil
+	//lesson:end
+}
+
+// daemonContainer returns the container every pod of mds runs.
+func daemonContainer(mds *appsv1.MyDaemonSet) corev1.Container {
+	//stage:4
+	//lesson:todo Run the container with the MyDaemonSet's spec.imagePullPolicy. See
+	//lesson:todo "Defaulting" in docs/lesson-04.md.
+	//lesson:stub return corev1.Container{Name: "app", Image: mds.Spec.Image}
+	// The policy is empty when no webhook defaulted it (the controller's own tests run
+	// without one): the API server then defaults the pod's as it always has.
+	return corev1.Container{Name: "app", Image: mds.Spec.Image, ImagePullPolicy: mds.Spec.ImagePullPolicy}
+	//lesson:end
+	//stage:old return corev1.Container{Name: "app", Image: mds.Spec.Image}
+	//stage:end
 }
 
 // daemonTolerations keep a daemon pod on a node that goes NotReady or unreachable. The
@@ -232,14 +267,14 @@ func daemonTolerations() []corev1.Toleration {
 // that took its name.
 func (r *MyDaemonSetReconciler) deletePods(ctx context.Context, mds *appsv1.MyDaemonSet, pods []*corev1.Pod) error {
 	key := client.ObjectKeyFromObject(mds)
-	deleted, err := inParallel(len(pods), func(i int) error {
+	deleted, err := podcontrol.InParallel(len(pods), func(i int) error {
 		pod := pods[i]
 		err := r.Delete(ctx, pod, client.Preconditions{UID: &pod.UID})
 		// NotFound or a UID conflict: that pod is gone already.
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 			return err
 		}
-		r.expectations.expectDelete(key, pod.Name)
+		r.expectations.ExpectDelete(key, pod.Name)
 		return nil
 	})
 	log.FromContext(ctx).Info("Deleted pods", "deleted", deleted, "wanted", len(pods))
@@ -266,6 +301,16 @@ func (r *MyDaemonSetReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err != nil {
 		return fmt.Errorf("indexing pods by node: %w", err)
 	}
+	//lesson:todo Watch the nodes: Watches(&corev1.Node{}, ...) with
+	//lesson:todo handler.EnqueueRequestsFromMapFunc(r.mydaemonsetsForNode) and the predicate
+	//lesson:todo nodeChangedPredicate(). See "Watching objects you do not own" in
+	//lesson:todo docs/lesson-03.md.
+	//lesson:stub return ctrl.NewControllerManagedBy(mgr).
+	//lesson:stub For(&appsv1.MyDaemonSet{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+	//lesson:stub Owns(&corev1.Pod{}, builder.WithPredicates(daemonPodChangedPredicate())).
+	//lesson:stub WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
+	//lesson:stub Named("mydaemonset").
+	//lesson:stub Complete(r)
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&appsv1.MyDaemonSet{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Owns(&corev1.Pod{}, builder.WithPredicates(daemonPodChangedPredicate())).
@@ -274,4 +319,5 @@ func (r *MyDaemonSetReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		Named("mydaemonset").
 		Complete(r)
+	//lesson:end
 }

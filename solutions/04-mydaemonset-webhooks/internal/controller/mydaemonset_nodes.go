@@ -5,6 +5,7 @@ import (
 	"maps"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -15,6 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/solutions/04-mydaemonset-webhooks/api/apps/v1"
 )
@@ -29,6 +32,13 @@ import (
 // carries the node's last state. The pods cover a MyDaemonSet whose selector changed
 // since it placed its pod, and a delete whose last state the informer missed.
 func (r *MyDaemonSetReconciler) mydaemonsetsForNode(ctx context.Context, obj client.Object) []reconcile.Request {
+	//lesson:todo List every MyDaemonSet (all namespaces) and return a request for each one
+	//lesson:todo whose spec.nodeSelector matches the node's labels. Then list the pods on
+	//lesson:todo the node (client.MatchingFields{podNodeNameField: name}) and add the
+	//lesson:todo MyDaemonSet that controls each (metav1.GetControllerOf; compare the kind and
+	//lesson:todo the API group). No duplicates. See "Watching objects you do not own" in
+	//lesson:todo docs/lesson-03.md.
+	//lesson:stub return nil
 	log := log.FromContext(ctx).WithValues("node", obj.GetName())
 	owners := sets.New[types.NamespacedName]()
 
@@ -67,6 +77,7 @@ func (r *MyDaemonSetReconciler) mydaemonsetsForNode(ctx context.Context, obj cli
 		requests = append(requests, reconcile.Request{NamespacedName: key})
 	}
 	return requests
+	//lesson:end
 }
 
 // nodeChangedPredicate passes every create, delete and generic event of a node, and an
@@ -90,13 +101,20 @@ func nodeChangedPredicate() predicate.Predicate {
 // node: its labels (the node selectors), spec.unschedulable (cordon) and whether it is
 // Ready.
 func nodeChanged(oldNode, newNode *corev1.Node) bool {
+	//lesson:todo Compare what the controller reads of the two nodes: labels,
+	//lesson:todo spec.unschedulable and whether the node is Ready (isNodeReady). See
+	//lesson:todo "Filtering node events" in docs/lesson-03.md.
+	//lesson:stub return true
 	return !maps.Equal(oldNode.Labels, newNode.Labels) ||
 		oldNode.Spec.Unschedulable != newNode.Spec.Unschedulable ||
 		isNodeReady(oldNode) != isNodeReady(newNode)
+	//lesson:end
 }
 
-// daemonPodChangedPredicate is podChangedPredicate plus the pod's image: a pod whose
-// image someone changed in place must be replaced by one that runs spec.image.
+// daemonPodChangedPredicate passes every create, delete and generic event of a pod, and
+// an update only when daemonPodChanged says it matters. Most pod updates are the
+// kubelet's reports (restart counts, probe results, IP addresses); without this filter
+// each one would cost a pass that finds nothing to do.
 func daemonPodChangedPredicate() predicate.Predicate {
 	return predicate.Funcs{
 		UpdateFunc: func(e event.UpdateEvent) bool {
@@ -105,7 +123,21 @@ func daemonPodChangedPredicate() predicate.Predicate {
 			if !okOld || !okNew {
 				return true
 			}
-			return podChanged(oldPod, newPod) || podImage(oldPod) != podImage(newPod)
+			return daemonPodChanged(oldPod, newPod)
 		},
 	}
+}
+
+// daemonPodChanged reports whether an update changed something the controller reads of
+// a pod: its phase and deletionTimestamp, whether it is ready, its labels (the list
+// selects on MyDaemonSetLabel), its owner references (metav1.IsControlledBy, and Owns
+// maps an event to the controlling MyDaemonSet through them) and its image: a pod whose
+// image someone changed in place must be replaced by one that runs spec.image.
+func daemonPodChanged(oldPod, newPod *corev1.Pod) bool {
+	return oldPod.Status.Phase != newPod.Status.Phase ||
+		podcontrol.IsPodReady(oldPod) != podcontrol.IsPodReady(newPod) ||
+		!oldPod.DeletionTimestamp.Equal(newPod.DeletionTimestamp) ||
+		!maps.Equal(oldPod.Labels, newPod.Labels) ||
+		!equality.Semantic.DeepEqual(oldPod.OwnerReferences, newPod.OwnerReferences) ||
+		podImage(oldPod) != podImage(newPod)
 }

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/sets"
 
+	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
+
 	appsv1 "github.com/kube-workshop/operator-workshop/solutions/04-mydaemonset-webhooks/api/apps/v1"
 )
 
@@ -46,18 +48,25 @@ type daemonPlan struct {
 // which to delete. nodes and pods come from the cache and are not changed.
 func planPods(mds *appsv1.MyDaemonSet, nodes []corev1.Node, pods []corev1.Pod) daemonPlan {
 	var plan daemonPlan
-	nodesByName := make(map[string]*corev1.Node, len(nodes))
-	for i := range nodes {
-		nodesByName[nodes[i].Name] = &nodes[i]
-	}
-
-	// Sort the pods into the one active pod of each node and the pods on their way out.
-	// A pod of someone else, even with our label, is never touched.
+	// running holds the one active pod of each node, by node name.
 	running := map[string]*corev1.Pod{}
 	// leaving holds the nodes with a pod that is terminating or removed by this pass.
 	// They get no new pod until it is gone: two pods of one MyDaemonSet must never share
 	// a node, and the new pod needs the old one's name.
 	leaving := sets.New[string]()
+
+	// Sort the pods into the one active pod of each node and the pods on their way out.
+	// A pod of someone else, even with our label, is never touched.
+	//lesson:todo Sort the pods that mds controls (metav1.IsControlledBy; skip the others).
+	//lesson:todo A terminating pod marks its node leaving. A pod whose node is gone or does
+	//lesson:todo not match (nodeMatches) goes into plan.remove. So does a pod not named
+	//lesson:todo podName(mds.Name, node.Name), and a finished one (Succeeded or Failed);
+	//lesson:todo both also mark the node leaving. Every other pod is its node's entry in
+	//lesson:todo running. See "Which nodes get a pod" in docs/lesson-03.md.
+	nodesByName := make(map[string]*corev1.Node, len(nodes))
+	for i := range nodes {
+		nodesByName[nodes[i].Name] = &nodes[i]
+	}
 	for i := range pods {
 		pod := &pods[i]
 		if !metav1.IsControlledBy(pod, mds) {
@@ -85,9 +94,19 @@ func planPods(mds *appsv1.MyDaemonSet, nodes []corev1.Node, pods []corev1.Pod) d
 			running[node.Name] = pod
 		}
 	}
+	//lesson:end
 
 	// Walk the nodes in name order, so that a pass's choices do not depend on the
 	// order of the cache's list.
+	//lesson:todo Walk the nodes that match (nodeMatches) in name order and fill in the
+	//lesson:todo plan. A node with a running pod is desired and current; its pod is updated
+	//lesson:todo when it runs spec.image (podImage), else outdated; the node is available
+	//lesson:todo when the pod is ready (podcontrol.IsPodReady), else unavailable. A NotReady
+	//lesson:todo node (isNodeReady) without a pod counts for nothing. A leaving node is
+	//lesson:todo desired and unavailable. Any other node is desired, unavailable and gets
+	//lesson:todo a pod (plan.create). Last, outdatedPodsToDelete picks plan.replace. See
+	//lesson:todo "Which nodes get a pod" and "The rolling budget" in docs/lesson-03.md.
+	//lesson:stub _, _ = running, leaving
 	sorted := make([]*corev1.Node, 0, len(nodes))
 	for i := range nodes {
 		sorted = append(sorted, &nodes[i])
@@ -113,7 +132,7 @@ func planPods(mds *appsv1.MyDaemonSet, nodes []corev1.Node, pods []corev1.Pod) d
 			} else {
 				outdated = append(outdated, pod)
 			}
-			if isPodReady(pod) {
+			if podcontrol.IsPodReady(pod) {
 				plan.available++
 			} else {
 				unavailable++
@@ -130,6 +149,7 @@ func planPods(mds *appsv1.MyDaemonSet, nodes []corev1.Node, pods []corev1.Pod) d
 		}
 	}
 	plan.replace = outdatedPodsToDelete(outdated, unavailable)
+	//lesson:end
 	return plan
 }
 
@@ -137,8 +157,13 @@ func planPods(mds *appsv1.MyDaemonSet, nodes []corev1.Node, pods []corev1.Pod) d
 // of spec.nodeSelector and is not cordoned (spec.unschedulable). Whether the node is
 // Ready decides only whether a pod is created there; a NotReady node keeps its pod.
 func nodeMatches(mds *appsv1.MyDaemonSet, node *corev1.Node) bool {
+	//lesson:todo Return true when the node is not cordoned and its labels match
+	//lesson:todo spec.nodeSelector (an empty selector matches every node). See "Which nodes
+	//lesson:todo get a pod" in docs/lesson-03.md.
+	//lesson:stub return false
 	return !node.Spec.Unschedulable &&
 		labels.SelectorFromSet(mds.Spec.NodeSelector).Matches(labels.Set(node.Labels))
+	//lesson:end
 }
 
 // isNodeReady reports whether the node's kubelet says it is Ready.
@@ -156,6 +181,11 @@ func isNodeReady(node *corev1.Node) bool {
 // cache is. A name longer than maxPodNameLength is cut and ends in a hash of both names,
 // which keeps long names apart.
 func podName(mds, node string) string {
+	//lesson:todo Return "<mds>-<node>". When that is longer than maxPodNameLength, cut it
+	//lesson:todo and end it with "-" and 10 hex digits of a SHA-256 of mds+"/"+node, so that
+	//lesson:todo it stays a valid, unique name. See "Deterministic names" in
+	//lesson:todo docs/lesson-03.md.
+	//lesson:stub return ""
 	name := mds + "-" + node
 	if len(name) <= maxPodNameLength {
 		return name
@@ -166,6 +196,7 @@ func podName(mds, node string) string {
 	// A name must end in a letter or digit, so the cut drops the separators it ends in.
 	prefix := strings.TrimRight(name[:maxPodNameLength-len(suffix)-1], "-.")
 	return prefix + "-" + suffix
+	//lesson:end
 }
 
 // podImage is the image of the pod's container, the one newDaemonPod creates.
@@ -184,9 +215,13 @@ func podImage(pod *corev1.Pod) string {
 // all go. A ready one goes only while fewer than maxUnavailable nodes are unavailable,
 // so that at most maxUnavailable nodes are without a ready pod because of the change.
 func outdatedPodsToDelete(outdated []*corev1.Pod, unavailable int) []*corev1.Pod {
+	//lesson:todo Return every outdated pod that is not ready, and, while unavailable is
+	//lesson:todo below maxUnavailable, as many ready ones (in order) as the difference
+	//lesson:todo allows. See "The rolling budget" in docs/lesson-03.md.
+	//lesson:stub return nil
 	var victims, ready []*corev1.Pod
 	for _, pod := range outdated {
-		if isPodReady(pod) {
+		if podcontrol.IsPodReady(pod) {
 			ready = append(ready, pod)
 		} else {
 			victims = append(victims, pod)
@@ -194,4 +229,5 @@ func outdatedPodsToDelete(outdated []*corev1.Pod, unavailable int) []*corev1.Pod
 	}
 	budget := max(0, maxUnavailable-unavailable)
 	return append(victims, ready[:min(budget, len(ready))]...)
+	//lesson:end
 }

@@ -1,3 +1,5 @@
+//stage:4
+
 package controller
 
 import (
@@ -33,3 +35,5 @@ func TestDaemonPodsUseTheImagePullPolicy(t *testing.T) {
 		})
 	}
 }
+
+//stage:end

@@ -19,12 +19,17 @@ type MyDaemonSetSpec struct {
 	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
 }
 
-// The reasons of a MyDaemonSet's Ready condition (ConditionReady), besides
-// ReasonReconcileError and ReasonPodsNotReady, which ImoocPod uses too.
+// ConditionReady is the type of the condition that says whether every node that should
+// run a pod of the MyDaemonSet runs a ready one of spec.image.
+const ConditionReady = "Ready"
+
+// The reasons of the Ready condition; mydaemonset_status.go says when each applies.
 const (
 	ReasonAllPodsAvailable = "AllPodsAvailable"
-	ReasonPodsMissing      = "PodsMissing"
 	ReasonRollingOut       = "RollingOut"
+	ReasonPodsMissing      = "PodsMissing"
+	ReasonPodsNotReady     = "PodsNotReady"
+	ReasonReconcileError   = "ReconcileError"
 )
 
 // MyDaemonSetStatus is what the controller observed on its last pass, counted in nodes
@@ -64,10 +69,14 @@ type MyDaemonSetStatus struct {
 // +kubebuilder:object:root=true
 // The name goes into the pods' label, and a label value holds at most 63 characters.
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="a MyDaemonSet's name is at most 63 characters: it is the value of its pods' label"
-// TODO: Give MyDaemonSet the short name mds, a status subresource and the printer
-// columns of `kubectl get ds`: DESIRED, CURRENT, UP-TO-DATE (only with -o wide),
-// AVAILABLE, NODE SELECTOR (only with -o wide) and AGE. See "The MyDaemonSet
-// API" in docs/lesson-03.md.
+// +kubebuilder:resource:shortName=mds
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Desired",type=integer,JSONPath=`.status.desiredNumberScheduled`,description="The number of nodes that should run a pod"
+// +kubebuilder:printcolumn:name="Current",type=integer,JSONPath=`.status.currentNumberScheduled`,description="The number of those nodes that run one"
+// +kubebuilder:printcolumn:name="Up-to-date",type=integer,JSONPath=`.status.updatedNumberScheduled`,priority=1,description="The number of pods that run spec.image"
+// +kubebuilder:printcolumn:name="Available",type=integer,JSONPath=`.status.numberAvailable`,description="The number of ready pods"
+// +kubebuilder:printcolumn:name="Node Selector",type=string,JSONPath=`.spec.nodeSelector`,priority=1,description="The labels a node needs to run a pod"
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
 // MyDaemonSet runs one pod on every node that matches its node selector, like a small
 // DaemonSet.

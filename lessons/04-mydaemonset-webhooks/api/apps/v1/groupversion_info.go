@@ -1,4 +1,4 @@
-// Package v1 contains the workshop's apps.workshop.dev/v1 API.
+// Package v1 contains the MyDaemonSet API of the group apps.workshop.dev, version v1.
 // +kubebuilder:object:generate=true
 // +groupName=apps.workshop.dev
 package v1

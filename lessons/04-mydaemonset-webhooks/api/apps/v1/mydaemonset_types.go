@@ -28,12 +28,17 @@ type MyDaemonSetSpec struct {
 	ImagePullPolicy corev1.PullPolicy `json:"imagePullPolicy,omitempty"`
 }
 
-// The reasons of a MyDaemonSet's Ready condition (ConditionReady), besides
-// ReasonReconcileError and ReasonPodsNotReady, which ImoocPod uses too.
+// ConditionReady is the type of the condition that says whether every node that should
+// run a pod of the MyDaemonSet runs a ready one of spec.image.
+const ConditionReady = "Ready"
+
+// The reasons of the Ready condition; mydaemonset_status.go says when each applies.
 const (
 	ReasonAllPodsAvailable = "AllPodsAvailable"
-	ReasonPodsMissing      = "PodsMissing"
 	ReasonRollingOut       = "RollingOut"
+	ReasonPodsMissing      = "PodsMissing"
+	ReasonPodsNotReady     = "PodsNotReady"
+	ReasonReconcileError   = "ReconcileError"
 )
 
 // MyDaemonSetStatus is what the controller observed on its last pass, counted in nodes

@@ -18,6 +18,7 @@ type MyDaemonSetSpec struct {
 	// Empty or missing means every node.
 	// +optional
 	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+	//stage:4
 
 	// ImagePullPolicy is the pull policy of the pods' container. When it is missing, the
 	// defaulting webhook sets it the way Kubernetes defaults a container's: Always for an
@@ -26,14 +27,20 @@ type MyDaemonSetSpec struct {
 	// +kubebuilder:validation:Enum=Always;IfNotPresent;Never
 	// +optional
 	ImagePullPolicy corev1.PullPolicy `json:"imagePullPolicy,omitempty"`
+	//stage:end
 }
 
-// The reasons of a MyDaemonSet's Ready condition (ConditionReady), besides
-// ReasonReconcileError and ReasonPodsNotReady, which ImoocPod uses too.
+// ConditionReady is the type of the condition that says whether every node that should
+// run a pod of the MyDaemonSet runs a ready one of spec.image.
+const ConditionReady = "Ready"
+
+// The reasons of the Ready condition; mydaemonset_status.go says when each applies.
 const (
 	ReasonAllPodsAvailable = "AllPodsAvailable"
-	ReasonPodsMissing      = "PodsMissing"
 	ReasonRollingOut       = "RollingOut"
+	ReasonPodsMissing      = "PodsMissing"
+	ReasonPodsNotReady     = "PodsNotReady"
+	ReasonReconcileError   = "ReconcileError"
 )
 
 // MyDaemonSetStatus is what the controller observed on its last pass, counted in nodes

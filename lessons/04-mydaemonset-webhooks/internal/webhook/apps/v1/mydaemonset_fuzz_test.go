@@ -27,11 +27,11 @@ import (
 //     same warnings: the API server calls the mutating webhook first and validates what
 //     it returns.
 //
-// `go test` runs the seeds below; `go test -run '^$' -fuzz '^FuzzValidateMyDaemonSet$'
+// `go test` runs the inputs below, the corpus; `go test -run '^$' -fuzz '^FuzzValidateMyDaemonSet$'
 // -fuzztime 30s ./internal/webhook/apps/v1` searches for more. A failing input is saved
 // under testdata/fuzz and runs with every `go test` from then on.
 func FuzzValidateMyDaemonSet(f *testing.F) {
-	seeds := []struct{ image, policy, key, value string }{
+	corpus := []struct{ image, policy, key, value string }{
 		{pauseImage, "", "kubernetes.io/os", "linux"},
 		{"busybox", "", "", ""},
 		{"registry.k8s.io/pause:latest", "Never", "disk", ""},
@@ -43,7 +43,7 @@ func FuzzValidateMyDaemonSet(f *testing.F) {
 		{" pause", "", "example.com/", "x"},
 		{strings.Repeat("a", 64), "", "k", "v"},
 	}
-	for _, s := range seeds {
+	for _, s := range corpus {
 		f.Add(s.image, s.policy, s.key, s.value)
 	}
 

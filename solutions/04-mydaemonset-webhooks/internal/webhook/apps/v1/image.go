@@ -1,3 +1,5 @@
+//stage:4
+
 package v1
 
 import (
@@ -93,3 +95,5 @@ func parseImage(image string) (imageRef, error) {
 	}
 	return ref, nil
 }
+
+//stage:end

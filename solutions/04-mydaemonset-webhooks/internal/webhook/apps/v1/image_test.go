@@ -1,3 +1,5 @@
+//stage:4
+
 package v1
 
 import (
@@ -61,3 +63,5 @@ func TestParseImageSaysWhatIsWrong(t *testing.T) {
 		})
 	}
 }
+
+//stage:end

@@ -1,3 +1,5 @@
+//stage:4
+
 package v1
 
 import (
@@ -93,3 +95,5 @@ func TestNodeSelectorErrorsAreSorted(t *testing.T) {
 		"spec.nodeSelector[w!]", "spec.nodeSelector[x!]", "spec.nodeSelector[y!]", "spec.nodeSelector[z!]",
 	}))
 }
+
+//stage:end

@@ -1,3 +1,5 @@
+//stage:4
+
 // Package v1 holds the admission webhooks of the apps.workshop.dev/v1 kinds: the API
 // server calls them, over TLS, on every create and update of a MyDaemonSet, first the
 // defaulting webhook, then, after its own schema checks, the validating one.
@@ -208,3 +210,5 @@ func warningsFor(spec *appsv1.MyDaemonSetSpec, path *field.Path) admission.Warni
 		"and a new push replaces no pod; pin a version or a digest", path.Child("image"), spec.Image, what)}
 	//lesson:end
 }
+
+//stage:end

@@ -1,3 +1,5 @@
+//stage:4
+
 package v1
 
 import (
@@ -349,3 +351,5 @@ func TestTheSamples(t *testing.T) {
 		})
 	}
 }
+
+//stage:end

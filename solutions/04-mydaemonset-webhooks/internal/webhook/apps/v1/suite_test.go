@@ -1,3 +1,5 @@
+//stage:4
+
 package v1
 
 import (
@@ -49,3 +51,5 @@ func fuzzing() bool {
 	f := flag.Lookup("test.fuzz")
 	return f != nil && f.Value.String() != ""
 }
+
+//stage:end
