@@ -64,7 +64,7 @@ for solution in "${solutions[@]}"; do
 done
 
 phase "fuzzing"
-# Fuzz targets run their seeds in the tests above; here each also searches for new
+# Fuzz targets run their listed inputs (f.Add) in the tests above; here each also searches for new
 # inputs, for a bounded time. go test -fuzz takes one target of one package per run. An
 # input that fails is saved under the package's testdata/fuzz: commit it with the fix.
 FUZZTIME=${FUZZTIME:-10s}

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -35,30 +34,24 @@ type NodePoolReconciler struct {
 // API server with the OwnerReferencesPermissionEnforcement admission plugin allows that
 // only to a client that may update the pool's finalizers.
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools/finalizers,verbs=update
-// TODO: Let the manager read, watch and patch nodes, and read, watch, create, patch
-// and delete RuntimeClasses (group node.k8s.io): two RBAC markers like the ones
-// above. See "Your tasks" in docs/lesson-05.md.
+// TODO: Let the manager read, watch and patch nodes (never update them: see "Patching
+// a node you do not own"), and read, watch, create, patch and delete
+// RuntimeClasses (group node.k8s.io): two RBAC markers like the ones above. See
+// "Your tasks" in docs/lesson-05.md.
 
 // Reconcile gives the pool's members its labels and taints, takes them back from the
 // nodes that left, and creates or updates the pool's RuntimeClass. It is called for every
 // change of a NodePool's spec, of its RuntimeClass and of the nodes that concern it.
 func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	// NotFound means the pool is gone. The garbage collector deletes its RuntimeClass
-	// through the OwnerReference. What the pool gave its nodes stays on them: taking it
-	// back before the pool goes needs a finalizer (lesson 06).
-	var pool nodesv1.NodePool
-	if err := r.Get(ctx, req.NamespacedName, &pool); err != nil {
-		if apierrors.IsNotFound(err) {
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("getting NodePool: %w", err)
-	}
+	// TODO: Get the NodePool the request names (it has a name and no namespace). When it
+	// is gone (apierrors.IsNotFound), the pass is done: return no error. Any other
+	// error goes back to the queue, wrapped. See "The Reconcile skeleton" in
+	// docs/lesson-05.md.
 
-	// The nodes and the RuntimeClass do not depend on each other: a failure of one must
-	// not hold the other back. Both errors are returned, and the queue retries the pass.
-	nodesErr := r.reconcileNodes(ctx, &pool)
-	runtimeClassErr := r.reconcileRuntimeClass(ctx, &pool)
-	return ctrl.Result{}, errors.Join(nodesErr, runtimeClassErr)
+	// TODO: Bring the nodes (r.reconcileNodes) and the RuntimeClass
+	// (r.reconcileRuntimeClass) in line with the pool. Do both even when the first
+	// fails, and return both errors (errors.Join): the queue retries the pass.
+	return ctrl.Result{}, nil
 }
 
 // reconcileNodes brings every node that concerns the pool in line with it, one node at a
@@ -101,7 +94,8 @@ func (r *NodePoolReconciler) syncNode(ctx context.Context, pool *nodesv1.NodePoo
 	// changed, with client.MergeFromWithOptions(node,
 	// client.MergeFromWithOptimisticLock{}); on a conflict read the node again
 	// through r.APIReader and start over (retry.RetryOnConflict). Ignore NotFound;
-	// log "Patched node". See "Patching a node you do not own" in docs/lesson-05.md.
+	// log "Patched node" with the node and the change. See "Patching a node you
+	// do not own" in docs/lesson-05.md.
 	return nodeUnchanged, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"strings"
 
+	nodesv1 "github.com/kube-workshop/operator-workshop/lessons/05-nodepool/api/nodes/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -20,8 +21,8 @@ import (
 // that finds nothing.
 func poolsOfNode(_ context.Context, obj client.Object) []reconcile.Request {
 	// TODO: Return one request (the pool's name, no namespace) for each label key of
-	// obj that starts with PoolMemberLabelPrefix and each annotation key that
-	// starts with PoolRecordAnnotationPrefix, each pool once. See "Watching
+	// obj that starts with nodesv1.MemberLabelPrefix and each annotation key that
+	// starts with nodesv1.RecordAnnotationPrefix, each pool once. See "Watching
 	// nodes" in docs/lesson-05.md.
 	return nil
 }
@@ -56,7 +57,7 @@ func poolNodeChanged(oldNode, newNode *corev1.Node) bool {
 func poolRecords(node *corev1.Node) map[string]string {
 	records := map[string]string{}
 	for key, value := range node.Annotations {
-		if strings.HasPrefix(key, PoolRecordAnnotationPrefix) {
+		if strings.HasPrefix(key, nodesv1.RecordAnnotationPrefix) {
 			records[key] = value
 		}
 	}

@@ -210,7 +210,7 @@ func TestNodePoolIdlePassWritesNothing(t *testing.T) {
 			g.Expect(cached.Spec.Taints).To(ContainElement(sampleTaint))
 		}
 		var rc nodev1.RuntimeClass
-		g.Expect(cache.Get(ctx, client.ObjectKey{Name: RuntimeClassPrefix + name}, &rc)).To(Succeed())
+		g.Expect(cache.Get(ctx, client.ObjectKey{Name: nodesv1.RuntimeClassPrefix + name}, &rc)).To(Succeed())
 		var cached nodesv1.NodePool
 		g.Expect(cache.Get(ctx, client.ObjectKeyFromObject(pool), &cached)).To(Succeed())
 		g.Expect(cached.Status.NodeCount).To(BeEquivalentTo(2), "status.nodeCount should count the 2 members")

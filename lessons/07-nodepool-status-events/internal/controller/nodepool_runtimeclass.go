@@ -17,16 +17,12 @@ import (
 	nodesv1 "github.com/kube-workshop/operator-workshop/lessons/07-nodepool-status-events/api/nodes/v1"
 )
 
-// RuntimeClassPrefix + P names the RuntimeClass of the NodePool P. A pod that sets
-// runtimeClassName to it runs with the pool's handler, on the pool's nodes.
-const RuntimeClassPrefix = "node-pool-"
-
 // newRuntimeClass returns the RuntimeClass pool asks for: its handler, a node selector of
 // its labels, a toleration of each of its taints, and a controller OwnerReference to the
 // pool, so that the garbage collector deletes it with the pool.
 func (r *NodePoolReconciler) newRuntimeClass(pool *nodesv1.NodePool) (*nodev1.RuntimeClass, error) {
 	rc := &nodev1.RuntimeClass{
-		ObjectMeta: metav1.ObjectMeta{Name: RuntimeClassPrefix + pool.Name},
+		ObjectMeta: metav1.ObjectMeta{Name: nodesv1.RuntimeClassPrefix + pool.Name},
 		Handler:    pool.Spec.Handler,
 		Scheduling: poolScheduling(pool),
 	}

@@ -68,7 +68,7 @@ func TestPoolSchedulingIsEmptyWhenThePoolGivesNothing(t *testing.T) {
 // runtimeClassOf reads the RuntimeClass of pool straight from the API server.
 func runtimeClassOf(g Gomega, pool *nodesv1.NodePool) nodev1.RuntimeClass {
 	var rc nodev1.RuntimeClass
-	g.ExpectWithOffset(1, env.Client.Get(env.Context(), client.ObjectKey{Name: RuntimeClassPrefix + pool.Name}, &rc)).
-		To(Succeed(), "the pool should have a RuntimeClass named %s%s", RuntimeClassPrefix, pool.Name)
+	g.ExpectWithOffset(1, env.Client.Get(env.Context(), client.ObjectKey{Name: nodesv1.RuntimeClassPrefix + pool.Name}, &rc)).
+		To(Succeed(), "the pool should have a RuntimeClass named %s%s", nodesv1.RuntimeClassPrefix, pool.Name)
 	return rc
 }

@@ -17,7 +17,7 @@ func TestNodePoolGetsTheFinalizer(t *testing.T) {
 	g := NewWithT(t)
 	pool := createPool(t, g, newNodePool(uniqueName("finalizer"), sampleLabels))
 	g.Eventually(func(g Gomega) {
-		g.Expect(latestPool(g, pool).Finalizers).To(ConsistOf(PoolFinalizer),
+		g.Expect(latestPool(g, pool).Finalizers).To(ConsistOf(nodesv1.Finalizer),
 			"the controller should add its finalizer to every pool")
 	}).Should(Succeed())
 }
@@ -36,7 +36,7 @@ func TestDeletingANodePoolTakesBackWhatItGave(t *testing.T) {
 		for _, member := range members {
 			g.Expect(latestNode(g, member).Spec.Taints).To(ContainElement(sampleTaint))
 		}
-		g.Expect(latestPool(g, pool).Finalizers).To(ContainElement(PoolFinalizer))
+		g.Expect(latestPool(g, pool).Finalizers).To(ContainElement(nodesv1.Finalizer))
 	}).Should(Succeed())
 
 	g.Expect(env.Client.Delete(ctx, pool)).To(Succeed())
@@ -76,10 +76,10 @@ func TestTheDeletionPassWritesNothingAfterRemovingTheFinalizer(t *testing.T) {
 
 	_, err := r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(writes.take()).To(HaveExactElements("NodePool/"+name, "Node/"+member.Name, "RuntimeClass/"+RuntimeClassPrefix+name,
+	g.Expect(writes.take()).To(HaveExactElements("NodePool/"+name, "Node/"+member.Name, "RuntimeClass/"+nodesv1.RuntimeClassPrefix+name,
 		"NodePool/"+name+"/status"),
 		"the first pass should store the finalizer before it gives any node anything, and write the status last")
-	g.Expect(latestPool(g, pool).Finalizers).To(ConsistOf(PoolFinalizer))
+	g.Expect(latestPool(g, pool).Finalizers).To(ConsistOf(nodesv1.Finalizer))
 	g.Expect(takeEvents(recorder)).To(HaveExactElements(HavePrefix("Normal NodeJoined Node " + member.Name)))
 
 	g.Expect(env.Client.Delete(ctx, pool)).To(Succeed())

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	nodesv1 "github.com/kube-workshop/operator-workshop/lessons/08-nodepool-webhooks/api/nodes/v1"
@@ -85,6 +86,11 @@ func createTestNode(t *testing.T, g Gomega, name string, labels map[string]strin
 	node.Spec.Taints = taints
 	g.Expect(env.Client.Update(env.Context(), node)).To(Succeed())
 	return node
+}
+
+// requestFor is the request a pass of obj gets.
+func requestFor(obj client.Object) ctrl.Request {
+	return ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)}
 }
 
 // latestNode reads node straight from the API server.

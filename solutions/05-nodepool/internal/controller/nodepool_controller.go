@@ -39,9 +39,10 @@ type NodePoolReconciler struct {
 // API server with the OwnerReferencesPermissionEnforcement admission plugin allows that
 // only to a client that may update the pool's finalizers.
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools/finalizers,verbs=update
-//lesson:todo Let the manager read, watch and patch nodes, and read, watch, create, patch
-//lesson:todo and delete RuntimeClasses (group node.k8s.io): two RBAC markers like the ones
-//lesson:todo above. See "Your tasks" in docs/lesson-05.md.
+//lesson:todo Let the manager read, watch and patch nodes (never update them: see "Patching
+//lesson:todo a node you do not own"), and read, watch, create, patch and delete
+//lesson:todo RuntimeClasses (group node.k8s.io): two RBAC markers like the ones above. See
+//lesson:todo "Your tasks" in docs/lesson-05.md.
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=node.k8s.io,resources=runtimeclasses,verbs=get;list;watch;create;patch;delete
 //lesson:end
@@ -50,6 +51,10 @@ type NodePoolReconciler struct {
 // nodes that left, and creates or updates the pool's RuntimeClass. It is called for every
 // change of a NodePool's spec, of its RuntimeClass and of the nodes that concern it.
 func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	//lesson:todo Get the NodePool the request names (it has a name and no namespace). When it
+	//lesson:todo is gone (apierrors.IsNotFound), the pass is done: return no error. Any other
+	//lesson:todo error goes back to the queue, wrapped. See "The Reconcile skeleton" in
+	//lesson:todo docs/lesson-05.md.
 	// NotFound means the pool is gone. The garbage collector deletes its RuntimeClass
 	// through the OwnerReference. What the pool gave its nodes stays on them: taking it
 	// back before the pool goes needs a finalizer (lesson 06).
@@ -60,12 +65,18 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		}
 		return ctrl.Result{}, fmt.Errorf("getting NodePool: %w", err)
 	}
+	//lesson:end
 
+	//lesson:todo Bring the nodes (r.reconcileNodes) and the RuntimeClass
+	//lesson:todo (r.reconcileRuntimeClass) in line with the pool. Do both even when the first
+	//lesson:todo fails, and return both errors (errors.Join): the queue retries the pass.
+	//lesson:stub return ctrl.Result{}, nil
 	// The nodes and the RuntimeClass do not depend on each other: a failure of one must
 	// not hold the other back. Both errors are returned, and the queue retries the pass.
 	nodesErr := r.reconcileNodes(ctx, &pool)
 	runtimeClassErr := r.reconcileRuntimeClass(ctx, &pool)
 	return ctrl.Result{}, errors.Join(nodesErr, runtimeClassErr)
+	//lesson:end
 }
 
 // reconcileNodes brings every node that concerns the pool in line with it, one node at a
@@ -108,7 +119,8 @@ func (r *NodePoolReconciler) syncNode(ctx context.Context, pool *nodesv1.NodePoo
 	//lesson:todo changed, with client.MergeFromWithOptions(node,
 	//lesson:todo client.MergeFromWithOptimisticLock{}); on a conflict read the node again
 	//lesson:todo through r.APIReader and start over (retry.RetryOnConflict). Ignore NotFound;
-	//lesson:todo log "Patched node". See "Patching a node you do not own" in docs/lesson-05.md.
+	//lesson:todo log "Patched node" with the node and the change. See "Patching a node you
+	//lesson:todo do not own" in docs/lesson-05.md.
 	//lesson:stub return nodeUnchanged, nil
 	var change nodeChange
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {

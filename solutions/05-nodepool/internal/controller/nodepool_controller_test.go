@@ -208,7 +208,7 @@ func TestNodePoolIdlePassWritesNothing(t *testing.T) {
 			g.Expect(cached.Spec.Taints).To(ContainElement(sampleTaint))
 		}
 		var rc nodev1.RuntimeClass
-		g.Expect(cache.Get(ctx, client.ObjectKey{Name: RuntimeClassPrefix + name}, &rc)).To(Succeed())
+		g.Expect(cache.Get(ctx, client.ObjectKey{Name: nodesv1.RuntimeClassPrefix + name}, &rc)).To(Succeed())
 	}).Should(Succeed())
 
 	for pass := range 3 {

@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
@@ -52,7 +53,8 @@ func createPool(t *testing.T, g Gomega, pool *nodesv1.NodePool) *nodesv1.NodePoo
 }
 
 func deletePoolAfterTest(t *testing.T, pool *nodesv1.NodePool) {
-	if err := env.Client.Delete(context.Background(), pool); client.IgnoreNotFound(err) != nil {
+	ctx := context.Background()
+	if err := env.Client.Delete(ctx, pool); client.IgnoreNotFound(err) != nil {
 		t.Errorf("deleting NodePool %s: %v", pool.Name, err)
 	}
 }
@@ -74,6 +76,11 @@ func createTestNode(t *testing.T, g Gomega, name string, labels map[string]strin
 	node.Spec.Taints = taints
 	g.Expect(env.Client.Update(env.Context(), node)).To(Succeed())
 	return node
+}
+
+// requestFor is the request a pass of obj gets.
+func requestFor(obj client.Object) ctrl.Request {
+	return ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)}
 }
 
 // latestNode reads node straight from the API server.

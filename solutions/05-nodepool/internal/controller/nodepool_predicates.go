@@ -5,6 +5,7 @@ import (
 	"maps"
 	"strings"
 
+	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/05-nodepool/api/nodes/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
@@ -21,8 +22,8 @@ import (
 // that finds nothing.
 func poolsOfNode(_ context.Context, obj client.Object) []reconcile.Request {
 	//lesson:todo Return one request (the pool's name, no namespace) for each label key of
-	//lesson:todo obj that starts with PoolMemberLabelPrefix and each annotation key that
-	//lesson:todo starts with PoolRecordAnnotationPrefix, each pool once. See "Watching
+	//lesson:todo obj that starts with nodesv1.MemberLabelPrefix and each annotation key that
+	//lesson:todo starts with nodesv1.RecordAnnotationPrefix, each pool once. See "Watching
 	//lesson:todo nodes" in docs/lesson-05.md.
 	//lesson:stub return nil
 	var requests []reconcile.Request
@@ -34,12 +35,12 @@ func poolsOfNode(_ context.Context, obj client.Object) []reconcile.Request {
 		}
 	}
 	for key := range obj.GetLabels() {
-		if pool, ok := strings.CutPrefix(key, PoolMemberLabelPrefix); ok {
+		if pool, ok := strings.CutPrefix(key, nodesv1.MemberLabelPrefix); ok {
 			add(pool)
 		}
 	}
 	for key := range obj.GetAnnotations() {
-		if pool, ok := strings.CutPrefix(key, PoolRecordAnnotationPrefix); ok {
+		if pool, ok := strings.CutPrefix(key, nodesv1.RecordAnnotationPrefix); ok {
 			add(pool)
 		}
 	}
@@ -77,7 +78,7 @@ func poolNodeChanged(oldNode, newNode *corev1.Node) bool {
 func poolRecords(node *corev1.Node) map[string]string {
 	records := map[string]string{}
 	for key, value := range node.Annotations {
-		if strings.HasPrefix(key, PoolRecordAnnotationPrefix) {
+		if strings.HasPrefix(key, nodesv1.RecordAnnotationPrefix) {
 			records[key] = value
 		}
 	}

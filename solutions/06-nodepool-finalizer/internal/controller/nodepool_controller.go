@@ -76,7 +76,7 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	// the API server cannot delete the pool before reconcileDelete has run. The pass goes
 	// on once the patch is through, rather than waiting for the patch's own update
 	// event: GenerationChangedPredicate drops it, since a finalizer is no spec change.
-	if !controllerutil.ContainsFinalizer(&pool, PoolFinalizer) {
+	if !controllerutil.ContainsFinalizer(&pool, nodesv1.Finalizer) {
 		if err := r.addPoolFinalizer(ctx, &pool); err != nil {
 			// NotFound: the pool was deleted after the cache showed it, before it had our
 			// finalizer, so before any node got anything from it.

@@ -12,35 +12,31 @@ import (
 	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/06-nodepool-finalizer/api/nodes/v1"
 )
 
-// PoolFinalizer holds a deleted NodePool in the API server until the controller has
-// taken back what the pool gave its nodes.
-const PoolFinalizer = "nodes.workshop.dev/cleanup"
-
-// addPoolFinalizer adds PoolFinalizer to pool with a patch.
+// addPoolFinalizer adds the finalizer nodesv1.Finalizer to pool with a patch.
 func (r *NodePoolReconciler) addPoolFinalizer(ctx context.Context, pool *nodesv1.NodePool) error {
-	//lesson:todo Add PoolFinalizer (controllerutil.AddFinalizer) and patch the pool with
+	//lesson:todo Add nodesv1.Finalizer (controllerutil.AddFinalizer) and patch the pool with
 	//lesson:todo the optimistic lock; log "Added the finalizer". See "Adding the finalizer"
 	//lesson:todo in docs/lesson-06.md.
 	//lesson:stub return nil
 	orig := pool.DeepCopy()
-	controllerutil.AddFinalizer(pool, PoolFinalizer)
+	controllerutil.AddFinalizer(pool, nodesv1.Finalizer)
 	// Finalizers are a list, which a merge patch replaces whole: the lock makes the API
 	// server refuse the patch if someone added a finalizer of their own since our read,
 	// instead of dropping it.
 	if err := r.Patch(ctx, pool, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
 		return fmt.Errorf("adding the finalizer: %w", err)
 	}
-	log.FromContext(ctx).Info("Added the finalizer", "finalizer", PoolFinalizer)
+	log.FromContext(ctx).Info("Added the finalizer", "finalizer", nodesv1.Finalizer)
 	return nil
 	//lesson:end
 }
 
-// reconcileDelete takes back from every node what the pool gave it, then removes
-// PoolFinalizer so that the API server can delete the pool. The membership labels stay:
-// they are not the pool's to remove. The RuntimeClass goes by garbage collection.
+// reconcileDelete takes back from every node what the pool gave it, then removes the
+// finalizer so that the API server can delete the pool. The membership labels stay: they
+// are not the pool's to remove. The RuntimeClass goes by garbage collection.
 func (r *NodePoolReconciler) reconcileDelete(ctx context.Context, pool *nodesv1.NodePool) error {
 	//lesson:todo Take everything back from the nodes (r.reconcileNodes: see task 2), and
-	//lesson:todo only then remove PoolFinalizer with a patch, if the pool has it. Write
+	//lesson:todo only then remove nodesv1.Finalizer with a patch, if the pool has it. Write
 	//lesson:todo nothing after that patch. See "Deleting a pool" in docs/lesson-06.md.
 	//lesson:stub return nil
 	// A pool being deleted gives nothing to anyone (poolShare), so the usual pass over
@@ -49,11 +45,11 @@ func (r *NodePoolReconciler) reconcileDelete(ctx context.Context, pool *nodesv1.
 	if err := r.reconcileNodes(ctx, pool); err != nil {
 		return err
 	}
-	if !controllerutil.ContainsFinalizer(pool, PoolFinalizer) {
+	if !controllerutil.ContainsFinalizer(pool, nodesv1.Finalizer) {
 		return nil
 	}
 	orig := pool.DeepCopy()
-	controllerutil.RemoveFinalizer(pool, PoolFinalizer)
+	controllerutil.RemoveFinalizer(pool, nodesv1.Finalizer)
 	err := r.Patch(ctx, pool, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
 	switch {
 	case apierrors.IsNotFound(err):
@@ -63,10 +59,11 @@ func (r *NodePoolReconciler) reconcileDelete(ctx context.Context, pool *nodesv1.
 	case err != nil:
 		return fmt.Errorf("removing the finalizer: %w", err)
 	}
-	log.FromContext(ctx).Info("Removed the finalizer: the nodes are clean", "finalizer", PoolFinalizer)
+	log.FromContext(ctx).Info("Removed the finalizer: the nodes are clean", "finalizer", nodesv1.Finalizer)
 	// Nothing may write to the pool after this: once the last finalizer is gone the API
 	// server deletes the pool, and a write would fail with "Precondition failed: UID in
-	// precondition" (the error a pass that patches after removing the finalizer gets) or NotFound.
+	// precondition" (the error a pass that patches after removing the finalizer gets) or
+	// NotFound.
 	return nil
 	//lesson:end
 }

@@ -14,27 +14,9 @@ import (
 	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/06-nodepool-finalizer/api/nodes/v1"
 )
 
-// PoolMemberLabelPrefix + P is the label that makes a node a member of the NodePool P,
-// whatever its value. People and tools set it (kubectl label node); the controller only
-// reads it.
-const PoolMemberLabelPrefix = "node-role.kubernetes.io/"
+func poolMemberLabel(pool string) string { return nodesv1.MemberLabelPrefix + pool }
 
-// PoolRecordAnnotationPrefix + P is the annotation in which the NodePool P records, on
-// the node itself, the labels and taints it put there: {"labels":[keys],"taints":[key:effect]}.
-//
-// A node's labels do not say who set them, and the controller must never remove what
-// someone else set. So it remembers what it set, and the node is the place: the record
-// changes in the same patch as the labels and taints it describes, so the two never
-// disagree, even when the manager dies between two writes; it outlives the pool, so a
-// node that has left a pool still says what to remove; and it stays out of the pool's
-// spec, which is the user's, and its status, which must never be the only copy of a
-// fact. (Server-side apply tracks ownership itself, but a node's taints are an atomic
-// list: applying ours would take over everyone's.)
-const PoolRecordAnnotationPrefix = "applied.nodes.workshop.dev/"
-
-func poolMemberLabel(pool string) string { return PoolMemberLabelPrefix + pool }
-
-func poolRecordAnnotation(pool string) string { return PoolRecordAnnotationPrefix + pool }
+func poolRecordAnnotation(pool string) string { return nodesv1.RecordAnnotationPrefix + pool }
 
 // isPoolMember reports whether node belongs to the NodePool named pool.
 func isPoolMember(node *corev1.Node, pool string) bool {
@@ -50,8 +32,18 @@ func concernsPool(node *corev1.Node, pool string) bool {
 	return recorded || isPoolMember(node, pool)
 }
 
-// poolRecord is what one NodePool put on one node: the keys of its labels and the
-// key:effect of its taints (a node's taint is known by both).
+// poolRecord is what one NodePool put on one node, in the annotation
+// nodesv1.RecordAnnotationPrefix + pool: the keys of its labels and the key:effect of its
+// taints (a node's taint is known by both).
+//
+// A node's labels do not say who set them, and the controller must never remove what
+// someone else set. So it remembers what it set, and the node is the place: the record
+// changes in the same patch as the labels and taints it describes, so the two never
+// disagree, even when the manager dies between two writes; it outlives the pool, so a
+// node that has left a pool still says what to remove; and it stays out of the pool's
+// spec, which is the user's, and its status, which must never be the only copy of a
+// fact. (Server-side apply tracks ownership itself, but a node's taints are an atomic
+// list: applying ours would take over everyone's.)
 type poolRecord struct {
 	Labels []string `json:"labels,omitempty"`
 	Taints []string `json:"taints,omitempty"`
@@ -104,9 +96,10 @@ const (
 )
 
 // poolShare returns what pool gives node: its labels and taints when node is a member
-// and the pool is not being deleted, nothing otherwise. A key or taint that another pool's record on the node already
-// lists stays that pool's: two pools that list the same key for one node would
-// otherwise overwrite each other's value forever, each write starting the other's pass.
+// and the pool is not being deleted, nothing otherwise. A key or taint that another
+// pool's record on the node already lists stays that pool's: two pools that list the
+// same key for one node would otherwise overwrite each other's value forever, each write
+// starting the other's pass.
 func poolShare(node *corev1.Node, pool *nodesv1.NodePool) (labels map[string]string, taints []corev1.Taint, member bool) {
 	//lesson:todo A pool being deleted gives nothing to anyone, members included. See
 	//lesson:todo "Deleting a pool" in docs/lesson-06.md.
@@ -139,7 +132,7 @@ func poolShare(node *corev1.Node, pool *nodesv1.NodePool) (labels map[string]str
 func claimedByOtherPools(node *corev1.Node, pool string) (labels, taints sets.Set[string]) {
 	labels, taints = sets.New[string](), sets.New[string]()
 	for key := range node.Annotations {
-		other, ok := strings.CutPrefix(key, PoolRecordAnnotationPrefix)
+		other, ok := strings.CutPrefix(key, nodesv1.RecordAnnotationPrefix)
 		if !ok || other == pool {
 			continue
 		}

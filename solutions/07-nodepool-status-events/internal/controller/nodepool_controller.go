@@ -70,9 +70,9 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	}
 
 	// A pool being deleted is cleaned up, never given a finalizer again: adding one now
-	// would hold it forever if the pass that removes it had already run. Its branch
-	// returns before the status patch below is deferred: once the finalizer is gone, the
-	// pool may be gone too, and a status patch would fail.
+	// would hold it forever if the pass that removes it had already run.
+	// Its branch returns before the status patch below is deferred: once the finalizer is
+	// gone, the pool may be gone too, and a status patch would fail.
 	if !pool.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, r.reconcileDelete(ctx, &pool)
 	}
@@ -81,7 +81,7 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	// the API server cannot delete the pool before reconcileDelete has run. The pass goes
 	// on once the patch is through, rather than waiting for the patch's own update
 	// event: GenerationChangedPredicate drops it, since a finalizer is no spec change.
-	if !controllerutil.ContainsFinalizer(&pool, PoolFinalizer) {
+	if !controllerutil.ContainsFinalizer(&pool, nodesv1.Finalizer) {
 		if err := r.addPoolFinalizer(ctx, &pool); err != nil {
 			// NotFound: the pool was deleted after the cache showed it, before it had our
 			// finalizer, so before any node got anything from it.

@@ -13,27 +13,23 @@ import (
 	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/07-nodepool-status-events/api/nodes/v1"
 )
 
-// PoolFinalizer holds a deleted NodePool in the API server until the controller has
-// taken back what the pool gave its nodes.
-const PoolFinalizer = "nodes.workshop.dev/cleanup"
-
-// addPoolFinalizer adds PoolFinalizer to pool with a patch.
+// addPoolFinalizer adds the finalizer nodesv1.Finalizer to pool with a patch.
 func (r *NodePoolReconciler) addPoolFinalizer(ctx context.Context, pool *nodesv1.NodePool) error {
 	orig := pool.DeepCopy()
-	controllerutil.AddFinalizer(pool, PoolFinalizer)
+	controllerutil.AddFinalizer(pool, nodesv1.Finalizer)
 	// Finalizers are a list, which a merge patch replaces whole: the lock makes the API
 	// server refuse the patch if someone added a finalizer of their own since our read,
 	// instead of dropping it.
 	if err := r.Patch(ctx, pool, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
 		return fmt.Errorf("adding the finalizer: %w", err)
 	}
-	log.FromContext(ctx).Info("Added the finalizer", "finalizer", PoolFinalizer)
+	log.FromContext(ctx).Info("Added the finalizer", "finalizer", nodesv1.Finalizer)
 	return nil
 }
 
-// reconcileDelete takes back from every node what the pool gave it, then removes
-// PoolFinalizer so that the API server can delete the pool. The membership labels stay:
-// they are not the pool's to remove. The RuntimeClass goes by garbage collection.
+// reconcileDelete takes back from every node what the pool gave it, then removes the
+// finalizer so that the API server can delete the pool. The membership labels stay: they
+// are not the pool's to remove. The RuntimeClass goes by garbage collection.
 func (r *NodePoolReconciler) reconcileDelete(ctx context.Context, pool *nodesv1.NodePool) error {
 	// A pool being deleted gives nothing to anyone (poolShare), so the usual pass over
 	// the nodes takes everything back. Until every node is clean the finalizer stays,
@@ -42,11 +38,11 @@ func (r *NodePoolReconciler) reconcileDelete(ctx context.Context, pool *nodesv1.
 	if err != nil {
 		return err
 	}
-	if !controllerutil.ContainsFinalizer(pool, PoolFinalizer) {
+	if !controllerutil.ContainsFinalizer(pool, nodesv1.Finalizer) {
 		return nil
 	}
 	orig := pool.DeepCopy()
-	controllerutil.RemoveFinalizer(pool, PoolFinalizer)
+	controllerutil.RemoveFinalizer(pool, nodesv1.Finalizer)
 	err = r.Patch(ctx, pool, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
 	switch {
 	case apierrors.IsNotFound(err):
@@ -56,13 +52,14 @@ func (r *NodePoolReconciler) reconcileDelete(ctx context.Context, pool *nodesv1.
 	case err != nil:
 		return fmt.Errorf("removing the finalizer: %w", err)
 	}
-	log.FromContext(ctx).Info("Removed the finalizer: the nodes are clean", "finalizer", PoolFinalizer)
+	log.FromContext(ctx).Info("Removed the finalizer: the nodes are clean", "finalizer", nodesv1.Finalizer)
 	// Nothing may write to the pool after this: once the last finalizer is gone the API
 	// server deletes the pool, and a write would fail with "Precondition failed: UID in
-	// precondition" (the error a pass that patches after removing the finalizer gets) or NotFound. The event is no such write: it is an
-	// Event object of its own, written in the background, about a pool that may be gone
-	// by then. It comes after the patch so that a pass that finds the pool gone tells
-	// nothing.
+	// precondition" (the error a pass that patches after removing the finalizer gets) or
+	// NotFound.
+	// The event is no such write: it is an Event object of its own, written in the
+	// background, about a pool that may be gone by then. It comes after the patch so that
+	// a pass that finds the pool gone tells nothing.
 	r.Recorder.Eventf(pool, nil, corev1.EventTypeNormal, EventCleanupDone, "Finalize",
 		"Took the pool's labels and taints back from %s", nodeCount(cleaned))
 	return nil

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"strings"
 
+	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/07-nodepool-status-events/api/nodes/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/types"
@@ -29,12 +30,12 @@ func poolsOfNode(_ context.Context, obj client.Object) []reconcile.Request {
 		}
 	}
 	for key := range obj.GetLabels() {
-		if pool, ok := strings.CutPrefix(key, PoolMemberLabelPrefix); ok {
+		if pool, ok := strings.CutPrefix(key, nodesv1.MemberLabelPrefix); ok {
 			add(pool)
 		}
 	}
 	for key := range obj.GetAnnotations() {
-		if pool, ok := strings.CutPrefix(key, PoolRecordAnnotationPrefix); ok {
+		if pool, ok := strings.CutPrefix(key, nodesv1.RecordAnnotationPrefix); ok {
 			add(pool)
 		}
 	}
@@ -78,7 +79,7 @@ func poolNodeChanged(oldNode, newNode *corev1.Node) bool {
 func poolRecords(node *corev1.Node) map[string]string {
 	records := map[string]string{}
 	for key, value := range node.Annotations {
-		if strings.HasPrefix(key, PoolRecordAnnotationPrefix) {
+		if strings.HasPrefix(key, nodesv1.RecordAnnotationPrefix) {
 			records[key] = value
 		}
 	}

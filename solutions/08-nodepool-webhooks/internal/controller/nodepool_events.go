@@ -1,3 +1,4 @@
+//stage:7
 package controller
 
 import (
@@ -21,6 +22,10 @@ const (
 // recordNodeChange tells, with one event about the pool and the node, what a pass did to
 // the node. A node the pass left alone gets no event.
 func (r *NodePoolReconciler) recordNodeChange(pool *nodesv1.NodePool, node *corev1.Node, change nodeChange) {
+	//lesson:todo Emit one Normal event about the pool, with the node as the related object:
+	//lesson:todo EventNodeJoined, EventNodeUpdated or EventNodeLeft with an action and a note
+	//lesson:todo that names the node; none for any other change. See "Events" in
+	//lesson:todo docs/lesson-07.md.
 	switch change {
 	case nodeJoined:
 		r.Recorder.Eventf(pool, node, corev1.EventTypeNormal, EventNodeJoined, "Label",
@@ -32,6 +37,7 @@ func (r *NodePoolReconciler) recordNodeChange(pool *nodesv1.NodePool, node *core
 		r.Recorder.Eventf(pool, node, corev1.EventTypeNormal, EventNodeLeft, "Unlabel",
 			"Node %s left the pool and lost its labels and taints", node.Name)
 	}
+	//lesson:end
 }
 
 // maxEventNote is the longest note the API server accepts in an events.k8s.io Event. The
@@ -46,3 +52,5 @@ func eventNote(message string) string {
 	}
 	return strings.ToValidUTF8(message[:maxEventNote-3], "") + "..."
 }
+
+//stage:end

@@ -1,3 +1,4 @@
+//stage:7
 package controller
 
 import (
@@ -72,3 +73,5 @@ func eventsAbout(g Gomega, pool *nodesv1.NodePool) []string {
 	}
 	return about
 }
+
+//stage:end

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
@@ -58,6 +59,7 @@ func deletePoolAfterTest(t *testing.T, pool *nodesv1.NodePool) {
 	if err := env.Client.Delete(ctx, pool); client.IgnoreNotFound(err) != nil {
 		t.Errorf("deleting NodePool %s: %v", pool.Name, err)
 	}
+	//stage:6
 	// The running manager removes its finalizer from the pools it sees. A pool hidden
 	// from it keeps every finalizer a test's own passes or the test itself gave it.
 	if pool.Labels[testenv.UnmanagedLabel] != "" {
@@ -66,6 +68,7 @@ func deletePoolAfterTest(t *testing.T, pool *nodesv1.NodePool) {
 			t.Errorf("removing the finalizers of NodePool %s: %v", pool.Name, err)
 		}
 	}
+	//stage:end
 }
 
 // createTestNode creates a node with labels and taints, as a kubelet registering would, and
@@ -85,6 +88,11 @@ func createTestNode(t *testing.T, g Gomega, name string, labels map[string]strin
 	node.Spec.Taints = taints
 	g.Expect(env.Client.Update(env.Context(), node)).To(Succeed())
 	return node
+}
+
+// requestFor is the request a pass of obj gets.
+func requestFor(obj client.Object) ctrl.Request {
+	return ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)}
 }
 
 // latestNode reads node straight from the API server.
@@ -192,6 +200,8 @@ func (s *statusWriteLog) Patch(ctx context.Context, obj client.Object, patch cli
 // clientKey is the key of the cluster-scoped object name.
 func clientKey(name string) client.ObjectKey { return client.ObjectKey{Name: name} }
 
+//stage:7
+
 // takeEvents returns the events recorder has received so far, as "Type Reason note".
 func takeEvents(recorder *events.FakeRecorder) []string {
 	var got []string
@@ -204,3 +214,5 @@ func takeEvents(recorder *events.FakeRecorder) []string {
 		}
 	}
 }
+
+//stage:end

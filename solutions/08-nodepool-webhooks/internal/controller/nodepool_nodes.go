@@ -14,27 +14,9 @@ import (
 	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/08-nodepool-webhooks/api/nodes/v1"
 )
 
-// PoolMemberLabelPrefix + P is the label that makes a node a member of the NodePool P,
-// whatever its value. People and tools set it (kubectl label node); the controller only
-// reads it.
-const PoolMemberLabelPrefix = "node-role.kubernetes.io/"
+func poolMemberLabel(pool string) string { return nodesv1.MemberLabelPrefix + pool }
 
-// PoolRecordAnnotationPrefix + P is the annotation in which the NodePool P records, on
-// the node itself, the labels and taints it put there: {"labels":[keys],"taints":[key:effect]}.
-//
-// A node's labels do not say who set them, and the controller must never remove what
-// someone else set. So it remembers what it set, and the node is the place: the record
-// changes in the same patch as the labels and taints it describes, so the two never
-// disagree, even when the manager dies between two writes; it outlives the pool, so a
-// node that has left a pool still says what to remove; and it stays out of the pool's
-// spec, which is the user's, and its status, which must never be the only copy of a
-// fact. (Server-side apply tracks ownership itself, but a node's taints are an atomic
-// list: applying ours would take over everyone's.)
-const PoolRecordAnnotationPrefix = "applied.nodes.workshop.dev/"
-
-func poolMemberLabel(pool string) string { return PoolMemberLabelPrefix + pool }
-
-func poolRecordAnnotation(pool string) string { return PoolRecordAnnotationPrefix + pool }
+func poolRecordAnnotation(pool string) string { return nodesv1.RecordAnnotationPrefix + pool }
 
 // isPoolMember reports whether node belongs to the NodePool named pool.
 func isPoolMember(node *corev1.Node, pool string) bool {
@@ -46,12 +28,27 @@ func isPoolMember(node *corev1.Node, pool string) bool {
 // with node: a member gets the pool's labels and taints, and a node that still carries
 // the pool's record has left and must lose what the pool gave it.
 func concernsPool(node *corev1.Node, pool string) bool {
+	//lesson:todo Return true for a member of the pool (isPoolMember) and for a node that
+	//lesson:todo carries the pool's record annotation (poolRecordAnnotation), member or not.
+	//lesson:todo See "Who a pass looks at" in docs/lesson-05.md.
+	//lesson:stub return isPoolMember(node, pool)
 	_, recorded := node.Annotations[poolRecordAnnotation(pool)]
 	return recorded || isPoolMember(node, pool)
+	//lesson:end
 }
 
-// poolRecord is what one NodePool put on one node: the keys of its labels and the
-// key:effect of its taints (a node's taint is known by both).
+// poolRecord is what one NodePool put on one node, in the annotation
+// nodesv1.RecordAnnotationPrefix + pool: the keys of its labels and the key:effect of its
+// taints (a node's taint is known by both).
+//
+// A node's labels do not say who set them, and the controller must never remove what
+// someone else set. So it remembers what it set, and the node is the place: the record
+// changes in the same patch as the labels and taints it describes, so the two never
+// disagree, even when the manager dies between two writes; it outlives the pool, so a
+// node that has left a pool still says what to remove; and it stays out of the pool's
+// spec, which is the user's, and its status, which must never be the only copy of a
+// fact. (Server-side apply tracks ownership itself, but a node's taints are an atomic
+// list: applying ours would take over everyone's.)
 type poolRecord struct {
 	Labels []string `json:"labels,omitempty"`
 	Taints []string `json:"taints,omitempty"`
@@ -103,12 +100,26 @@ const (
 	nodeLeft nodeChange = "left"
 )
 
+//stage:6
+
 // poolShare returns what pool gives node: its labels and taints when node is a member
-// and the pool is not being deleted, nothing otherwise. A key or taint that another pool's record on the node already
-// lists stays that pool's: two pools that list the same key for one node would
-// otherwise overwrite each other's value forever, each write starting the other's pass.
+// and the pool is not being deleted, nothing otherwise. A key or taint that another
+// pool's record on the node already lists stays that pool's: two pools that list the
+// same key for one node would otherwise overwrite each other's value forever, each write
+// starting the other's pass.
 func poolShare(node *corev1.Node, pool *nodesv1.NodePool) (labels map[string]string, taints []corev1.Taint, member bool) {
+	//lesson:todo A pool being deleted gives nothing to anyone, members included. See
+	//lesson:todo "Deleting a pool" in docs/lesson-06.md.
+	//lesson:stub if !isPoolMember(node, pool.Name) {
 	if !isPoolMember(node, pool.Name) || !pool.DeletionTimestamp.IsZero() {
+		//lesson:end
+		//stage:old // poolShare returns what pool gives node: its labels and taints when node is a member,
+		//stage:old // nothing otherwise. A key or taint that another pool's record on the node already
+		//stage:old // lists stays that pool's: two pools that list the same key for one node would
+		//stage:old // otherwise overwrite each other's value forever, each write starting the other's pass.
+		//stage:old func poolShare(node *corev1.Node, pool *nodesv1.NodePool) (labels map[string]string, taints []corev1.Taint, member bool) {
+		//stage:old if !isPoolMember(node, pool.Name) {
+		//stage:end
 		return nil, nil, false
 	}
 	claimedLabels, claimedTaints := claimedByOtherPools(node, pool.Name)
@@ -135,7 +146,7 @@ func poolShare(node *corev1.Node, pool *nodesv1.NodePool) (labels map[string]str
 func claimedByOtherPools(node *corev1.Node, pool string) (labels, taints sets.Set[string]) {
 	labels, taints = sets.New[string](), sets.New[string]()
 	for key := range node.Annotations {
-		other, ok := strings.CutPrefix(key, PoolRecordAnnotationPrefix)
+		other, ok := strings.CutPrefix(key, nodesv1.RecordAnnotationPrefix)
 		if !ok || other == pool {
 			continue
 		}
@@ -184,6 +195,9 @@ func withPool(node *corev1.Node, pool *nodesv1.NodePool) (*corev1.Node, nodeChan
 // setPoolLabels removes from node the label keys in recorded that want no longer lists,
 // and sets every label of want. Labels that are neither are someone else's.
 func setPoolLabels(node *corev1.Node, recorded []string, want map[string]string) {
+	//lesson:todo Delete every label key of recorded that want does not list, then set every
+	//lesson:todo label of want (node.Labels may be nil). Leave all other labels alone. See
+	//lesson:todo "Remembering what the pool gave" in docs/lesson-05.md.
 	for _, key := range recorded {
 		if _, keep := want[key]; !keep {
 			delete(node.Labels, key)
@@ -193,12 +207,17 @@ func setPoolLabels(node *corev1.Node, recorded []string, want map[string]string)
 		node.Labels = map[string]string{}
 	}
 	maps.Copy(node.Labels, want)
+	//lesson:end
 }
 
 // setPoolTaints removes from node the taints in recorded (key:effect) that want no
 // longer lists, gives every taint of want its value, and adds the missing ones at the
 // end. The other taints keep their place and their value.
 func setPoolTaints(node *corev1.Node, recorded []string, want []corev1.Taint) {
+	//lesson:todo Build node.Spec.Taints anew: keep every taint in its place, except that a
+	//lesson:todo taint whose taintID is in recorded and not in want goes, and one whose
+	//lesson:todo taintID is in want takes want's value; then append want's missing taints.
+	//lesson:todo See "Remembering what the pool gave" in docs/lesson-05.md.
 	wanted := map[string]corev1.Taint{}
 	for _, t := range want {
 		wanted[taintID(t)] = t
@@ -221,4 +240,5 @@ func setPoolTaints(node *corev1.Node, recorded []string, want []corev1.Taint) {
 		}
 	}
 	node.Spec.Taints = taints
+	//lesson:end
 }

@@ -17,16 +17,12 @@ import (
 	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/08-nodepool-webhooks/api/nodes/v1"
 )
 
-// RuntimeClassPrefix + P names the RuntimeClass of the NodePool P. A pod that sets
-// runtimeClassName to it runs with the pool's handler, on the pool's nodes.
-const RuntimeClassPrefix = "node-pool-"
-
 // newRuntimeClass returns the RuntimeClass pool asks for: its handler, a node selector of
 // its labels, a toleration of each of its taints, and a controller OwnerReference to the
 // pool, so that the garbage collector deletes it with the pool.
 func (r *NodePoolReconciler) newRuntimeClass(pool *nodesv1.NodePool) (*nodev1.RuntimeClass, error) {
 	rc := &nodev1.RuntimeClass{
-		ObjectMeta: metav1.ObjectMeta{Name: RuntimeClassPrefix + pool.Name},
+		ObjectMeta: metav1.ObjectMeta{Name: nodesv1.RuntimeClassPrefix + pool.Name},
 		Handler:    pool.Spec.Handler,
 		Scheduling: poolScheduling(pool),
 	}
@@ -41,6 +37,11 @@ func (r *NodePoolReconciler) newRuntimeClass(pool *nodesv1.NodePool) (*nodev1.Ru
 // toleration of each of the pool's taints, so the members accept it. A pool with neither
 // has no scheduling at all, as the API server stores it.
 func poolScheduling(pool *nodesv1.NodePool) *nodev1.Scheduling {
+	//lesson:todo Return nil for a pool without labels and taints; else the pool's labels as
+	//lesson:todo the node selector (a copy, nil when there are none) and, for each taint, a
+	//lesson:todo toleration with the operator Equal and the taint's key, value and effect.
+	//lesson:todo See "The RuntimeClass" in docs/lesson-05.md.
+	//lesson:stub return nil
 	if len(pool.Spec.Labels) == 0 && len(pool.Spec.Taints) == 0 {
 		return nil
 	}
@@ -54,6 +55,7 @@ func poolScheduling(pool *nodesv1.NodePool) *nodev1.Scheduling {
 		})
 	}
 	return scheduling
+	//lesson:end
 }
 
 // reconcileRuntimeClass creates the pool's RuntimeClass, or brings it in line with the
@@ -63,6 +65,13 @@ func (r *NodePoolReconciler) reconcileRuntimeClass(ctx context.Context, pool *no
 	if err != nil {
 		return err
 	}
+	//lesson:todo Get the RuntimeClass named like want. Create want when there is none;
+	//lesson:todo return an error when the one there is not controlled by the pool; delete it
+	//lesson:todo (with a UID precondition) when its handler differs; patch its scheduling
+	//lesson:todo (client.MergeFrom) when that differs; else write nothing. Log what you do.
+	//lesson:todo See "The RuntimeClass" in docs/lesson-05.md.
+	//lesson:stub _ = want
+	//lesson:stub return nil
 	log := log.FromContext(ctx)
 	var rc nodev1.RuntimeClass
 	err = r.Get(ctx, client.ObjectKeyFromObject(want), &rc)
@@ -98,4 +107,5 @@ func (r *NodePoolReconciler) reconcileRuntimeClass(ctx context.Context, pool *no
 		log.Info("Updated RuntimeClass", "runtimeClass", rc.Name)
 	}
 	return nil
+	//lesson:end
 }

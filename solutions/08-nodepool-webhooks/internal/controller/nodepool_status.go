@@ -1,3 +1,4 @@
+//stage:7
 package controller
 
 import (
@@ -17,6 +18,9 @@ import (
 // countMember adds node, a member of pool, to the pool's status: one more node, and its
 // allocatable resources added to the pool's.
 func countMember(pool *nodesv1.NodePool, node *corev1.Node) {
+	//lesson:todo Add one to status.nodeCount and add each of node's allocatable quantities
+	//lesson:todo to status.allocatable (a nil map at first). See "Status and printer
+	//lesson:todo columns" in docs/lesson-07.md.
 	pool.Status.NodeCount++
 	for name, quantity := range node.Status.Allocatable {
 		if pool.Status.Allocatable == nil {
@@ -26,6 +30,7 @@ func countMember(pool *nodesv1.NodePool, node *corev1.Node) {
 		sum.Add(quantity)
 		pool.Status.Allocatable[name] = sum
 	}
+	//lesson:end
 }
 
 // patchStatus completes the status a pass found and writes it with one merge patch of
@@ -34,6 +39,12 @@ func countMember(pool *nodesv1.NodePool, node *corev1.Node) {
 // the spec, so only such a pass moves observedGeneration. A new error is also told as a
 // Warning event, once: a failure that repeats on every retry changes nothing.
 func (r *NodePoolReconciler) patchStatus(ctx context.Context, orig, pool *nodesv1.NodePool, passErr error) error {
+	//lesson:todo As in lesson 02: set the Ready condition, and observedGeneration when the
+	//lesson:todo pass succeeded; patch the status only when it differs from orig's. Then,
+	//lesson:todo when passErr is set and the Ready message is new, emit one Warning event
+	//lesson:todo (EventReconcileError, note eventNote(message)). See "Events" in
+	//lesson:todo docs/lesson-07.md.
+	//lesson:stub return nil
 	setPoolReadyCondition(pool, passErr)
 	if passErr == nil {
 		pool.Status.ObservedGeneration = pool.Generation
@@ -54,12 +65,17 @@ func (r *NodePoolReconciler) patchStatus(ctx context.Context, orig, pool *nodesv
 		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, EventReconcileError, "Reconcile", "%s", eventNote(ready.Message))
 	}
 	return nil
+	//lesson:end
 }
 
 // setPoolReadyCondition sets the Ready condition from the pass's error and the member
 // count. Its message holds counts and errors, never times, so that a pass that finds
 // the same leaves the condition as it was.
 func setPoolReadyCondition(pool *nodesv1.NodePool, passErr error) {
+	//lesson:todo Set the Ready condition (meta.SetStatusCondition): False ReconcileError
+	//lesson:todo with the error when passErr is set, else False NoNodes when the pool has
+	//lesson:todo no member, else True NodesConfigured. See "Status and printer columns" in
+	//lesson:todo docs/lesson-07.md.
 	ready := metav1.Condition{
 		Type:               nodesv1.ConditionReady,
 		Status:             metav1.ConditionFalse,
@@ -76,6 +92,7 @@ func setPoolReadyCondition(pool *nodesv1.NodePool, passErr error) {
 		ready.Message = fmt.Sprintf("%s with the pool's labels and taints", nodeCount(int(pool.Status.NodeCount)))
 	}
 	meta.SetStatusCondition(&pool.Status.Conditions, ready)
+	//lesson:end
 }
 
 // nodeCount says "1 node" or "n nodes".
@@ -85,3 +102,5 @@ func nodeCount(n int) string {
 	}
 	return fmt.Sprintf("%d nodes", n)
 }
+
+//stage:end

@@ -1,3 +1,4 @@
+//stage:7
 package controller
 
 import (
@@ -189,3 +190,5 @@ func (f *failingNodePatches) Patch(ctx context.Context, obj client.Object, patch
 	}
 	return f.Client.Patch(ctx, obj, patch, opts...)
 }
+
+//stage:end

@@ -41,8 +41,7 @@ type NodePoolSpec struct {
 }
 
 // +kubebuilder:object:root=true
-// TODO: Make NodePool cluster-scoped, like the nodes it groups, with the short name
-// np. See "A cluster-scoped kind" in docs/lesson-05.md.
+// +kubebuilder:resource:scope=Cluster,shortName=np
 // +kubebuilder:printcolumn:name="Handler",type=string,JSONPath=`.spec.handler`,description="The RuntimeClass handler"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63",message="a NodePool's name is the name part of the label node-role.kubernetes.io/<name>, so at most 63 characters"

@@ -41,10 +41,7 @@ type NodePoolSpec struct {
 }
 
 // +kubebuilder:object:root=true
-//lesson:todo Make NodePool cluster-scoped, like the nodes it groups, with the short name
-//lesson:todo np. See "A cluster-scoped kind" in docs/lesson-05.md.
 // +kubebuilder:resource:scope=Cluster,shortName=np
-//lesson:end
 // +kubebuilder:printcolumn:name="Handler",type=string,JSONPath=`.spec.handler`,description="The RuntimeClass handler"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63",message="a NodePool's name is the name part of the label node-role.kubernetes.io/<name>, so at most 63 characters"

@@ -13,7 +13,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	nodesv1 "github.com/kube-workshop/operator-workshop/lessons/08-nodepool-webhooks/api/nodes/v1"
-	"github.com/kube-workshop/operator-workshop/lessons/08-nodepool-webhooks/internal/controller"
 )
 
 // maxFuzzInput bounds every string the fuzzer tries. The longest valid input is a label
@@ -39,11 +38,11 @@ const maxFuzzInput = 330
 //     accepted with the same warnings: the API server calls the mutating webhook first
 //     and validates what it returns.
 //
-// `go test` runs the seeds below; `go test -run '^$' -fuzz '^FuzzValidateNodePool$'
+// `go test` runs the inputs below; `go test -run '^$' -fuzz '^FuzzValidateNodePool$'
 // -fuzztime 30s ./internal/webhook/nodes/v1` searches for more. A failing input is saved
 // under testdata/fuzz and runs with every `go test` from then on.
 func FuzzValidateNodePool(f *testing.F) {
-	seeds := []struct{ name, labelKey, labelValue, taintKey, taintValue, effect1, effect2, handler string }{
+	inputs := []struct{ name, labelKey, labelValue, taintKey, taintValue, effect1, effect2, handler string }{
 		{"gpu", "node-pool.workshop.dev/tier", "gold", "node-pool.workshop.dev", "gpu", "NoSchedule", "NoExecute", "runc"},
 		{"gpu", "", "", "", "", "", "", ""},
 		{"gpu", "node-restriction.kubernetes.io/pool", "gpu", "dedicated", "", "PreferNoSchedule", "", "kata"},
@@ -54,7 +53,7 @@ func FuzzValidateNodePool(f *testing.F) {
 		{"a.b", strings.Repeat("a", 254) + "/x", "", "example.com/", "", "", "", "-runc"},
 		{"", "/x", "", "a/b/c", "", "", "", ""},
 	}
-	for _, s := range seeds {
+	for _, s := range inputs {
 		f.Add(s.name, s.labelKey, s.labelValue, s.taintKey, s.taintValue, s.effect1, s.effect2, s.handler)
 	}
 
@@ -201,10 +200,10 @@ func checkAccepted(t *testing.T, pool *nodesv1.NodePool) {
 			t.Fatalf("the accepted %+v sets the taint %q, under Kubernetes' prefix %s", pool.Spec, taint.Key, prefix)
 		}
 	}
-	if errs := content.IsLabelKey(controller.PoolMemberLabelPrefix + pool.Name); len(errs) > 0 {
+	if errs := content.IsLabelKey(nodesv1.MemberLabelPrefix + pool.Name); len(errs) > 0 {
 		t.Fatalf("the accepted pool %q has no valid membership label: %v", pool.Name, errs)
 	}
-	if errs := content.IsDNS1123Subdomain(controller.RuntimeClassPrefix + pool.Name); len(errs) > 0 {
+	if errs := content.IsDNS1123Subdomain(nodesv1.RuntimeClassPrefix + pool.Name); len(errs) > 0 {
 		t.Fatalf("the accepted pool %q has no valid RuntimeClass name: %v", pool.Name, errs)
 	}
 	if errs := content.IsDNS1123Label(pool.Spec.Handler); pool.Spec.Handler == "" || len(errs) > 0 {

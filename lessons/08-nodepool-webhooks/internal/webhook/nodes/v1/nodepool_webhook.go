@@ -18,7 +18,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	nodesv1 "github.com/kube-workshop/operator-workshop/lessons/08-nodepool-webhooks/api/nodes/v1"
-	"github.com/kube-workshop/operator-workshop/lessons/08-nodepool-webhooks/internal/controller"
 )
 
 // SetupNodePoolWebhookWithManager registers both webhooks with the manager's webhook
@@ -110,11 +109,11 @@ func validateNodePool(pool *nodesv1.NodePool) (admission.Warnings, error) {
 // without an API server.
 func validateName(name string, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	member := controller.PoolMemberLabelPrefix + name
+	member := nodesv1.MemberLabelPrefix + name
 	for _, msg := range content.IsLabelKey(member) {
 		errs = append(errs, field.Invalid(path, name, fmt.Sprintf("the membership label %s: %s", member, msg)))
 	}
-	runtimeClass := controller.RuntimeClassPrefix + name
+	runtimeClass := nodesv1.RuntimeClassPrefix + name
 	for _, msg := range content.IsDNS1123Subdomain(runtimeClass) {
 		errs = append(errs, field.Invalid(path, name, fmt.Sprintf("the RuntimeClass name %s: %s", runtimeClass, msg)))
 	}

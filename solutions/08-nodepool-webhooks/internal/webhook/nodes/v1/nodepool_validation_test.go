@@ -1,3 +1,4 @@
+//stage:8
 package v1
 
 import (
@@ -219,3 +220,5 @@ func TestValidateUpdateChecksOnlyAChangedSpec(t *testing.T) {
 	g.Expect(warnings).To(ConsistOf(HavePrefix("spec.taints[0]: the NoExecute taint dedicated:NoExecute evicts")),
 		"a spec change gets the warnings of a create")
 }
+
+//stage:end

@@ -1,3 +1,5 @@
+//stage:8
+
 // Package v1 holds the admission webhooks of the nodes.workshop.dev/v1 kinds: the API
 // server calls them, over TLS, on every create and update of a NodePool, first the
 // defaulting webhook, then, after the CRD's schema and CEL rules, the validating one.
@@ -23,7 +25,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/08-nodepool-webhooks/api/nodes/v1"
-	"github.com/kube-workshop/operator-workshop/solutions/08-nodepool-webhooks/internal/controller"
 )
 
 // SetupNodePoolWebhookWithManager registers both webhooks with the manager's webhook
@@ -138,11 +139,11 @@ func validateNodePool(pool *nodesv1.NodePool) (admission.Warnings, error) {
 // without an API server.
 func validateName(name string, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	member := controller.PoolMemberLabelPrefix + name
+	member := nodesv1.MemberLabelPrefix + name
 	for _, msg := range content.IsLabelKey(member) {
 		errs = append(errs, field.Invalid(path, name, fmt.Sprintf("the membership label %s: %s", member, msg)))
 	}
-	runtimeClass := controller.RuntimeClassPrefix + name
+	runtimeClass := nodesv1.RuntimeClassPrefix + name
 	for _, msg := range content.IsDNS1123Subdomain(runtimeClass) {
 		errs = append(errs, field.Invalid(path, name, fmt.Sprintf("the RuntimeClass name %s: %s", runtimeClass, msg)))
 	}
@@ -221,7 +222,7 @@ func validateLabels(labels map[string]string, path *field.Path) field.ErrorList 
 			switch prefix {
 			case nodeRestrictionPrefix:
 				// The administrators' prefix, made for what a pool does.
-			case strings.TrimSuffix(controller.PoolMemberLabelPrefix, "/"):
+			case nodesv1.MemberLabelDomain:
 				errs = append(errs, field.Forbidden(keyPath, membershipLabelMessage))
 			default:
 				errs = append(errs, field.Forbidden(keyPath, fmt.Sprintf(reservedLabelMessage, prefix)))
@@ -333,8 +334,10 @@ func warningsFor(pool *nodesv1.NodePool, path *field.Path) admission.Warnings {
 	if len(pool.Spec.Labels) == 0 {
 		warnings = append(warnings, fmt.Sprintf("%s: the pool sets no label, so the RuntimeClass %s%s selects no node "+
 			"and its pods may run on any node; give the pool a label of its own",
-			path.Child("labels"), controller.RuntimeClassPrefix, pool.Name))
+			path.Child("labels"), nodesv1.RuntimeClassPrefix, pool.Name))
 	}
 	return warnings
 	//lesson:end
 }
+
+//stage:end

@@ -1,3 +1,4 @@
+//stage:8
 package v1
 
 import (
@@ -485,3 +486,5 @@ func TestTheSamples(t *testing.T) {
 		})
 	}
 }
+
+//stage:end

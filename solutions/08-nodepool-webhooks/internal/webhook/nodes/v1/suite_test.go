@@ -1,3 +1,4 @@
+//stage:8
 package v1
 
 import (
@@ -49,3 +50,5 @@ func fuzzing() bool {
 	f := flag.Lookup("test.fuzz")
 	return f != nil && f.Value.String() != ""
 }
+
+//stage:end
