@@ -64,12 +64,13 @@ for solution in "${solutions[@]}"; do
 done
 
 phase "fuzzing"
-# Fuzz targets run their listed inputs (f.Add) in the tests above; here each also searches for new
-# inputs, for a bounded time. go test -fuzz takes one target of one package per run. An
-# input that fails is saved under the package's testdata/fuzz: commit it with the fix.
+# Fuzz targets run their listed inputs (f.Add) in the tests above; here each also
+# searches for new inputs, for a bounded time. go test -fuzz takes one target of one
+# package per run. An input that fails is saved under the package's testdata/fuzz:
+# commit it with the fix.
 FUZZTIME=${FUZZTIME:-10s}
-# A target that several stages share (the same validator, copied forward) is fuzzed once,
-# in the newest stage that has it.
+# A target that several stages of a track share is fuzzed once, in the newest stage that
+# has it.
 declare -A fuzzed=()
 while IFS= read -r file; do
   for target in $(sed -nE 's/^func (Fuzz[A-Za-z0-9_]*)\(.*/\1/p' "$file"); do
