@@ -21,6 +21,11 @@ help: ## List the commands.
 	  /^[a-zA-Z0-9%_-]+:.*## / {name = $$1; gsub("%", "N", name); printf "  \033[36m%-18s\033[0m %s\n", name, $$2}' \
 	  $(MAKEFILE_LIST)
 
+# No dependency on binaries: the doctor must work before anything is built.
+.PHONY: doctor
+doctor: ## Check Go, disk space, binaries, ports, kube context and Docker; print the fix for each problem.
+	@scripts/doctor.sh
+
 .PHONY: binaries
 binaries: ## Build the control plane and tools from source (about 10 minutes once, then cached).
 	@scripts/build-binaries.sh
