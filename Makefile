@@ -27,7 +27,7 @@ doctor: ## Check Go, disk space, binaries, ports, kube context and Docker; print
 	@scripts/doctor.sh
 
 .PHONY: binaries
-binaries: ## Build the control plane and tools from source (about 10 minutes once, then cached).
+binaries: ## Build the control plane and tools from source (about 17 minutes on a fresh 2-core machine, once).
 	@scripts/build-binaries.sh
 
 .PHONY: env

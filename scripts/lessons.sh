@@ -36,7 +36,16 @@ tracks() {
 # stage_number NAME prints the lesson number of a folder name (06-nodepool-finalizer: 6).
 stage_number() { echo $((10#${1%%-*})); }
 
-lessongen() { tool lessongen "$@"; }
+# lessongen runs scripts/tools/lessongen, built once per run: a track's stages and
+# lessons call it many times.
+LESSONGEN=
+lessongen() {
+  if [[ -z $LESSONGEN ]]; then
+    LESSONGEN="$CACHE/tools/lessongen"
+    (cd "$ROOT/scripts/tools" && GOWORK=off go build -o "$LESSONGEN" ./lessongen)
+  fi
+  "$LESSONGEN" "$@"
+}
 
 # write_track TOP SCRATCH STAGE... writes the earlier stages and the lessons of one track
 # under TOP/solutions and TOP/lessons. The last stage is the source, read from $ROOT; its
