@@ -13,6 +13,10 @@ if [[ ${2:-} == solution ]]; then
   ((10#$n > 1)) || die "lesson 1 starts from nothing; there is no solution 0 to compare with"
   left=$(stage_dir solutions "$((10#$n - 1))")
   right=$(stage_dir lessons "$n")
+  # The word after the number names the track, the operator a stage builds.
+  track() { local name=${1##*/}; name=${name#*-}; echo "${name%%-*}"; }
+  [[ $(track "$left") == "$(track "$right")" ]] ||
+    die "lesson $n starts a new operator, $(track "$right"); solution $((10#$n - 1)) is another one ($(track "$left")), so there is nothing to compare. make diff-$n shows what is left to write"
 else
   left=$(stage_dir lessons "$n")
   right=$(stage_dir solutions "$n")
@@ -30,6 +34,10 @@ normalize() {
     -e 's#github.com/kube-workshop/operator-workshop/(lessons|solutions)/[0-9]{2}-[a-z0-9-]+#MODULE#g' \
     -e '/^[[:space:]]*\/\/lesson:/d' \
     -e '/^[[:space:]]*(\/\/|#)stage:/d'
+  # A lesson's module path sorts before shared/ and a solution's after it: with both
+  # replaced by MODULE, gofmt sorts the imports the same on both sides. A file the
+  # learner left unparsable stays as it is.
+  find "$dest" -name '*.go' -exec gofmt -w {} + 2>/dev/null || true
 }
 normalize "$left" "${left#"$ROOT"/}"
 normalize "$right" "${right#"$ROOT"/}"
