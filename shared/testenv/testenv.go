@@ -275,8 +275,10 @@ func logLevel() zapcore.Level {
 }
 
 // How long Eventually waits, for every test that uses this environment: long enough for
-// a controller on a loaded two-core machine, short enough to fail a broken lesson fast.
+// a controller on a loaded two-core machine (a pass takes milliseconds; four test
+// packages at once, each with its own API server, make it a second or two), short
+// enough to fail a broken lesson fast.
 const (
-	EventuallyTimeout  = 20 * time.Second
+	EventuallyTimeout  = 10 * time.Second
 	EventuallyInterval = 50 * time.Millisecond
 )
