@@ -6,7 +6,8 @@
 #      solution's config/default builds with kustomize; every fuzz target runs for
 #      FUZZTIME (10s)
 #   3. every lesson compiles, and fails its own tests until the learner completes it
-#   4. end to end: every solution's walkthrough on a fresh embedded cluster
+#   4. end to end: no CRD name clashes with a built-in kind's; every solution's
+#      walkthrough on a fresh embedded cluster
 #
 # Usage: scripts/test.sh
 source "$(dirname "$0")/lib/common.sh"
@@ -112,6 +113,9 @@ trap '"$ROOT/scripts/cluster.sh" down' EXIT
 "$ROOT/scripts/cluster.sh" up 3
 KUBECONFIG=$("$ROOT/scripts/cluster.sh" kubeconfig)
 export KUBECONFIG
+# Before any CRD is installed, the cluster serves only built-in kinds: no name of ours
+# may be one of theirs (kubectl would pick one of the two).
+tool namecheck "$ROOT"/solutions/*/config/crd/bases/*.yaml
 for solution in "${solutions[@]}"; do
   n=$(basename "$solution"); n=${n%%-*}
   "$ROOT/scripts/run-stage.sh" solutions "$n"

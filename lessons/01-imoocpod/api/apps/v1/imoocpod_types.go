@@ -22,7 +22,7 @@ type ImoocPodSpec struct {
 }
 
 // +kubebuilder:object:root=true
-// +kubebuilder:resource:shortName=ip
+// +kubebuilder:resource:shortName=imp
 
 // ImoocPod keeps a number of identical pods running, like a small ReplicaSet.
 type ImoocPod struct {

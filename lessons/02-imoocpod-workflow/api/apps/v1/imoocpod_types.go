@@ -61,7 +61,7 @@ type ImoocPodStatus struct {
 }
 
 // +kubebuilder:object:root=true
-// +kubebuilder:resource:shortName=ip
+// +kubebuilder:resource:shortName=imp
 // TODO: Give ImoocPod a status subresource, a scale subresource that maps
 // spec.replicas and status.replicas (so that `kubectl scale` works), and the
 // printer columns DESIRED, CURRENT, READY and AGE of `kubectl get rs`.

@@ -72,7 +72,7 @@ type ImoocPodStatus struct {
 //stage:end
 
 // +kubebuilder:object:root=true
-// +kubebuilder:resource:shortName=ip
+// +kubebuilder:resource:shortName=imp
 //stage:2
 //lesson:todo Give ImoocPod a status subresource, a scale subresource that maps
 //lesson:todo spec.replicas and status.replicas (so that `kubectl scale` works), and the
