@@ -79,14 +79,7 @@ func main() {
 		if err := yaml.Unmarshal(raw, &crd); err != nil {
 			fail(fmt.Errorf("%s: %w", file, err))
 		}
-		names := crd.Spec.Names
-		for _, name := range append([]string{names.Plural, names.Singular}, names.ShortNames...) {
-			for _, owner := range taken[name] {
-				if !strings.HasPrefix(owner, names.Plural+" ("+crd.Spec.Group+"/") { // not the CRD itself
-					clashes = append(clashes, fmt.Sprintf("%s: %s %q is also a name of %s", file, crd.Metadata.Name, name, owner))
-				}
-			}
-		}
+		clashes = append(clashes, clashesOf(file, crd, taken)...)
 	}
 	slices.Sort(clashes)
 	clashes = slices.Compact(clashes)
@@ -96,6 +89,22 @@ func main() {
 	}
 	fmt.Printf("namecheck: no CRD name of %d files clashes with the %d names the API server serves\n",
 		len(os.Args)-1, len(taken))
+}
+
+// clashesOf lists the names of c that taken (name: the resources it names) gives to
+// another resource than c itself.
+func clashesOf(file string, c crd, taken map[string][]string) []string {
+	var clashes []string
+	names := c.Spec.Names
+	self := names.Plural + " (" + c.Spec.Group + "/"
+	for _, name := range append([]string{names.Plural, names.Singular}, names.ShortNames...) {
+		for _, owner := range taken[name] {
+			if !strings.HasPrefix(owner, self) {
+				clashes = append(clashes, fmt.Sprintf("%s: %s %q is also a name of %s", file, c.Metadata.Name, name, owner))
+			}
+		}
+	}
+	return clashes
 }
 
 func fail(err error) {
