@@ -85,8 +85,10 @@ cleanup() {
     localwebhook -uninstall || warn "could not remove the webhook configurations of $name"
   fi
 }
-# manager_errors prints how many errors the manager has logged so far.
+# manager_errors prints how many errors the manager has logged so far; MANAGER_ERRORS is
+# the same as a command a learner can paste in the repository's folder.
 manager_errors() { grep -c '	ERROR	' "$log" || true; }
+MANAGER_ERRORS="grep -c \$'\\tERROR\\t' ${log#"$ROOT"/}"
 trap cleanup EXIT
 
 : >"$log"

@@ -104,7 +104,7 @@ expect "no pods left (the kube-controller-manager's garbage collector followed t
   "pods without a controller OwnerReference to the ImoocPod are never collected"
 
 step "The manager's log"
-expect "the manager logged no errors" 0 "manager_errors" "read $log"
+expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${log#"$ROOT"/}"
 # The namespace controller removes the namespace and its pods in the background (about
 # 10 s); the next run of this walkthrough waits for that before it starts.
 kubectl delete namespace $NS --wait=false >/dev/null

@@ -1,5 +1,5 @@
 # Stage 03: MyDaemonSet, one pod per node. Sourced by scripts/run-stage.sh, which runs the
-# manager and defines ROOT, STAGE_DIR, manager_errors and the walkthrough vocabulary.
+# manager and defines ROOT, STAGE_DIR, MANAGER_ERRORS and the walkthrough vocabulary.
 NS=workshop-03
 SELECTOR=apps.workshop.dev/mydaemonset=demo
 ACTIVE="kubectl get pods -n $NS -l $SELECTOR --no-headers 2>/dev/null | grep -cv Terminating"
@@ -126,7 +126,7 @@ WAIT=90 expect "no pods left (the garbage collector followed the OwnerReferences
   "pods without a controller OwnerReference to the MyDaemonSet are never collected"
 
 step "The manager's log"
-expect "the manager logged no errors" 0 "manager_errors" "read $log"
+expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${log#"$ROOT"/}"
 # The namespace controller removes the namespace and its pods in the background (about
 # 10 s); the next run of this walkthrough waits for that before it starts.
 kubectl delete namespace $NS --wait=false >/dev/null

@@ -87,7 +87,7 @@ expect "its pods run with Always, one on every node" "Always $(all_nodes | wc -w
 run kubectl get mds -n $NS
 
 step "The manager's log"
-expect "the manager logged no errors" 0 "manager_errors" "read $log"
+expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${log#"$ROOT"/}"
 # The namespace controller removes the namespace and its pods in the background (about
 # 10 s); the next run of this walkthrough waits for that before it starts.
 kubectl delete namespace $NS --wait=false >/dev/null

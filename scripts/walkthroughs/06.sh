@@ -84,6 +84,6 @@ expect "$N0 is as it was before the walkthrough" "$OWN0" "own_state $N0"
 expect "$N1 is as it was before the walkthrough" "$OWN1" "own_state $N1"
 
 step "The manager's log"
-expect "the manager logged no errors" 0 "manager_errors" "read $log"
+expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${log#"$ROOT"/}"
 expect "no write to the pool after its finalizer was gone (no 'Precondition failed: UID in precondition')" 0 \
   "grep -c 'Precondition failed' $log || true"

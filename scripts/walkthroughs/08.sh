@@ -189,4 +189,4 @@ run kubectl label node $N0 "$MEMBER-"
 expect "$N0 is as it was before the walkthrough" "$OWN0" "own_state $N0"
 
 step "The manager's log"
-expect "the manager logged no errors" 0 "manager_errors" "read $log"
+expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${log#"$ROOT"/}"
