@@ -26,9 +26,12 @@ say "Installing the CRDs of $name"
 kubectl apply --server-side --force-conflicts -f "$dir/config/crd/bases" >/dev/null
 kubectl wait --for=condition=Established crd --all --timeout=30s >/dev/null
 
-mkdir -p "$CACHE/stage"
-manager="$CACHE/stage/manager-$n"
-log="$CACHE/stage/manager-$n.log"
+# The stage's manager binary, log, certificates and manifests. scripts/test.sh keeps its
+# own, so that it leaves a learner's running `make lesson-N` alone.
+STAGE_CACHE=${STAGE_CACHE:-$CACHE/stage}
+mkdir -p "$STAGE_CACHE"
+manager="$STAGE_CACHE/manager-$n"
+log="$STAGE_CACHE/manager-$n.log"
 say "Building the manager of $name"
 (cd "$dir" && go build -o "$manager" ./cmd)
 
@@ -49,8 +52,8 @@ if [[ -f $webhooks/manifests.yaml ]]; then
       die "cannot find the kind network's gateway; see docs/lesson-04.md for cert-manager on kind"
   fi
   say "Installing the webhooks of $name, pointed at the manager on https://$host:$WEBHOOK_PORT"
-  localwebhook -host "$host" -port "$WEBHOOK_PORT" -cert-dir "$CACHE/stage/certs-$n" >/dev/null
-  MANAGER_ARGS+=(--webhook-port "$WEBHOOK_PORT" --webhook-cert-dir "$CACHE/stage/certs-$n")
+  localwebhook -host "$host" -port "$WEBHOOK_PORT" -cert-dir "$STAGE_CACHE/certs-$n" >/dev/null
+  MANAGER_ARGS+=(--webhook-port "$WEBHOOK_PORT" --webhook-cert-dir "$STAGE_CACHE/certs-$n")
 fi
 start_manager() {
   say "Starting the manager of $name $* (log: ${log#"$ROOT"/})"

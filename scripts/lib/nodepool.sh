@@ -3,7 +3,7 @@
 
 MEMBER=node-role.kubernetes.io/$POOL
 RUNTIME_CLASS=node-pool-$POOL
-MANIFEST="$CACHE/stage/nodepool-$POOL.yaml"
+MANIFEST="$STAGE_CACHE/nodepool-$POOL.yaml"
 # Three nodes, workers first: node-000000 to node-000002 on the embedded cluster.
 read -r N0 N1 N2 < <(echo $(kubectl get nodes -l '!node-role.kubernetes.io/control-plane' -o jsonpath='{.items[*].metadata.name}') \
   $(kubectl get nodes -l node-role.kubernetes.io/control-plane -o jsonpath='{.items[*].metadata.name}'))

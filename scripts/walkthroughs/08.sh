@@ -12,7 +12,7 @@ DEFAULTS_POOL=workshop-08-defaults
 MEMBER=node-role.kubernetes.io/$POOL
 RUNTIME_CLASS=node-pool-$POOL
 SAMPLES=$STAGE_DIR/config/samples
-MANIFESTS="$CACHE/stage/nodepools-08"
+MANIFESTS="$STAGE_CACHE/nodepools-08"
 # The first worker: node-000000 on the embedded cluster.
 N0=$(kubectl get nodes -l '!node-role.kubernetes.io/control-plane' -o jsonpath='{.items[0].metadata.name}')
 GENERATION="kubectl get nodepool $POOL -o jsonpath='{.metadata.generation}'"
