@@ -105,8 +105,8 @@ for lesson in "${lessons[@]}"; do
 done
 
 phase "end to end: every solution's walkthrough on a fresh embedded cluster"
-# A cluster, manager ports and stage files of its own, so that a learner's cluster and a running
-# `make lesson-N` are left alone.
+# A cluster, manager ports and stage files of its own, so that a learner's cluster and
+# a running `make lesson-N` are left alone.
 export WORKSHOP_CLUSTER=workshop-test METRICS_PORT=28080 PROBE_PORT=28081 WEBHOOK_PORT=29443 \
   STAGE_CACHE="$CACHE/test/stage"
 "$ROOT/scripts/cluster.sh" down
