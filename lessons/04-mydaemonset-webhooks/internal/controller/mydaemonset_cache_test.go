@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"context"
+	"errors"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -8,7 +10,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/lessons/04-mydaemonset-webhooks/api/apps/v1"
 )
@@ -63,4 +67,119 @@ func TestAPodOfSomeoneElseHoldingTheNameIsReported(t *testing.T) {
 		g.Expect(ready.Message).To(ContainSubstring("the pod name %s is taken by a pod this MyDaemonSet does not control",
 			squatter.Name))
 	}).Should(Succeed())
+}
+
+// isTerminal reports whether controller-runtime would give up on err: it retries no error
+// that wraps a TerminalError, even one joined with errors a retry could fix.
+func isTerminal(err error) bool {
+	return errors.Is(err, reconcile.TerminalError(nil))
+}
+
+// A name taken on one node costs that node its pod, and no other: the nodes after it in
+// the slow-start order still get theirs, and the pass reports the node it skipped as an
+// error only a change of the spec (a new name) can fix.
+func TestATakenPodNameSkipsOnlyItsNode(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	ns := env.Namespace(t)
+	a := createNode(g, ns, "a", true, nil)
+	b := createNode(g, ns, "b", true, nil)
+	c := createNode(g, ns, "c", true, nil)
+	mds := unmanaged(newMyDaemonSet(ns, "agent", nil))
+	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	squatter := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: podName(mds.Name, a.Name)},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: pauseImage}}},
+	}
+	g.Expect(env.Client.Create(ctx, squatter)).To(Succeed())
+	r := &MyDaemonSetReconciler{Client: env.Client, Scheme: env.Client.Scheme(), APIReader: env.Client}
+
+	_, err := r.Reconcile(ctx, requestFor(mds))
+	g.Expect(nodeNames(daemonPodsOf(g, mds))).To(ConsistOf(names(b, c)),
+		"the nodes after the one whose pod name is taken should get their pods in the same pass")
+	g.Expect(err).To(MatchError(And(ContainSubstring(a.Name), ContainSubstring(squatter.Name))),
+		"the pass should name the node it skipped and the pod that holds the name")
+	g.Expect(isTerminal(err)).To(BeTrue(), "only a new name can fix a taken one: nothing to retry; got %v", err)
+}
+
+// failingCreates is a client whose creates of the named pods fail as an overloaded API
+// server's would: an error a retry fixes.
+type failingCreates struct {
+	client.Client
+	names []string
+}
+
+func (f *failingCreates) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
+	for _, name := range f.names {
+		if obj.GetName() == name {
+			return apierrors.NewServiceUnavailable("the test refuses this create")
+		}
+	}
+	return f.Client.Create(ctx, obj, opts...)
+}
+
+// A taken name must not hide an error a retry can fix: controller-runtime retries no
+// error that wraps a terminal one, so the node whose create failed would wait for an
+// unrelated event.
+func TestATakenNameDoesNotStopTheRetryOfOtherErrors(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	ns := env.Namespace(t)
+	a := createNode(g, ns, "a", true, nil)
+	b := createNode(g, ns, "b", true, nil)
+	c := createNode(g, ns, "c", true, nil)
+	mds := unmanaged(newMyDaemonSet(ns, "agent", nil))
+	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	// a gets its pod in the first batch of the slow start; b and c share the second.
+	squatter := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: podName(mds.Name, b.Name)},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: pauseImage}}},
+	}
+	g.Expect(env.Client.Create(ctx, squatter)).To(Succeed())
+	c1 := &failingCreates{Client: env.Client, names: []string{podName(mds.Name, c.Name)}}
+	r := &MyDaemonSetReconciler{Client: c1, Scheme: env.Client.Scheme(), APIReader: env.Client}
+
+	_, err := r.Reconcile(ctx, requestFor(mds))
+	g.Expect(err).To(MatchError(ContainSubstring("the test refuses this create")))
+	g.Expect(isTerminal(err)).To(BeFalse(), "the failed create of %s must be retried; got %v", c.Name, err)
+	g.Expect(err).To(MatchError(ContainSubstring(squatter.Name)), "the taken name is still reported")
+	g.Expect(nodeNames(daemonPodsOf(g, mds))).To(ConsistOf(names(a)))
+}
+
+// A MyDaemonSet deleted and created again under the same name wants the names of the
+// pods of its earlier self, which the garbage collector has not deleted yet. That is a
+// wait, not a conflict: the pass retries, and says nothing about renaming.
+func TestPodsOfAnEarlierMyDaemonSetOfTheSameNameAreWaitedFor(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	ns := env.Namespace(t)
+	a := createNode(g, ns, "a", true, nil)
+	b := createNode(g, ns, "b", true, nil)
+	mds := unmanaged(newMyDaemonSet(ns, "agent", nil))
+	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	// envtest runs no garbage collector: the pod of the earlier MyDaemonSet stays.
+	isController := true
+	old := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: podName(mds.Name, a.Name),
+			Labels: map[string]string{MyDaemonSetLabel: mds.Name},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: appsv1.GroupVersion.String(), Kind: "MyDaemonSet",
+				Name: mds.Name, UID: types.UID("00000000-0000-0000-0000-000000000001"), Controller: &isController}}},
+		Spec: corev1.PodSpec{NodeName: a.Name, Containers: []corev1.Container{{Name: "app", Image: pauseImage}}},
+	}
+	g.Expect(env.Client.Create(ctx, old)).To(Succeed())
+	r := &MyDaemonSetReconciler{Client: env.Client, Scheme: env.Client.Scheme(), APIReader: env.Client}
+
+	_, err := r.Reconcile(ctx, requestFor(mds))
+	g.Expect(err).To(HaveOccurred(), "the pass should retry until the old pod is gone")
+	g.Expect(isTerminal(err)).To(BeFalse(), "the garbage collector frees the name: retry; got %v", err)
+	g.Expect(err).NotTo(MatchError(ContainSubstring("rename")), "renaming would not help")
+	g.Expect(nodeNames(daemonPodsOf(g, mds))).To(ConsistOf(names(b)), "the other node gets its pod")
+
+	g.Expect(env.Client.Delete(ctx, old)).To(Succeed())
+	removeTerminatingPods(g, ns)
+	g.Eventually(func(g Gomega) {
+		_, err := r.Reconcile(ctx, requestFor(mds))
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(nodeNames(daemonPodsOf(g, mds))).To(ConsistOf(names(a, b)))
+	}).Should(Succeed(), "once the old pod is gone, its node gets a pod of the new MyDaemonSet")
 }

@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -127,11 +131,17 @@ func (r *MyDaemonSetReconciler) reconcilePods(ctx context.Context, mds *appsv1.M
 	// the replacements.
 	//lesson:todo Carry out the plan: create the pods of plan.create with r.createPods and
 	//lesson:todo delete plan.remove and plan.replace with r.deletePods, at most maxBurst
-	//lesson:todo creates and maxBurst removals in one pass. Do all three, and return their
-	//lesson:todo errors joined (errors.Join). See "Carrying out the plan" in docs/lesson-03.md.
+	//lesson:todo creates and maxBurst removals in one pass. Do all three. createPods returns
+	//lesson:todo the nodes whose pod name is taken apart from its other errors: return
+	//lesson:todo every other error joined (errors.Join) with the taken names, or, when there
+	//lesson:todo is none, the taken names alone as a reconcile.TerminalError. See "Carrying
+	//lesson:todo out the plan" in docs/lesson-03.md.
 	var errs []error
+	var taken error
 	if len(plan.create) > 0 {
-		errs = append(errs, r.createPods(ctx, mds, plan.create[:min(len(plan.create), maxBurst)]))
+		var err error
+		taken, err = r.createPods(ctx, mds, plan.create[:min(len(plan.create), maxBurst)])
+		errs = append(errs, err)
 	}
 	if len(plan.remove) > 0 {
 		remove := plan.remove[:min(len(plan.remove), maxBurst)]
@@ -144,7 +154,13 @@ func (r *MyDaemonSetReconciler) reconcilePods(ctx context.Context, mds *appsv1.M
 		errs = append(errs, r.deletePods(ctx, mds, plan.replace))
 	}
 	if err := errors.Join(errs...); err != nil {
-		return ctrl.Result{}, err
+		// A retry is due. The taken names go along as plain errors: controller-runtime
+		// retries no error that wraps a terminal one, even joined with others.
+		return ctrl.Result{}, errors.Join(err, taken)
+	}
+	if taken != nil {
+		// Only a change of the spec (a new name) can free a taken name: no retry.
+		return ctrl.Result{}, reconcile.TerminalError(taken)
 	}
 	if len(plan.create)+len(plan.remove)+len(plan.replace) == 0 {
 		log.V(1).Info("No pod to create or delete", "desired", plan.desired, "current", plan.current,
@@ -156,10 +172,19 @@ func (r *MyDaemonSetReconciler) reconcilePods(ctx context.Context, mds *appsv1.M
 
 // createPods creates the pods of nodes in growing batches and records each one as
 // expected. A pod that already exists is no error when it is ours: the cache had not
-// shown it yet.
-func (r *MyDaemonSetReconciler) createPods(ctx context.Context, mds *appsv1.MyDaemonSet, nodes []*corev1.Node) error {
+// shown it yet. A node whose pod name someone else holds is skipped, so that the nodes
+// after it still get their pods, and returned in taken: retrying cannot free that name.
+// err holds what a retry can fix, among it the names that pods of an earlier MyDaemonSet
+// of the same name still hold until the garbage collector deletes them.
+func (r *MyDaemonSetReconciler) createPods(ctx context.Context, mds *appsv1.MyDaemonSet, nodes []*corev1.Node) (taken, err error) {
 	key := client.ObjectKeyFromObject(mds)
-	log.FromContext(ctx).Info("Creating pods", "count", len(nodes))
+	log := log.FromContext(ctx)
+	log.Info("Creating pods", "count", len(nodes))
+	var (
+		mu             sync.Mutex
+		takenBy, oldBy []error
+		skipped        int
+	)
 	created, err := podcontrol.SlowStart(len(nodes), func(i int) error {
 		pod, err := r.newDaemonPod(mds, nodes[i])
 		if err != nil {
@@ -168,6 +193,20 @@ func (r *MyDaemonSetReconciler) createPods(ctx context.Context, mds *appsv1.MyDa
 		err = r.Create(ctx, pod)
 		if apierrors.IsAlreadyExists(err) {
 			err = r.checkOwnPod(ctx, mds, pod)
+			var collision *nameTakenError
+			if errors.As(err, &collision) {
+				log.Info("Skipped a node whose pod name is held by another pod", "node", nodes[i].Name,
+					"pod", pod.Name, "holder", collision.holder)
+				mu.Lock()
+				defer mu.Unlock()
+				skipped++
+				if collision.earlierSelf {
+					oldBy = append(oldBy, collision)
+				} else {
+					takenBy = append(takenBy, collision)
+				}
+				return nil
+			}
 		}
 		if err != nil {
 			return err
@@ -175,33 +214,68 @@ func (r *MyDaemonSetReconciler) createPods(ctx context.Context, mds *appsv1.MyDa
 		r.expectations.ExpectCreate(key, pod.Name)
 		return nil
 	})
-	log.FromContext(ctx).Info("Created pods", "created", created, "wanted", len(nodes))
+	log.Info("Created pods", "created", created-skipped, "skipped", skipped, "wanted", len(nodes))
 	if apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
 		// The namespace is being deleted: it accepts no new pod, and its deletion takes
 		// the MyDaemonSet too. Nothing to retry, as for the DaemonSet controller.
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("creating pods: %w", err)
+		err = fmt.Errorf("creating pods: %w", err)
 	}
-	return nil
+	// The batches run in parallel: sorted, the same collisions make the same message on
+	// every pass, and an idle pass writes no status.
+	return joinSorted(takenBy), errors.Join(err, joinSorted(oldBy))
 }
 
-// checkOwnPod is called when the pod's name is taken. Two MyDaemonSets of one namespace
-// can want the same name ("a" on node "b-c" and "a-b" on node "c"), or someone else's
-// pod can hold it; retrying cannot fix that, renaming the MyDaemonSet can. The holder is
-// read from the API server: the cache holds only the manager's own pods.
+// nameTakenError says that the pod name of a node is held by a pod mds does not control.
+type nameTakenError struct {
+	node, pod, holder string
+	// earlierSelf is true when the holder is controlled by an earlier MyDaemonSet of the
+	// same name, deleted and created again: the garbage collector is about to delete it.
+	earlierSelf bool
+}
+
+func (e *nameTakenError) Error() string {
+	if e.earlierSelf {
+		return fmt.Sprintf("node %s: the pod name %s is still held by a pod of %s; "+
+			"waiting for the garbage collector to delete it", e.node, e.pod, e.holder)
+	}
+	return fmt.Sprintf("node %s: the pod name %s is taken by a pod this MyDaemonSet does not control (%s); "+
+		"rename the MyDaemonSet or delete that pod", e.node, e.pod, e.holder)
+}
+
+// joinSorted joins errs in the order of their messages; nil when there is none.
+func joinSorted(errs []error) error {
+	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+	return errors.Join(errs...)
+}
+
+// checkOwnPod is called when the pod's name is taken. It returns nil when the holder is
+// ours (the cache had not shown it yet), and a *nameTakenError when it is not. Two
+// MyDaemonSets of one namespace can want the same name ("a" on node "b-c" and "a-b" on
+// node "c"), or someone else's pod can hold it; retrying cannot fix that, renaming the
+// MyDaemonSet can. A pod controlled by a MyDaemonSet of the same name but another UID is
+// left over from an earlier MyDaemonSet of that name: that one only needs time. The holder
+// is read from the API server: the cache holds only the manager's own pods.
 func (r *MyDaemonSetReconciler) checkOwnPod(ctx context.Context, mds *appsv1.MyDaemonSet, pod *corev1.Pod) error {
 	var existing corev1.Pod
 	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(pod), &existing); err != nil {
-		// Gone again: the next pass creates it.
-		return client.IgnoreNotFound(err)
+		if apierrors.IsNotFound(err) {
+			return fmt.Errorf("the pod name %s was taken and is free again: retrying", pod.Name)
+		}
+		return fmt.Errorf("reading the pod that holds the name %s: %w", pod.Name, err)
 	}
 	if metav1.IsControlledBy(&existing, mds) {
 		return nil
 	}
-	return reconcile.TerminalError(fmt.Errorf("the pod name %s is taken by a pod this MyDaemonSet does not control; "+
-		"rename the MyDaemonSet", pod.Name))
+	taken := &nameTakenError{node: pod.Spec.NodeName, pod: pod.Name, holder: "no controller"}
+	if owner := metav1.GetControllerOf(&existing); owner != nil {
+		taken.holder = fmt.Sprintf("%s %s, uid %s", owner.Kind, owner.Name, owner.UID)
+		gv, _ := schema.ParseGroupVersion(owner.APIVersion)
+		taken.earlierSelf = gv.Group == appsv1.GroupVersion.Group && owner.Kind == "MyDaemonSet" && owner.Name == mds.Name
+	}
+	return taken
 }
 
 // newDaemonPod returns the pod mds runs on node, bound to it, labelled with the

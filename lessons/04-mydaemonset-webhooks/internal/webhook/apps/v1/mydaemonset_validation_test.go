@@ -1,6 +1,7 @@
 package v1
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -92,4 +93,36 @@ func TestNodeSelectorErrorsAreSorted(t *testing.T) {
 		"spec.nodeSelector[s!]", "spec.nodeSelector[t!]", "spec.nodeSelector[u!]", "spec.nodeSelector[v!]",
 		"spec.nodeSelector[w!]", "spec.nodeSelector[x!]", "spec.nodeSelector[y!]", "spec.nodeSelector[z!]",
 	}))
+}
+
+// An update that leaves the spec alone (a label, an annotation, the garbage collector
+// removing its foregroundDeletion finalizer) goes through without a check or a warning,
+// whatever the stored spec: it may predate the rules. A spec change is checked whole.
+func TestValidateUpdateChecksOnlyAChangedSpec(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	validator := &MyDaemonSetCustomValidator{}
+	old := &appsv1.MyDaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "old"},
+		Spec:       appsv1.MyDaemonSetSpec{Image: "registry.k8s.io/Pause", NodeSelector: map[string]string{"disk type": "ssd"}},
+	}
+	labelled := old.DeepCopy()
+	labelled.Labels = map[string]string{"team": "infra"}
+	labelled.Finalizers = []string{metav1.FinalizerDeleteDependents}
+	warnings, err := validator.ValidateUpdate(ctx, old, labelled)
+	g.Expect(err).NotTo(HaveOccurred(), "a metadata change must go through, whatever the spec")
+	g.Expect(warnings).To(BeEmpty(), "no warning about a spec nobody changed")
+
+	changed := labelled.DeepCopy()
+	changed.Spec.Image = "registry.k8s.io/pause"
+	_, err = validator.ValidateUpdate(ctx, labelled, changed)
+	g.Expect(err).To(MatchError(ContainSubstring("spec.nodeSelector[disk type]: Invalid value")),
+		"a spec change is checked whole, the old problems included")
+
+	fixed := changed.DeepCopy()
+	fixed.Spec.NodeSelector = nil
+	warnings, err = validator.ValidateUpdate(ctx, changed, fixed)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(warnings).To(ConsistOf(HavePrefix(`spec.image: "registry.k8s.io/pause" has no tag`)),
+		"a spec change gets the warnings of a create")
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,7 +31,8 @@ const (
 	// kubelet, and these tests run no controller.
 	pauseDigest = "sha256:ee6521f290b2168b6e0935a181d4cff9be1ac3f505666ef0e3c98fae8199917a"
 
-	validatingWebhook = "vmydaemonset-v1.kb.io"
+	validatingWebhook       = "vmydaemonset-v1.kb.io"
+	validatingConfiguration = "validating-webhook-configuration"
 )
 
 // newNamespace waits for the webhook server and returns a fresh namespace. It skips the
@@ -304,6 +306,70 @@ func TestAnUpdateToAFloatingImageIsWarnedAbout(t *testing.T) {
 	g.Expect(c.Patch(ctx, mds, patch)).To(Succeed())
 	g.Expect(recorder.take()).To(ConsistOf(ContainSubstring("is tagged latest")),
 		"an update to a floating image should come back with a warning")
+}
+
+// A MyDaemonSet stored before the webhook existed (by lesson 03's manager, or while the
+// configuration was missing) may break the rules. An update that leaves its spec alone
+// must still go through: a user labels it, and the garbage collector removes the
+// foregroundDeletion finalizer of a foreground delete, or the object never goes. A
+// change of its spec must fix it.
+func TestAMyDaemonSetStoredBeforeTheRulesCanStillBeLabelledAndDeleted(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	c, recorder := clientWithWarnings(g)
+	mds := newMyDaemonSet(newNamespace(t), "before-the-rules", "registry.k8s.io/Pause:3.10")
+	_, err := validateMyDaemonSet(mds)
+	g.Expect(err).To(MatchError(ContainSubstring("spec.image")),
+		"the test needs a MyDaemonSet the validator refuses; validateImage should refuse an uppercase repository")
+	withoutValidation(t, func() {
+		g.Eventually(func() error { return c.Create(ctx, mds.DeepCopy()) }).Should(Succeed(),
+			"without the validating webhook, the CRD's schema lets the MyDaemonSet in")
+	})
+	g.Eventually(func() error {
+		return c.Create(ctx, newMyDaemonSet(mds.Namespace, "probe", mds.Spec.Image), client.DryRunAll)
+	}).Should(MatchError(ContainSubstring(validatingWebhook)), "the validating webhook is back")
+	recorder.take()
+
+	patch := client.RawPatch("application/merge-patch+json", []byte(`{"metadata":{"labels":{"team":"infra"}}}`))
+	g.Expect(c.Patch(ctx, stored(g, mds), patch)).To(Succeed(), "a label patch leaves the spec alone")
+	g.Expect(recorder.take()).To(BeEmpty(), "no warning about a spec the patch did not touch")
+
+	patch = client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"nodeSelector":{"disk":"ssd"}}}`))
+	err = c.Patch(ctx, stored(g, mds), patch)
+	g.Expect(causes(err)).To(ContainElement(HaveField("Field", "spec.image")),
+		"a change of the spec must fix what the rules refuse; got: %v", err)
+
+	g.Expect(c.Delete(ctx, stored(g, mds), client.PropagationPolicy(metav1.DeletePropagationForeground))).To(Succeed())
+	g.Expect(stored(g, mds).Finalizers).To(ContainElement(metav1.FinalizerDeleteDependents),
+		"a foreground delete leaves the object to the garbage collector's finalizer")
+	// envtest runs no garbage collector: the test removes the finalizer as it would.
+	patch = client.RawPatch("application/merge-patch+json", []byte(`{"metadata":{"finalizers":null}}`))
+	g.Expect(c.Patch(ctx, stored(g, mds), patch)).To(Succeed(), "the garbage collector must be able to remove its finalizer")
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(mds), &appsv1.MyDaemonSet{}))
+	}).Should(BeTrue(), "the MyDaemonSet is gone once its finalizer is")
+}
+
+// withoutValidation runs f while the validating webhook configuration is deleted, and
+// puts it back. The API server picks up both changes a moment later: f must retry.
+func withoutValidation(t *testing.T, f func()) {
+	t.Helper()
+	g := NewWithT(t)
+	ctx := env.Context()
+	var config admissionregistrationv1.ValidatingWebhookConfiguration
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Name: validatingConfiguration}, &config)).To(Succeed())
+	restore := func() {
+		again := config.DeepCopy()
+		again.ObjectMeta = metav1.ObjectMeta{Name: config.Name, Labels: config.Labels, Annotations: config.Annotations}
+		err := env.Client.Create(ctx, again)
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatalf("putting the validating webhook configuration back: %v", err)
+		}
+	}
+	t.Cleanup(restore) // even when f fails: the other tests need the webhook
+	g.Expect(env.Client.Delete(ctx, &config)).To(Succeed())
+	f()
+	restore()
 }
 
 // The samples are what the walkthrough and the docs use: each must meet its fate.
