@@ -20,12 +20,21 @@ step "Scale up to 10 in one pass"
 run kubectl patch imoocpod demo -n $NS --type=merge -p '{"spec":{"replicas":10}}'
 expect "10 pods" 10 "$ACTIVE" "create every missing pod in one pass, not one per reconcile"
 
-step "Delete a pod behind the controller's back"
+step "Delete a pod behind the controller's back, and hold it in Terminating"
+# A kubelet keeps a deleted pod for its grace period (30 s by default); kwok removes it at
+# once. A finalizer of our own holds it in Terminating until we remove the finalizer, so
+# that the check below sees whether the controller counts a terminating pod.
 victim=$(kubectl get pods -n $NS -l apps.workshop.dev/imoocpod=demo -o jsonpath='{.items[0].metadata.name}')
+run kubectl patch pod -n $NS "$victim" --type=merge -p '{"metadata":{"finalizers":["walkthrough.workshop.dev/hold"]}}'
 run kubectl delete pod -n $NS "$victim" --wait=false
-expect "the controller replaced it: 10 pods, without $victim" "10 0" \
-  "echo \$($ACTIVE) \$($PODS | grep -c '^$victim ')" \
-  "activePods must skip pods that are being deleted, so that the controller creates a replacement"
+expect "$victim is Terminating, held by the finalizer" "Terminating" \
+  "kubectl get pod -n $NS $victim --no-headers | awk '{print \$3}'"
+expect "the controller replaced it while it terminates: 10 other pods" 10 "$ACTIVE" \
+  "activePods must skip pods that are being deleted (deletionTimestamp set), so that the controller creates a replacement"
+run kubectl get pods -n $NS -l apps.workshop.dev/imoocpod=demo
+run kubectl patch pod -n $NS "$victim" --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]'
+expect "$victim is gone once the finalizer is removed, and 10 pods remain" "0 10" \
+  "echo \$($PODS | grep -c '^$victim ') \$($ACTIVE)"
 
 step "Scale down to 2"
 run kubectl patch imoocpod demo -n $NS --type=merge -p '{"spec":{"replicas":2}}'

@@ -1,63 +1,137 @@
 package controller
 
 import (
-	"context"
-	"fmt"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
-	appsv1 "github.com/kube-workshop/operator-workshop/solutions/01-imoocpod/api/apps/v1"
 )
 
-// newImoocPod returns an ImoocPod asking for replicas pods in namespace ns.
-func newImoocPod(ns, name string, replicas int32) *appsv1.ImoocPod {
-	return &appsv1.ImoocPod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec:       appsv1.ImoocPodSpec{Replicas: ptr.To(replicas)},
-	}
-}
+// The tests follow the lesson's tasks: first the functions one at a time (newPod,
+// activePods, podsToDelete), then single passes of Reconcile, then the whole controller
+// running in the manager, which needs every task.
 
-// podsOf lists, straight from the API server, the pods the ImoocPod controls that are
-// not being deleted: what `kubectl get pods` would show.
-func podsOf(g Gomega, ip *appsv1.ImoocPod) []corev1.Pod {
-	var pods corev1.PodList
-	g.Expect(env.Client.List(env.Context(), &pods, client.InNamespace(ip.Namespace))).To(Succeed())
-	var owned []corev1.Pod
-	for _, pod := range pods.Items {
-		if metav1.IsControlledBy(&pod, ip) && pod.DeletionTimestamp.IsZero() {
-			owned = append(owned, pod)
-		}
-	}
-	return owned
-}
+// holdFinalizer is the test's own finalizer: it keeps a deleted pod in Terminating, as
+// a kubelet does during the grace period, until the test removes it.
+const holdFinalizer = "test.workshop.dev/hold"
 
-func TestCreatesPodsOwnedByTheImoocPod(t *testing.T) {
+func TestNewPodIsControlledByTheImoocPod(t *testing.T) {
 	g := NewWithT(t)
-	ip := newImoocPod(env.Namespace(t), "web", 3)
-	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	ctx := env.Context()
+	r := &ImoocPodReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
+	ip := unmanaged(newImoocPod(env.Namespace(t), "web", 3))
+	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
 
-	g.Eventually(func(g Gomega) {
-		g.Expect(podsOf(g, ip)).To(HaveLen(3), "the controller should create spec.replicas pods")
-	}).Should(Succeed())
-
-	for _, pod := range podsOf(g, ip) {
-		g.Expect(pod.Labels).To(HaveKeyWithValue(NameLabel, "web"), "pod %s should carry the %s label", pod.Name, NameLabel)
-		g.Expect(pod.Spec.Containers).To(ConsistOf(HaveField("Image", "registry.k8s.io/pause:3.10")),
-			"pod %s should run the defaulted spec.image", pod.Name)
-		ref := metav1.GetControllerOf(&pod)
-		g.Expect(ref).NotTo(BeNil(), "pod %s should have a controller OwnerReference", pod.Name)
-		g.Expect(ref.UID).To(Equal(ip.UID))
-		g.Expect(ref.BlockOwnerDeletion).To(HaveValue(BeTrue()),
-			"foreground deletion of the ImoocPod should wait for its pods")
+	pod, err := r.newPod(ip)
+	if err != nil {
+		t.Fatalf("newPod: %v", err)
 	}
+	g.Expect(pod).NotTo(BeNil(), "newPod should return a pod")
+	g.Expect(pod.Name).To(BeEmpty(), "newPod should leave metadata.name to the API server: a fixed name clashes with the next pod")
+	g.Expect(pod.GenerateName).To(HavePrefix("web"), "metadata.generateName should start with the ImoocPod's name")
+	g.Expect(pod.Namespace).To(Equal(ip.Namespace), "the pod belongs in the ImoocPod's namespace")
+	g.Expect(pod.Labels).To(HaveKeyWithValue(NameLabel, "web"), "the pod should carry the %s label", NameLabel)
+	g.Expect(containerImages(pod)).To(Equal([]string{"registry.k8s.io/pause:3.10"}),
+		"the pod should have one container running spec.image")
+	ref := metav1.GetControllerOf(pod)
+	g.Expect(ref).NotTo(BeNil(), "the pod has no controller OwnerReference: newPod should call "+
+		"controllerutil.SetControllerReference, or the controller never counts its own pods and the "+
+		"garbage collector never deletes them")
+	g.Expect(describeRef(ref)).To(Equal("ImoocPod/web uid "+string(ip.UID)+" controller=true blockOwnerDeletion=true"),
+		"the controller OwnerReference should point at the ImoocPod")
+	g.Expect(env.Client.Create(ctx, pod, client.DryRunAll)).To(Succeed(), "the API server should accept the pod")
+}
+
+func TestActivePodsKeepsOnlyThePodsThatCount(t *testing.T) {
+	owner := newImoocPod("ns", "web", 3)
+	owner.UID = "uid-web"
+	pod := func(name string, change func(*corev1.Pod)) corev1.Pod {
+		p := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Labels: map[string]string{NameLabel: "web"}}}
+		p.OwnerReferences = []metav1.OwnerReference{{
+			APIVersion: "apps.workshop.dev/v1", Kind: "ImoocPod", Name: "web", UID: owner.UID,
+			Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
+		}}
+		p.Status.Phase = corev1.PodRunning
+		change(&p)
+		return p
+	}
+	tests := []struct {
+		pod    corev1.Pod
+		counts bool
+		why    string
+	}{
+		{pod("web-running", func(*corev1.Pod) {}), true, "it runs and the ImoocPod controls it"},
+		{pod("web-pending", func(p *corev1.Pod) { p.Status.Phase = corev1.PodPending }), true,
+			"it is starting, and the ImoocPod controls it"},
+		{pod("orphan", func(p *corev1.Pod) { p.OwnerReferences = nil }), false,
+			"it has the label but no controller OwnerReference: it is someone else's (metav1.IsControlledBy)"},
+		{pod("foreign", func(p *corev1.Pod) { p.OwnerReferences[0].Kind, p.OwnerReferences[0].UID = "ReplicaSet", "uid-other" }), false,
+			"it has the label but a ReplicaSet controls it (metav1.IsControlledBy)"},
+		{pod("web-terminating", func(p *corev1.Pod) {
+			p.DeletionTimestamp = ptr.To(metav1.Now())
+			p.Finalizers = []string{holdFinalizer}
+		}), false, "it is terminating (deletionTimestamp set): counting it delays its replacement until it is gone"},
+		{pod("web-succeeded", func(p *corev1.Pod) { p.Status.Phase = corev1.PodSucceeded }), false,
+			"it has finished (phase Succeeded) and will never run again"},
+		{pod("web-failed", func(p *corev1.Pod) { p.Status.Phase = corev1.PodFailed }), false,
+			"it has finished (phase Failed) and will never run again"},
+	}
+	var pods []corev1.Pod
+	for _, tt := range tests {
+		pods = append(pods, tt.pod)
+	}
+	given := podNames(pods)
+
+	active := podNames(activePods(owner, pods))
+
+	for _, tt := range tests {
+		t.Run(tt.pod.Name, func(t *testing.T) {
+			g := NewWithT(t)
+			if tt.counts {
+				g.Expect(active).To(ContainElement(tt.pod.Name), "activePods should keep pod %s: %s", tt.pod.Name, tt.why)
+			} else {
+				g.Expect(active).NotTo(ContainElement(tt.pod.Name), "activePods should skip pod %s: %s", tt.pod.Name, tt.why)
+			}
+		})
+	}
+	NewWithT(t).Expect(podNames(pods)).To(Equal(given),
+		"activePods changed the slice it was given, which comes from the cache: build a new one")
+}
+
+func TestPodsToDeletePrefersNotReadyThenNewest(t *testing.T) {
+	g := NewWithT(t)
+	at := func(name string, minutes int, ready bool) corev1.Pod {
+		p := corev1.Pod{ObjectMeta: metav1.ObjectMeta{
+			Name:              name,
+			CreationTimestamp: metav1.NewTime(time.Unix(0, 0).Add(time.Duration(minutes) * time.Minute)),
+		}}
+		status := corev1.ConditionFalse
+		if ready {
+			status = corev1.ConditionTrue
+		}
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: status}}
+		return p
+	}
+	pods := []corev1.Pod{
+		at("old-ready", 1, true),
+		at("new-ready", 5, true),
+		at("old-starting", 2, false),
+		at("new-starting", 4, false),
+	}
+
+	g.Expect(podNames(podsToDelete(pods, 3))).To(Equal([]string{"new-starting", "old-starting", "new-ready"}),
+		"not ready before ready, newest first within each")
+	g.Expect(podNames(podsToDelete(pods, 10))).To(HaveLen(4), "never more than there are")
+	g.Expect(podNames(pods)).To(Equal([]string{"old-ready", "new-ready", "old-starting", "new-starting"}),
+		"the input comes from the cache and must not be reordered")
 }
 
 // A direct call of Reconcile shows what one pass does: the whole difference, not one pod.
@@ -68,12 +142,19 @@ func TestOnePassScalesTheWholeDifference(t *testing.T) {
 	ip := unmanaged(newImoocPod(env.Namespace(t), "batch", 40))
 	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
 
-	g.Expect(r.Reconcile(ctx, requestFor(ip))).To(Equal(ctrl.Result{}))
-	g.Expect(podsOf(g, ip)).To(HaveLen(40), "one pass should create every missing pod")
+	result, err := r.Reconcile(ctx, requestFor(ip))
+	g.Expect(errorText(err)).To(BeEmpty(), "the pass's error")
+	g.Expect(result).To(Equal(ctrl.Result{}), "a pass that creates pods should not requeue")
+	created := len(podsOf(g, ip))
+	g.Expect(created).To(Equal(40),
+		"one pass should create all 40 missing pods, not one pod per pass; it created %d", created)
 
 	scaleTo(g, ip, 7)
-	g.Expect(r.Reconcile(ctx, requestFor(ip))).To(Equal(ctrl.Result{}))
-	g.Expect(podsOf(g, ip)).To(HaveLen(7), "one pass should delete every surplus pod")
+	result, err = r.Reconcile(ctx, requestFor(ip))
+	g.Expect(errorText(err)).To(BeEmpty(), "the pass's error")
+	g.Expect(result).To(Equal(ctrl.Result{}), "a pass that deletes pods should not requeue")
+	g.Expect(len(podsOf(g, ip))).To(Equal(7),
+		"one pass should delete all 33 surplus pods, not one pod per pass")
 }
 
 // The reconciler reads pods from a cache that may not show its own creates yet. Here the
@@ -88,55 +169,59 @@ func TestStaleCacheNeverCreatesTooMany(t *testing.T) {
 
 	for pass := range 3 {
 		_, err := r.Reconcile(ctx, requestFor(ip))
-		g.Expect(err).NotTo(HaveOccurred(), "pass %d", pass)
+		g.Expect(errorText(err)).To(BeEmpty(), "the error of pass %d", pass)
 	}
-	g.Expect(podsOf(g, ip)).To(HaveLen(5),
-		"passes that cannot see their own creates must not create again")
+	g.Expect(len(podsOf(g, ip))).To(Equal(5),
+		"3 passes over a cache that never shows their creates should leave 5 pods: more means a pass "+
+			"created again (expectations), fewer means the first pass did not create the whole difference")
 }
 
-func TestReplacesAPodDeletedBySomeoneElse(t *testing.T) {
+func TestIdlePassWritesNothing(t *testing.T) {
 	g := NewWithT(t)
-	ip := newImoocPod(env.Namespace(t), "replace", 2)
-	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
-	var victim corev1.Pod
-	g.Eventually(func(g Gomega) {
-		pods := podsOf(g, ip)
-		g.Expect(pods).To(HaveLen(2))
-		victim = pods[0]
-	}).Should(Succeed())
+	ctx := env.Context()
+	ip := newImoocPod(env.Namespace(t), "idle", 3)
+	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	waitForPods(g, ip, 3)
 
-	g.Expect(env.Client.Delete(env.Context(), &victim)).To(Succeed())
+	// A reconciler of its own, reading the manager's cache, counts the writes of one pass
+	// only: the running controller may still be finishing a pass that began before the
+	// cache showed the status it had just written.
+	cache := env.Manager.GetClient()
+	var writes testenv.WriteCounter
+	r := &ImoocPodReconciler{Client: writes.Wrap(cache), Scheme: env.Client.Scheme()}
+	idlePass := func(why string) {
+		t.Helper()
+		before := writes.Count()
+		result, err := r.Reconcile(ctx, requestFor(ip))
+		g.Expect(errorText(err)).To(BeEmpty(), "the pass's error")
+		g.Expect(result).To(Equal(ctrl.Result{}), "a pass with nothing to do should not requeue")
+		g.Expect(writes.Count()-before).To(BeZero(), "a pass with nothing to do should write nothing, "+
+			"not even the status it found unchanged: "+why)
+	}
 
+	// Let the cache catch up with the creates and with the status they lead to, as it
+	// does between two events.
 	g.Eventually(func(g Gomega) {
-		pods := podsOf(g, ip)
-		g.Expect(pods).To(HaveLen(2), "a deleted pod should be replaced")
-		g.Expect(pods).NotTo(ContainElement(HaveField("Name", victim.Name)))
+		g.Expect(len(cachedPods(g, cache, ip))).To(Equal(3), "pods in the cache")
 	}).Should(Succeed())
+	idlePass("3 pods, none ready")
 }
 
-func TestReplacesFinishedPods(t *testing.T) {
+// From here on the controller runs in the manager, as it does on a cluster: these tests
+// need every task.
+
+func TestCreatesPodsOwnedByTheImoocPod(t *testing.T) {
 	g := NewWithT(t)
-	ip := newImoocPod(env.Namespace(t), "finished", 2)
+	ip := newImoocPod(env.Namespace(t), "web", 3)
 	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
-	var done corev1.Pod
-	g.Eventually(func(g Gomega) {
-		pods := podsOf(g, ip)
-		g.Expect(pods).To(HaveLen(2))
-		done = pods[0]
-	}).Should(Succeed())
 
-	done.Status.Phase = corev1.PodFailed
-	g.Expect(env.Client.Status().Update(env.Context(), &done)).To(Succeed())
-
-	g.Eventually(func(g Gomega) {
-		var running int
-		for _, pod := range podsOf(g, ip) {
-			if pod.Status.Phase != corev1.PodFailed {
-				running++
-			}
-		}
-		g.Expect(running).To(Equal(2), "a Failed pod does not count; another should replace it")
-	}).Should(Succeed())
+	for _, pod := range waitForPods(g, ip, 3) {
+		g.Expect(pod.Labels).To(HaveKeyWithValue(NameLabel, "web"), "pod %s should carry the %s label", pod.Name, NameLabel)
+		g.Expect(containerImages(&pod)).To(Equal([]string{"registry.k8s.io/pause:3.10"}),
+			"pod %s should run the defaulted spec.image", pod.Name)
+		g.Expect(describeRef(metav1.GetControllerOf(&pod))).To(HaveSuffix("blockOwnerDeletion=true"),
+			"foreground deletion of the ImoocPod should wait for pod %s", pod.Name)
+	}
 }
 
 func TestLeavesOtherPodsAlone(t *testing.T) {
@@ -155,11 +240,11 @@ func TestLeavesOtherPodsAlone(t *testing.T) {
 	ip := newImoocPod(ns, "shared", 1)
 	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
 	g.Eventually(func(g Gomega) {
-		g.Expect(podsOf(g, ip)).To(HaveLen(1), "pods the ImoocPod does not control should not count")
+		g.Expect(len(podsOf(g, ip))).To(Equal(1), "pods the ImoocPod does not control should not count")
 	}).Should(Succeed())
 
 	scaleTo(g, ip, 0)
-	g.Eventually(func(g Gomega) { g.Expect(podsOf(g, ip)).To(BeEmpty()) }).Should(Succeed())
+	g.Eventually(func(g Gomega) { g.Expect(podNames(podsOf(g, ip))).To(BeEmpty(), "after a scale to 0") }).Should(Succeed())
 	for _, pod := range []*corev1.Pod{orphan, foreign} {
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(pod), pod)).To(Succeed(),
 			"pod %s is not the ImoocPod's and must survive its scale-down", pod.Name)
@@ -167,17 +252,81 @@ func TestLeavesOtherPodsAlone(t *testing.T) {
 	}
 }
 
+func TestReplacesAPodDeletedBySomeoneElse(t *testing.T) {
+	g := NewWithT(t)
+	ip := newImoocPod(env.Namespace(t), "replace", 2)
+	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	victim := waitForPods(g, ip, 2)[0]
+
+	g.Expect(env.Client.Delete(env.Context(), &victim)).To(Succeed())
+
+	g.Eventually(func(g Gomega) {
+		names := podNames(podsOf(g, ip))
+		g.Expect(names).NotTo(ContainElement(victim.Name), "pod %s was deleted", victim.Name)
+		g.Expect(len(names)).To(Equal(2), "the controller should replace the deleted pod %s", victim.Name)
+	}).Should(Succeed())
+}
+
+// A kubelet keeps a deleted pod for its grace period, 30 s by default, and a finalizer
+// keeps it until someone removes the finalizer. envtest has no kubelet and deletes an
+// unscheduled pod at once, so the test's own finalizer holds the pod in Terminating.
+func TestReplacesATerminatingPod(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	ip := newImoocPod(env.Namespace(t), "terminating", 2)
+	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	held := waitForPods(g, ip, 2)[0]
+
+	patch := client.MergeFrom(held.DeepCopy())
+	controllerutil.AddFinalizer(&held, holdFinalizer)
+	g.Expect(env.Client.Patch(ctx, &held, patch)).To(Succeed())
+	t.Cleanup(func() {
+		var pod corev1.Pod
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(&held), &pod); err != nil {
+			return
+		}
+		patch := client.MergeFrom(pod.DeepCopy())
+		controllerutil.RemoveFinalizer(&pod, holdFinalizer)
+		if err := env.Client.Patch(ctx, &pod, patch); client.IgnoreNotFound(err) != nil {
+			t.Errorf("removing the finalizer %s from pod %s: %v", holdFinalizer, pod.Name, err)
+		}
+	})
+	g.Expect(env.Client.Delete(ctx, &held)).To(Succeed())
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(&held), &held)).To(Succeed())
+	g.Expect(held.DeletionTimestamp).NotTo(BeNil(), "the finalizer should hold pod %s in Terminating", held.Name)
+
+	g.Eventually(func(g Gomega) {
+		g.Expect(len(podsOf(g, ip))).To(Equal(2), "pod %s is terminating (held by a finalizer) and should not count: "+
+			"the controller should create its replacement now; does activePods skip pods with a deletionTimestamp?", held.Name)
+	}).Should(Succeed())
+}
+
+func TestReplacesFinishedPods(t *testing.T) {
+	g := NewWithT(t)
+	ip := newImoocPod(env.Namespace(t), "finished", 2)
+	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	done := waitForPods(g, ip, 2)[0]
+
+	done.Status.Phase = corev1.PodFailed
+	g.Expect(env.Client.Status().Update(env.Context(), &done)).To(Succeed())
+
+	g.Eventually(func(g Gomega) {
+		var running int
+		for _, pod := range podsOf(g, ip) {
+			if pod.Status.Phase != corev1.PodFailed {
+				running++
+			}
+		}
+		g.Expect(running).To(Equal(2), "pod %s has Failed and should not count: another should replace it", done.Name)
+	}).Should(Succeed())
+}
+
 func TestScaleDownKeepsTheReadyPods(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	ip := newImoocPod(env.Namespace(t), "scaledown", 4)
 	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
-	var ready []string
-	g.Eventually(func(g Gomega) {
-		pods := podsOf(g, ip)
-		g.Expect(pods).To(HaveLen(4))
-		ready = []string{pods[0].Name, pods[1].Name}
-	}).Should(Succeed())
+	ready := podNames(waitForPods(g, ip, 4)[:2])
 	// envtest runs no kubelet: play its part for two pods.
 	for _, name := range ready {
 		markReady(g, ip.Namespace, name)
@@ -186,149 +335,9 @@ func TestScaleDownKeepsTheReadyPods(t *testing.T) {
 	scaleTo(g, ip, 2)
 
 	g.Eventually(func(g Gomega) {
-		g.Expect(podsOf(g, ip)).To(ConsistOf(HaveField("Name", ready[0]), HaveField("Name", ready[1])),
+		g.Expect(podNames(podsOf(g, ip))).To(ConsistOf(ready),
 			"scaling down should delete the pods that are not ready")
 	}).Should(Succeed())
-}
-
-func TestIdlePassWritesNothing(t *testing.T) {
-	g := NewWithT(t)
-	ctx := env.Context()
-	ip := newImoocPod(env.Namespace(t), "idle", 3)
-	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
-	g.Eventually(func(g Gomega) { g.Expect(podsOf(g, ip)).To(HaveLen(3)) }).Should(Succeed())
-
-	// A reconciler of its own, reading the manager's cache, counts the writes of one pass
-	// only: the running controller may still be finishing a pass that began before the
-	// cache showed the status it had just written.
-	cache := env.Manager.GetClient()
-	var writes testenv.WriteCounter
-	r := &ImoocPodReconciler{Client: writes.Wrap(cache), Scheme: env.Client.Scheme()}
-	idlePass := func(why string) {
-		t.Helper()
-		before := writes.Count()
-		result, err := r.Reconcile(ctx, requestFor(ip))
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(result).To(Equal(ctrl.Result{}), "a pass with nothing to do should not requeue")
-		g.Expect(writes.Count()-before).To(BeZero(), "a pass with nothing to do should write nothing, "+
-			"not even the status it found unchanged: "+why)
-	}
-
-	// Let the cache catch up with the creates and with the status they lead to, as it
-	// does between two events.
-	g.Eventually(func(g Gomega) {
-		g.Expect(cachedPods(g, cache, ip)).To(HaveLen(3))
-	}).Should(Succeed())
-	idlePass("3 pods, none ready")
-}
-
-func TestTheAPIServerRejectsBadSpecs(t *testing.T) {
-	ns := env.Namespace(t)
-	tests := []struct {
-		name    string
-		spec    map[string]any
-		message string
-	}{
-		{"negative replicas", map[string]any{"replicas": -1}, "spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0"},
-		{"too many replicas", map[string]any{"replicas": 1001}, "spec.replicas: Invalid value: 1001: spec.replicas in body should be less than or equal to 1000"},
-		{"replicas as a string", map[string]any{"replicas": "three"}, `spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer`},
-		{"empty image", map[string]any{"image": ""}, "spec.image: Invalid value: \"\": spec.image in body should be at least 1 chars long"},
-	}
-	for i, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			g := NewWithT(t)
-			obj := &unstructured.Unstructured{Object: map[string]any{
-				"apiVersion": appsv1.GroupVersion.String(),
-				"kind":       "ImoocPod",
-				"metadata":   map[string]any{"namespace": ns, "name": fmt.Sprintf("bad-%d", i)},
-				"spec":       tt.spec,
-			}}
-			err := env.Client.Create(env.Context(), obj)
-			g.Expect(err).To(MatchError(ContainSubstring(tt.message)))
-		})
-	}
-}
-
-func TestTheAPIServerDefaultsTheSpec(t *testing.T) {
-	g := NewWithT(t)
-	ip := &appsv1.ImoocPod{ObjectMeta: metav1.ObjectMeta{Namespace: env.Namespace(t), Name: "defaults"}}
-	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
-	g.Expect(ip.Spec.Replicas).To(HaveValue(BeEquivalentTo(1)), "a missing spec.replicas should default to 1")
-	g.Expect(ip.Spec.Image).To(Equal("registry.k8s.io/pause:3.10"), "a missing spec.image should get the default")
-}
-
-// unmanaged hides ip from the running manager, for tests that call Reconcile themselves.
-func unmanaged(ip *appsv1.ImoocPod) *appsv1.ImoocPod {
-	ip.Labels = map[string]string{testenv.UnmanagedLabel: "true"}
-	return ip
-}
-
-// scaleTo sets spec.replicas with a merge patch, as `kubectl patch` does. Unlike an
-// Update it sends no resourceVersion, so it does not conflict with the status patches
-// the controller makes in between.
-func scaleTo(g Gomega, ip *appsv1.ImoocPod, replicas int32) {
-	patch := client.MergeFrom(ip.DeepCopy())
-	ip.Spec.Replicas = ptr.To(replicas)
-	g.ExpectWithOffset(1, env.Client.Patch(env.Context(), ip, patch)).To(Succeed())
-}
-
-func requestFor(obj client.Object) ctrl.Request {
-	return ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)}
-}
-
-func labelledPod(ns, name, imoocPod string) *corev1.Pod {
-	return &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{NameLabel: imoocPod}},
-		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}},
-	}
-}
-
-// cachedPods lists the pods of ip's namespace as the manager's cache shows them.
-func cachedPods(g Gomega, cache client.Reader, ip *appsv1.ImoocPod) []corev1.Pod {
-	var pods corev1.PodList
-	g.Expect(cache.List(env.Context(), &pods, client.InNamespace(ip.Namespace))).To(Succeed())
-	return pods.Items
-}
-
-func markReady(g Gomega, ns, name string) {
-	var pod corev1.Pod
-	g.Expect(env.Client.Get(env.Context(), client.ObjectKey{Namespace: ns, Name: name}, &pod)).To(Succeed())
-	pod.Status.Phase = corev1.PodRunning
-	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
-	g.Expect(env.Client.Status().Update(env.Context(), &pod)).To(Succeed())
-}
-
-// frozenPodList is a client whose pod lists never change after the first one: a cache
-// that has stopped seeing events.
-type frozenPodList struct {
-	client.Client
-	frozen *corev1.PodList
-}
-
-func (f *frozenPodList) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	pods, ok := list.(*corev1.PodList)
-	if !ok {
-		return f.Client.List(ctx, list, opts...)
-	}
-	if f.frozen == nil {
-		f.frozen = &corev1.PodList{}
-		if err := f.Client.List(ctx, f.frozen, opts...); err != nil {
-			return err
-		}
-	}
-	f.frozen.DeepCopyInto(pods)
-	return nil
-}
-
-// terminatingNamespace creates a namespace with obj in it, then deletes the namespace.
-// envtest runs no namespace controller, so the namespace stays Terminating, refusing
-// every new object, for the rest of the run.
-func terminatingNamespace(g Gomega, obj client.Object) {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "terminating-"}}
-	g.ExpectWithOffset(1, env.Client.Create(env.Context(), ns)).To(Succeed())
-	obj.SetNamespace(ns.Name)
-	g.ExpectWithOffset(1, env.Client.Create(env.Context(), obj)).To(Succeed())
-	g.ExpectWithOffset(1, env.Client.Delete(env.Context(), ns)).To(Succeed())
 }
 
 func TestANamespaceBeingDeletedIsNoError(t *testing.T) {
@@ -338,8 +347,19 @@ func TestANamespaceBeingDeletedIsNoError(t *testing.T) {
 	r := &ImoocPodReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
 
 	result, err := r.Reconcile(env.Context(), requestFor(ip))
-	g.Expect(err).NotTo(HaveOccurred(), "a namespace being deleted refuses new pods, and takes the ImoocPod with it: "+
+	g.Expect(errorText(err)).To(BeEmpty(), "a namespace being deleted refuses new pods, and takes the ImoocPod with it: "+
 		"there is nothing to retry")
 	g.Expect(result).To(Equal(ctrl.Result{}))
-	g.Expect(podsOf(g, ip)).To(BeEmpty())
+	g.Expect(podNames(podsOf(g, ip))).To(BeEmpty())
+}
+
+func TestAnImoocPodThatIsGoneIsNoError(t *testing.T) {
+	g := NewWithT(t)
+	r := &ImoocPodReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
+	gone := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: env.Namespace(t), Name: "gone"}}
+
+	result, err := r.Reconcile(env.Context(), gone)
+	g.Expect(errorText(err)).To(BeEmpty(), "NotFound means the ImoocPod was deleted and its pods go with it: "+
+		"an error would retry a name that never comes back")
+	g.Expect(result).To(Equal(ctrl.Result{}))
 }

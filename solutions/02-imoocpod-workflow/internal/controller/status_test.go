@@ -79,7 +79,7 @@ func TestReadyConditionSaysWhatAPassFound(t *testing.T) {
 	pass := func() *appsv1.ImoocPod {
 		t.Helper()
 		_, err := r.Reconcile(ctx, requestFor(ip))
-		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(errorText(err)).To(BeEmpty(), "the pass's error")
 		return latest(g, ip)
 	}
 
@@ -158,7 +158,7 @@ func TestTheScaleSubresource(t *testing.T) {
 		got := latest(g, ip)
 		g.Expect(got.Spec.Replicas).To(HaveValue(BeEquivalentTo(5)), "scaling should set spec.replicas")
 		g.Expect(got.Status.Replicas).To(BeEquivalentTo(5), "status.replicas")
-		g.Expect(podsOf(g, ip)).To(HaveLen(5))
+		g.Expect(len(podsOf(g, ip))).To(Equal(5), "the controller should follow the scale to 5 pods")
 	}).Should(Succeed())
 }
 
