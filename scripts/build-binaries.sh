@@ -29,6 +29,10 @@ build() {
   if [[ -x "$BIN/$name" ]]; then
     return
   fi
+  if [[ -z ${announced:-} ]]; then
+    say "Building the binaries from source into ${BIN#"$ROOT"/}: about 17 minutes on a fresh 2-core machine, once"
+    announced=1
+  fi
   say "Building $name ($pkg): about $minutes min on a fresh 2-core machine, seconds with a warm Go cache"
   local start
   start=$(date +%s)
@@ -38,13 +42,6 @@ build() {
 }
 
 total_start=$(date +%s)
-missing=0
-for name in etcd kube-apiserver kube-controller-manager kube-scheduler kubectl kwok kwokctl controller-gen kustomize kind goimports; do
-  [[ -x "$BIN/$name" ]] || missing=$((missing + 1))
-done
-if ((missing > 0)); then
-  say "Building $missing binaries from source into ${BIN#"$ROOT"/}: about 17 minutes on a fresh 2-core machine, once"
-fi
 cp_dir="$ROOT/scripts/controlplane"
 tools_dir="$ROOT/scripts/tools"
 build etcd                     1 "$cp_dir" ./etcd
