@@ -13,10 +13,8 @@ if [[ ${2:-} == solution ]]; then
   ((10#$n > 1)) || die "lesson 1 starts from nothing; there is no solution 0 to compare with"
   left=$(stage_dir solutions "$((10#$n - 1))")
   right=$(stage_dir lessons "$n")
-  # The word after the number names the track, the operator a stage builds.
-  track() { local name=${1##*/}; name=${name#*-}; echo "${name%%-*}"; }
-  [[ $(track "$left") == "$(track "$right")" ]] ||
-    die "lesson $n starts a new operator, $(track "$right"); solution $((10#$n - 1)) is another one ($(track "$left")), so there is nothing to compare. make diff-$n shows what is left to write"
+  [[ $(track_of "$left") == "$(track_of "$right")" ]] ||
+    die "lesson $n starts a new operator, $(track_of "$right"); solution $((10#$n - 1)) is another one ($(track_of "$left")), so there is nothing to compare. make diff-$n shows what is left to write"
 else
   left=$(stage_dir lessons "$n")
   right=$(stage_dir solutions "$n")

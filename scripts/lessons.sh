@@ -16,6 +16,7 @@
 #                                     sources generate (touches nothing)
 #   scripts/lessons.sh tracks         print each track: its source, then its stages
 source "$(dirname "$0")/lib/common.sh"
+source "$ROOT/scripts/lib/stage.sh"
 
 # tracks prints one line per track: the folder names of its stages, first to last.
 tracks() {
@@ -24,7 +25,7 @@ tracks() {
   local order=()
   for dir in "$ROOT"/solutions/[0-9][0-9]-*/; do
     name=$(basename "$dir")
-    word=${name#*-}; word=${word%%-*}
+    word=$(track_of "$name")
     [[ -n ${stages[$word]:-} ]] || order+=("$word")
     stages[$word]+="$name "
   done
@@ -96,7 +97,7 @@ write() {
   while read -r line; do
     # shellcheck disable=SC2086 # a line is a list of folder names
     set -- $line
-    track=${1#*-}; track=${track%%-*}
+    track=$(track_of "$1")
     [[ -z $only || $only == "$track" ]] || continue
     if (($# > 1)); then
       say "Track $track: writing ${*:1:$#-1} from solutions/${!#}, and their lessons"
@@ -143,7 +144,7 @@ check() {
   while read -r line; do
     # shellcheck disable=SC2086
     set -- $line
-    track=${1#*-}; track=${track%%-*}
+    track=$(track_of "$1")
     [[ -z $only || $only == "$track" ]] || continue
     write_track "$top" "$scratch" "$@"
     for name in "$@"; do

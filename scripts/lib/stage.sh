@@ -12,3 +12,12 @@ stage_dir() {
   [[ -n $dir ]] || die "there is no $kind/$n-*"
   echo "${dir%/}"
 }
+
+# track_of PATH prints the track of a stage folder: the word after its number
+# (solutions/06-nodepool-finalizer: nodepool). A track is the one operator its stages build.
+track_of() {
+  local name=${1%/}
+  name=${name##*/}
+  name=${name#*-}
+  echo "${name%%-*}"
+}
