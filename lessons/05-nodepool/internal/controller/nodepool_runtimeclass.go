@@ -6,9 +6,7 @@ import (
 
 	nodev1 "k8s.io/api/node/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	nodesv1 "github.com/kube-workshop/operator-workshop/lessons/05-nodepool/api/nodes/v1"
 )
@@ -47,30 +45,11 @@ func (r *NodePoolReconciler) reconcileRuntimeClass(ctx context.Context, pool *no
 	if err != nil {
 		return err
 	}
-	// TODO: Get the RuntimeClass named like want. Create want when there is none (a
-	// Create refused with AlreadyExists goes to r.runtimeClassAlreadyExists, given);
+	// TODO: Get the RuntimeClass named like want. Create want when there is none;
 	// return an error when the one there is not controlled by the pool; delete it
 	// (with a UID precondition) when its handler differs; patch its scheduling
 	// (client.MergeFrom) when that differs; else write nothing. Log what you do.
 	// See "The RuntimeClass" in docs/lesson-05.md.
 	_ = want
-	return nil
-}
-
-// runtimeClassAlreadyExists decides what a Create refused with AlreadyExists means. The
-// cache said there was no RuntimeClass, the API server says there is one: most often the
-// pool's own, created by the pass before, whose watch event the cache has not seen yet.
-// That is no error: the event brings the next pass, which compares it with the pool. A
-// RuntimeClass read from the API server that the pool does not control is someone
-// else's, and an error as in reconcileRuntimeClass.
-func (r *NodePoolReconciler) runtimeClassAlreadyExists(ctx context.Context, pool *nodesv1.NodePool, want *nodev1.RuntimeClass) error {
-	var rc nodev1.RuntimeClass
-	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(want), &rc); err != nil {
-		return fmt.Errorf("creating RuntimeClass %s: it exists, and reading it failed: %w", want.Name, err)
-	}
-	if !metav1.IsControlledBy(&rc, pool) {
-		return fmt.Errorf("RuntimeClass %s exists and is not controlled by this NodePool", rc.Name)
-	}
-	log.FromContext(ctx).Info("RuntimeClass exists already; waiting for the cache to show it", "runtimeClass", rc.Name)
 	return nil
 }

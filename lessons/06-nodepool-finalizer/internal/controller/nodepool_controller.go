@@ -82,52 +82,20 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 		return fmt.Errorf("listing nodes: %w", err)
 	}
 	// The cache lists in no particular order. Sorted, the nodes are patched, logged and
-	// reported in the same order on every pass, and the error of a pass names the same
-	// first failure.
+	// reported in the same order on every pass, and so is a message that joins their errors.
 	slices.SortFunc(nodes.Items, func(a, b corev1.Node) int { return strings.Compare(a.Name, b.Name) })
 	var errs []error
-	concerned := 0
 	for i := range nodes.Items {
 		node := &nodes.Items[i]
 		if !concernsPool(node, pool.Name) {
 			continue
 		}
-		concerned++
 		if _, err := r.syncNode(ctx, pool, node); err != nil {
-			log.FromContext(ctx).Error(err, "Failed to bring node in line with the pool", "node", node.Name)
 			errs = append(errs, fmt.Errorf("node %s: %w", node.Name, err))
 		}
 	}
-	return newNodesError(errs, concerned)
+	return errors.Join(errs...)
 }
-
-// nodesError is the error of a pass that failed on some of the nodes it went through.
-// Its message counts the failures and shows only the first: the errors of a few hundred
-// nodes joined would pass the 32768 bytes the API server allows in a condition's
-// message, and the status patch meant to tell of them would be refused. Each node's
-// error is in the log (reconcileNodes), and errors.Is and errors.As still see them all.
-type nodesError struct {
-	errs  []error
-	total int
-}
-
-// newNodesError returns the error of a pass that went through total nodes and failed
-// on those of errs, or nil when none failed.
-func newNodesError(errs []error, total int) error {
-	if len(errs) == 0 {
-		return nil
-	}
-	return &nodesError{errs: errs, total: total}
-}
-
-func (e *nodesError) Error() string {
-	if len(e.errs) == 1 {
-		return fmt.Sprintf("1 of %d nodes failed: %v", e.total, e.errs[0])
-	}
-	return fmt.Sprintf("%d of %d nodes failed; first: %v", len(e.errs), e.total, e.errs[0])
-}
-
-func (e *nodesError) Unwrap() []error { return e.errs }
 
 // syncNode patches node so that it carries what pool gives it, only when something
 // differs, and says what changed.

@@ -1,13 +1,11 @@
 package controller
 
 import (
-	"context"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -73,51 +71,4 @@ func runtimeClassOf(g Gomega, pool *nodesv1.NodePool) nodev1.RuntimeClass {
 	g.ExpectWithOffset(1, env.Client.Get(env.Context(), client.ObjectKey{Name: nodesv1.RuntimeClassPrefix + pool.Name}, &rc)).
 		To(Succeed(), "the pool should have a RuntimeClass named %s%s", nodesv1.RuntimeClassPrefix, pool.Name)
 	return rc
-}
-
-// A pass right after the one that created the RuntimeClass may read a cache that does
-// not show it yet. Its Create then fails with AlreadyExists: that is the cache being
-// behind, not an error, and the watch brings the pass that sees the RuntimeClass.
-func TestAStaleCacheIsNoRuntimeClassError(t *testing.T) {
-	g := NewWithT(t)
-	ctx := env.Context()
-	name := uniqueName("stale-rc")
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
-	r := &NodePoolReconciler{Client: &runtimeClassCacheBehind{Client: env.Client}, Scheme: env.Client.Scheme(),
-		APIReader: env.Client}
-
-	for pass := range 2 {
-		_, err := r.Reconcile(ctx, requestFor(pool))
-		g.Expect(err).NotTo(HaveOccurred(), "pass %d: a RuntimeClass the cache does not show yet is no error", pass+1)
-	}
-	rc := runtimeClassOf(g, pool)
-	g.Expect(metav1.IsControlledBy(&rc, pool)).To(BeTrue())
-
-	// A RuntimeClass of that name that is not the pool's is still an error.
-	foreign := unmanagedPool(newNodePool(uniqueName("stale-rc-foreign"), sampleLabels))
-	foreign = createPool(t, g, foreign)
-	g.Expect(env.Client.Create(ctx, &nodev1.RuntimeClass{
-		ObjectMeta: metav1.ObjectMeta{Name: nodesv1.RuntimeClassPrefix + foreign.Name},
-		Handler:    "runc",
-	})).To(Succeed())
-	t.Cleanup(func() {
-		_ = env.Client.Delete(context.Background(), &nodev1.RuntimeClass{
-			ObjectMeta: metav1.ObjectMeta{Name: nodesv1.RuntimeClassPrefix + foreign.Name}})
-	})
-	_, err := r.Reconcile(ctx, requestFor(foreign))
-	g.Expect(err).To(MatchError(ContainSubstring("not controlled by this NodePool")),
-		"a RuntimeClass someone else made is never taken over, nor waited for in silence")
-}
-
-// runtimeClassCacheBehind is a client whose cache never shows a RuntimeClass, as one
-// that has not seen the watch event of a create yet.
-type runtimeClassCacheBehind struct {
-	client.Client
-}
-
-func (c *runtimeClassCacheBehind) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	if _, ok := obj.(*nodev1.RuntimeClass); ok {
-		return apierrors.NewNotFound(nodev1.Resource("runtimeclasses"), key.Name)
-	}
-	return c.Client.Get(ctx, key, obj, opts...)
 }

@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -37,22 +36,9 @@ func (r *NodePoolReconciler) patchStatus(ctx context.Context, orig, pool *nodesv
 // the same leaves the condition as it was.
 func setPoolReadyCondition(pool *nodesv1.NodePool, passErr error) {
 	// TODO: Set the Ready condition (meta.SetStatusCondition): False ReconcileError
-	// with the error (cut to maxConditionMessage bytes: shorten) when passErr is
-	// set, else False NoNodes when the pool has no member, else True
-	// NodesConfigured. See "Status and printer columns" in docs/lesson-07.md.
-}
-
-// maxConditionMessage is the longest message the API server accepts in a condition
-// (metav1.Condition's schema). A longer one makes it refuse the whole status patch.
-const maxConditionMessage = 32768
-
-// shorten cuts message to at most limit bytes, marking the cut with "...", and never in
-// the middle of a character.
-func shorten(message string, limit int) string {
-	if len(message) <= limit {
-		return message
-	}
-	return strings.ToValidUTF8(message[:limit-3], "") + "..."
+	// with the error when passErr is set, else False NoNodes when the pool has
+	// no member, else True NodesConfigured. See "Status and printer columns" in
+	// docs/lesson-07.md.
 }
 
 // nodeCount says "1 node" or "n nodes".

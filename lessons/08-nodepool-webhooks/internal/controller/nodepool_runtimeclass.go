@@ -64,11 +64,7 @@ func (r *NodePoolReconciler) reconcileRuntimeClass(ctx context.Context, pool *no
 	err = r.Get(ctx, client.ObjectKeyFromObject(want), &rc)
 	switch {
 	case apierrors.IsNotFound(err):
-		err := r.Create(ctx, want)
-		if apierrors.IsAlreadyExists(err) {
-			return r.runtimeClassAlreadyExists(ctx, pool, want)
-		}
-		if err != nil {
+		if err := r.Create(ctx, want); err != nil {
 			return fmt.Errorf("creating RuntimeClass %s: %w", want.Name, err)
 		}
 		log.Info("Created RuntimeClass", "runtimeClass", want.Name, "handler", want.Handler)
@@ -97,23 +93,5 @@ func (r *NodePoolReconciler) reconcileRuntimeClass(ctx context.Context, pool *no
 		}
 		log.Info("Updated RuntimeClass", "runtimeClass", rc.Name)
 	}
-	return nil
-}
-
-// runtimeClassAlreadyExists decides what a Create refused with AlreadyExists means. The
-// cache said there was no RuntimeClass, the API server says there is one: most often the
-// pool's own, created by the pass before, whose watch event the cache has not seen yet.
-// That is no error: the event brings the next pass, which compares it with the pool. A
-// RuntimeClass read from the API server that the pool does not control is someone
-// else's, and an error as in reconcileRuntimeClass.
-func (r *NodePoolReconciler) runtimeClassAlreadyExists(ctx context.Context, pool *nodesv1.NodePool, want *nodev1.RuntimeClass) error {
-	var rc nodev1.RuntimeClass
-	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(want), &rc); err != nil {
-		return fmt.Errorf("creating RuntimeClass %s: it exists, and reading it failed: %w", want.Name, err)
-	}
-	if !metav1.IsControlledBy(&rc, pool) {
-		return fmt.Errorf("RuntimeClass %s exists and is not controlled by this NodePool", rc.Name)
-	}
-	log.FromContext(ctx).Info("RuntimeClass exists already; waiting for the cache to show it", "runtimeClass", rc.Name)
 	return nil
 }

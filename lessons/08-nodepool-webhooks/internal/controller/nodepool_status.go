@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -68,7 +67,7 @@ func setPoolReadyCondition(pool *nodesv1.NodePool, passErr error) {
 	}
 	switch {
 	case passErr != nil:
-		ready.Reason, ready.Message = nodesv1.ReasonReconcileError, shorten(passErr.Error(), maxConditionMessage)
+		ready.Reason, ready.Message = nodesv1.ReasonReconcileError, passErr.Error()
 	case pool.Status.NodeCount == 0:
 		ready.Reason = nodesv1.ReasonNoNodes
 		ready.Message = fmt.Sprintf("no node has the label %s", poolMemberLabel(pool.Name))
@@ -77,19 +76,6 @@ func setPoolReadyCondition(pool *nodesv1.NodePool, passErr error) {
 		ready.Message = fmt.Sprintf("%s with the pool's labels and taints", nodeCount(int(pool.Status.NodeCount)))
 	}
 	meta.SetStatusCondition(&pool.Status.Conditions, ready)
-}
-
-// maxConditionMessage is the longest message the API server accepts in a condition
-// (metav1.Condition's schema). A longer one makes it refuse the whole status patch.
-const maxConditionMessage = 32768
-
-// shorten cuts message to at most limit bytes, marking the cut with "...", and never in
-// the middle of a character.
-func shorten(message string, limit int) string {
-	if len(message) <= limit {
-		return message
-	}
-	return strings.ToValidUTF8(message[:limit-3], "") + "..."
 }
 
 // nodeCount says "1 node" or "n nodes".

@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -73,9 +72,9 @@ func (r *NodePoolReconciler) patchStatus(ctx context.Context, orig, pool *nodesv
 // the same leaves the condition as it was.
 func setPoolReadyCondition(pool *nodesv1.NodePool, passErr error) {
 	//lesson:todo Set the Ready condition (meta.SetStatusCondition): False ReconcileError
-	//lesson:todo with the error (cut to maxConditionMessage bytes: shorten) when passErr is
-	//lesson:todo set, else False NoNodes when the pool has no member, else True
-	//lesson:todo NodesConfigured. See "Status and printer columns" in docs/lesson-07.md.
+	//lesson:todo with the error when passErr is set, else False NoNodes when the pool has
+	//lesson:todo no member, else True NodesConfigured. See "Status and printer columns" in
+	//lesson:todo docs/lesson-07.md.
 	ready := metav1.Condition{
 		Type:               nodesv1.ConditionReady,
 		Status:             metav1.ConditionFalse,
@@ -83,7 +82,7 @@ func setPoolReadyCondition(pool *nodesv1.NodePool, passErr error) {
 	}
 	switch {
 	case passErr != nil:
-		ready.Reason, ready.Message = nodesv1.ReasonReconcileError, shorten(passErr.Error(), maxConditionMessage)
+		ready.Reason, ready.Message = nodesv1.ReasonReconcileError, passErr.Error()
 	case pool.Status.NodeCount == 0:
 		ready.Reason = nodesv1.ReasonNoNodes
 		ready.Message = fmt.Sprintf("no node has the label %s", poolMemberLabel(pool.Name))
@@ -93,19 +92,6 @@ func setPoolReadyCondition(pool *nodesv1.NodePool, passErr error) {
 	}
 	meta.SetStatusCondition(&pool.Status.Conditions, ready)
 	//lesson:end
-}
-
-// maxConditionMessage is the longest message the API server accepts in a condition
-// (metav1.Condition's schema). A longer one makes it refuse the whole status patch.
-const maxConditionMessage = 32768
-
-// shorten cuts message to at most limit bytes, marking the cut with "...", and never in
-// the middle of a character.
-func shorten(message string, limit int) string {
-	if len(message) <= limit {
-		return message
-	}
-	return strings.ToValidUTF8(message[:limit-3], "") + "..."
 }
 
 // nodeCount says "1 node" or "n nodes".

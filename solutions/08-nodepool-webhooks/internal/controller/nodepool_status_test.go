@@ -100,36 +100,6 @@ func TestAFailingNodePoolPassReportsItsErrorOnce(t *testing.T) {
 	g.Expect(takeEvents(recorder)).To(HaveExactElements(HavePrefix("Normal NodeJoined")))
 }
 
-// A pass whose patches fail on 200 members must still fit its Ready condition in the
-// CRD's limit of 32768 bytes: a status patch the API server refuses says nothing at all.
-func TestManyFailingNodesStillFitTheReadyCondition(t *testing.T) {
-	g := NewWithT(t)
-	ctx := env.Context()
-	name := uniqueName("many-failing")
-	const members = 200
-	for i := range members {
-		createTestNode(t, g, fmt.Sprintf("%s-%03d", name, i), map[string]string{poolMemberLabel(name): ""})
-	}
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
-	recorder := events.NewFakeRecorder(10)
-	denied := errors.New(`admission webhook "nodes.policy.example.com" denied the request: ` +
-		`labels under node-pool.workshop.dev may only be set by the platform team's tooling`)
-	r := &NodePoolReconciler{Client: &failingNodePatches{Client: env.Client, err: denied},
-		Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
-
-	_, err := r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).To(MatchError(denied), "the pass should return the nodes' error, to be retried")
-	got := latestPool(g, pool)
-	g.Expect(got).To(havePoolReady(metav1.ConditionFalse, nodesv1.ReasonReconcileError))
-	message := poolReadyCondition(got).Message
-	g.Expect(len(message)).To(BeNumerically("<=", 32768), "the CRD's limit of a condition's message")
-	g.Expect(message).To(HavePrefix(fmt.Sprintf("%d of %d nodes failed; first: node %s-000: ", members, members, name)),
-		"the message should count the failures and show the first")
-	g.Expect(message).To(ContainSubstring(denied.Error()))
-	g.Expect(takeEvents(recorder)).To(HaveExactElements(HavePrefix("Warning ReconcileError")),
-		"the error should be told once, as a Warning event")
-}
-
 // `kubectl get nodepools` asks the API server for a table, whose columns are the CRD's
 // printer columns.
 func TestKubectlGetNodePoolsShowsStatusAndNodeCount(t *testing.T) {
