@@ -1,0 +1,120 @@
+package v1
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	sidecarsv1 "github.com/kube-workshop/operator-workshop/lessons/10-sidecarset/api/sidecars/v1"
+)
+
+// Inject gives pod the sidecars and volumes of sets, the SidecarSets that select it,
+// in their order, and records each SidecarSet it took something from, with its
+// revision, in the pod's sidecars.InjectedAnnotation. It changes pod in place.
+//
+// It never makes a valid pod invalid, and never refuses one: what it cannot add is left
+// out, with a warning the API server hands back to whoever created the pod:
+//   - a SidecarSet the annotation already lists: the pod has its sidecars (admitted
+//     again, or copied from a pod that was injected);
+//   - a sidecar whose name a container of the pod, or an earlier sidecar, already has;
+//   - a volume whose name the pod already uses, and every sidecar that mounts it;
+//   - a sidecar that mounts a volume that is neither the SidecarSet's nor the pod's;
+//   - a sidecar validateContainer refuses (a SidecarSet stored without the webhook).
+func Inject(pod *corev1.Pod, sets []sidecarsv1.SidecarSet) []string {
+	// TODO: Read the pod's record (sidecars.Injected). For each SidecarSet the record
+	// does not list, call injectSet; when it added something, record the
+	// SidecarSet's name with sidecars.Revision of its spec. When anything was
+	// added, write the record back (sidecars.FormatInjected) into the pod's
+	// annotations, creating the map when it is nil. Return every warning. See
+	// "Injecting" in docs/lesson-10.md.
+	return nil
+}
+
+// injectSet adds what it can of one SidecarSet to pod: the sidecars that fit, and the
+// SidecarSet's volumes with them. It reports whether it added a sidecar; a SidecarSet none
+// of whose sidecars fit adds no volume either.
+func injectSet(pod *corev1.Pod, set *sidecarsv1.SidecarSet) (bool, []string) {
+	var warnings []string
+	warn := func(format string, args ...any) {
+		warnings = append(warnings, fmt.Sprintf("SidecarSet %s: ", set.Name)+fmt.Sprintf(format, args...))
+	}
+	podVolumes := volumeNamesIn(pod)
+
+	// The SidecarSet's volumes the pod can take. One whose name the pod uses already is
+	// left out: the pod's volume of that name is someone else's.
+	own, usable := sets.New[string](), sets.New[string]()
+	var volumes []corev1.Volume
+	for i := range set.Spec.Volumes {
+		v := &set.Spec.Volumes[i]
+		switch {
+		case own.Has(v.Name):
+			continue // A second volume of the name: the validator refuses it.
+		case podVolumes.Has(v.Name):
+			warn("volume %q is not added: the pod has a volume of that name", v.Name)
+		case len(validateVolume(v, field.NewPath("volume"))) > 0:
+			warn("volume %q is not added: it is not a valid volume", v.Name)
+		default:
+			usable.Insert(v.Name)
+			volumes = append(volumes, *v.DeepCopy())
+		}
+		own.Insert(v.Name)
+	}
+
+	// TODO: For each container of the SidecarSet: skip it, with a warning (warn),
+	// when validateContainer refuses it, when containerNamesIn(pod) has its name, or
+	// when missingVolume finds a volume it cannot mount. Else append a deep copy
+	// to pod.Spec.Containers and remember its name. When none was
+	// added, return false and the warnings; else append volumes to
+	// pod.Spec.Volumes and return true. See "Injecting" in docs/lesson-10.md.
+	return false, warnings
+}
+
+// missingVolume returns the first volume c mounts (or uses as a device) that the pod
+// will not have for it, and why: a volume of its SidecarSet that was left out, or one
+// that is neither the SidecarSet's nor the pod's. A sidecar may mount a volume the pod
+// has of its own: sharing the application's files is what many sidecars are for.
+func missingVolume(c *corev1.Container, own, usable, podVolumes sets.Set[string]) (string, string) {
+	names := make([]string, 0, len(c.VolumeMounts)+len(c.VolumeDevices))
+	for _, mount := range c.VolumeMounts {
+		names = append(names, mount.Name)
+	}
+	for _, device := range c.VolumeDevices {
+		names = append(names, device.Name)
+	}
+	for _, name := range names {
+		switch {
+		case own.Has(name) && !usable.Has(name):
+			return name, "which was not added"
+		case !own.Has(name) && !podVolumes.Has(name):
+			return name, "which is neither the SidecarSet's nor the pod's"
+		}
+	}
+	return "", ""
+}
+
+// containerNamesIn returns the names of pod's containers of every kind: the API server
+// wants a container's name unique across all of them.
+func containerNamesIn(pod *corev1.Pod) sets.Set[string] {
+	names := sets.New[string]()
+	for _, c := range pod.Spec.InitContainers {
+		names.Insert(c.Name)
+	}
+	for _, c := range pod.Spec.Containers {
+		names.Insert(c.Name)
+	}
+	for _, c := range pod.Spec.EphemeralContainers {
+		names.Insert(c.Name)
+	}
+	return names
+}
+
+// volumeNamesIn returns the names of pod's volumes.
+func volumeNamesIn(pod *corev1.Pod) sets.Set[string] {
+	names := sets.New[string]()
+	for _, v := range pod.Spec.Volumes {
+		names.Insert(v.Name)
+	}
+	return names
+}

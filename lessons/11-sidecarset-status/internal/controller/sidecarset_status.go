@@ -1,0 +1,72 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	sidecarsv1 "github.com/kube-workshop/operator-workshop/lessons/11-sidecarset-status/api/sidecars/v1"
+)
+
+// The reasons of the SidecarSets' events. An event tells of a change, once: a pass that
+// finds what the last one found tells nothing.
+const (
+	// EventRevisionChanged: the sidecars changed, and running pods keep the old ones.
+	EventRevisionChanged = "RevisionChanged"
+	// EventPodsNotInjected: some selected pods run no sidecar of the SidecarSet, where
+	// before every one did.
+	EventPodsNotInjected = "PodsNotInjected"
+	// EventReconcileError: a pass failed, with an error the last one did not have.
+	EventReconcileError = "ReconcileError"
+)
+
+// patchStatus sets the conditions from the counts a pass made, and writes the status with
+// one merge patch of the status subresource, only when it differs from orig's. passErr is
+// the pass's error; only a pass without one moves observedGeneration. Then it tells what
+// changed with events.
+func (r *SidecarSetReconciler) patchStatus(ctx context.Context, orig, set *sidecarsv1.SidecarSet, passErr error) error {
+	setConditions(set, passErr)
+	if passErr == nil {
+		set.Status.ObservedGeneration = set.Generation
+	}
+	if equality.Semantic.DeepEqual(orig.Status, set.Status) {
+		return nil
+	}
+	log.FromContext(ctx).Info("Updating status", "matched", set.Status.MatchedPods,
+		"injected", set.Status.InjectedPods, "outdated", set.Status.OutdatedPods, "revision", set.Status.Revision)
+	// A merge patch carries no resourceVersion: it cannot conflict with a spec change.
+	if err := r.Status().Patch(ctx, set, client.MergeFrom(orig)); err != nil {
+		return fmt.Errorf("patching the status: %w", err)
+	}
+	r.tellChanges(orig, set, passErr)
+	return nil
+}
+
+// setConditions sets Injected and UpToDate from the counts, or Injected from the pass's
+// error. Their messages hold counts and revisions, never times, so that a pass that finds
+// the same leaves them as they were.
+func setConditions(set *sidecarsv1.SidecarSet, passErr error) {
+	// TODO: Set the Injected condition (meta.SetStatusCondition, with the
+	// observedGeneration): False ReconcileError with the error when passErr is
+	// set (and nothing else changes); else True NoMatchingPods when no pod
+	// matches, True AllPodsInjected when every matched pod is injected, False
+	// PodsNotInjected otherwise. Then UpToDate: True AllPodsUpToDate when no pod
+	// is outdated, else False OlderRevisions. Each message gives the counts. See
+	// "Conditions" in docs/lesson-11.md.
+}
+
+// tellChanges emits an event for each change between the status before a pass and after
+// it that a user should hear of: a new revision that running pods do not have, pods that
+// run no sidecar where before all did, a new error. Never on a pass that changed nothing
+// of these: an event repeated on every pass drowns the ones that matter.
+func (r *SidecarSetReconciler) tellChanges(orig, set *sidecarsv1.SidecarSet, passErr error) {
+	// TODO: Emit, with r.Recorder.Eventf(set, nil, type, reason, action, note...):
+	// a Normal EventRevisionChanged when status.revision changed from a
+	// non-empty one and some pods are outdated; a Warning EventPodsNotInjected
+	// when Injected turned False with reason PodsNotInjected; a Warning
+	// EventReconcileError when passErr is set and Injected's message is new. See
+	// "Events only on real change" in docs/lesson-11.md.
+}

@@ -1,0 +1,161 @@
+# Stage 10: SidecarSet, sidecars injected into new pods by a mutating webhook. Sourced by
+# scripts/run-stage.sh, which has installed the webhook configurations pointed at the
+# manager on this machine and defines ROOT, STAGE_DIR, host, WEBHOOK_PORT, PROBE_PORT,
+# log, start_manager, stop_manager, MANAGER_ERRORS and the walkthrough vocabulary.
+#
+# SidecarSets are cluster-wide: the walkthrough deletes the two of its samples first, and
+# its pods live in namespaces of its own.
+NS=workshop-10
+OTHER=workshop-10-other
+SAMPLES=$STAGE_DIR/config/samples
+CONFIG=mutating-webhook-configuration
+
+# containers NS NAME prints the names of a pod's containers, on one line.
+containers() { kubectl get pod -n "$1" "$2" -o jsonpath='{.spec.containers[*].name}'; }
+
+# web_pods prints, for each Running pod of the Deployment web, its containers, one pod a
+# line, sorted and counted: "3 web log-shipper" when all three have the sidecar.
+web_pods() {
+  kubectl get pods -n $NS -l app=web --field-selector=status.phase=Running \
+    -o jsonpath='{range .items[*]}{.spec.containers[*].name}{"\n"}{end}' | sort | uniq -c | sed 's/^ *//'
+}
+
+# policy prints the pod webhook's failure policy and timeout.
+policy() {
+  kubectl get mutatingwebhookconfiguration $CONFIG -o jsonpath='{.webhooks[0].failurePolicy} {.webhooks[0].timeoutSeconds}'
+}
+
+# set_policy POLICY changes the failure policy of the installed pod webhook.
+set_policy() {
+  run kubectl patch mutatingwebhookconfiguration $CONFIG --type=json \
+    -p "[{\"op\":\"replace\",\"path\":\"/webhooks/0/failurePolicy\",\"value\":\"$1\"}]"
+}
+
+kubectl delete sidecarset logging metrics --ignore-not-found >/dev/null
+
+step "The API server calls the manager for every new pod, but not in every namespace"
+run kubectl get mutatingwebhookconfiguration $CONFIG -o jsonpath='{.webhooks[0].namespaceSelector}{"\n"}'
+expect "the pod webhook leaves out kube-system and the manager's own namespace" \
+  "kube-system sidecarset-system" \
+  "kubectl get mutatingwebhookconfiguration $CONFIG -o jsonpath='{.webhooks[0].namespaceSelector.matchExpressions[0].values[*]}'" \
+  "the pod webhook's marker needs patch=\`{\"namespaceSelector\":...}\` with kubernetes.io/metadata.name NotIn the excluded namespaces"
+expect "it fails open (Ignore) and waits 5 seconds at most" "Ignore 5" "policy"
+expect "the manager is ready only once its webhook server answers" "[+]webhook ok" \
+  "curl -s 'http://127.0.0.1:$PROBE_PORT/readyz?verbose' | grep -F webhook" \
+  "cmd/main.go should register both webhooks and add the ready check \"webhook\""
+
+step "A bad SidecarSet is refused, every problem with its field"
+expect_refused "the bad sample is refused" "kubectl apply -f '$SAMPLES/bad_sidecarset.yaml'" \
+  'spec.selector.matchExpressions[0].operator: Invalid value: "Like"' \
+  "validateSelector should return metav1validation.ValidateLabelSelector's errors"
+expect "the same answer names the duplicate sidecar and the reserved volume" \
+  "* spec.volumes[0].name: Forbidden * spec.containers[1].name: Duplicate value" \
+  "kubectl apply -f '$SAMPLES/bad_sidecarset.yaml' 2>&1 | grep -oE '^\\* spec\\.(volumes\\[0\\]\\.name: Forbidden|containers\\[1\\]\\.name: Duplicate value)' | xargs" \
+  "validateVolumes and validateContainers should add their errors, each at its path"
+
+step "The SidecarSet logging: a log shipper next to every pod labelled logging=enabled"
+run kubectl apply -f "$SAMPLES/sidecars_v1_sidecarset.yaml"
+run kubectl get sidecarsets
+
+step "A Deployment's pods get the sidecar, and reach Running"
+fresh_namespace $NS
+run kubectl apply -n $NS -f "$SAMPLES/web_deployment.yaml"
+expect "three Running pods, each with the container web and the sidecar log-shipper" "3 web log-shipper" "web_pods" \
+  "no sidecar? Inject and Handle are yours (internal/webhook/v1); the manager's log says what it did"
+POD=$(kubectl get pods -n $NS -l app=web -o jsonpath='{.items[0].metadata.name}')
+run kubectl get pod -n $NS "$POD" -o jsonpath='{.spec.volumes[*].name}{"\n"}{.metadata.annotations.sidecars\.workshop\.dev/injected}{"\n"}'
+expect "the pod has the volume app-logs, and records what it got" "app-logs logging" \
+  "echo \$(kubectl get pod -n $NS $POD -o jsonpath='{.spec.volumes[*].name}' | grep -o app-logs) \$(kubectl get pod -n $NS $POD -o jsonpath='{.metadata.annotations.sidecars\\.workshop\\.dev/injected}' | grep -o '\"logging\"' | tr -d '\"')"
+
+step "Pods the SidecarSet does not select, and pods in kube-system, are untouched"
+run kubectl run plain -n $NS --image=registry.k8s.io/pause:3.10
+expect "a pod without the label keeps its one container" "plain" "containers $NS plain"
+kubectl delete pod -n kube-system workshop-10 --ignore-not-found --wait=false >/dev/null
+run kubectl run workshop-10 -n kube-system --image=registry.k8s.io/pause:3.10 --labels=logging=enabled
+expect "a pod labelled logging=enabled in kube-system gets no sidecar: the API server never calls the webhook there" \
+  "workshop-10" "containers kube-system workshop-10"
+kubectl delete pod -n kube-system workshop-10 --wait=false >/dev/null
+
+step "Two SidecarSets on one pod; the second one's namespaceSelector wants team=web"
+run kubectl apply -f "$SAMPLES/metrics_sidecarset.yaml"
+run kubectl label namespace $NS team=web
+sleep 1 # the manager's cache hears of the new label
+run kubectl run both -n $NS --image=registry.k8s.io/pause:3.10 --labels=logging=enabled,metrics=enabled
+expect "both sidecars, in the order of the SidecarSets' names" "both log-shipper metrics-agent" "containers $NS both"
+fresh_namespace $OTHER
+run kubectl run both -n $OTHER --image=registry.k8s.io/pause:3.10 --labels=logging=enabled,metrics=enabled
+expect "in a namespace without team=web, only the log shipper" "both log-shipper" "containers $OTHER both"
+
+step "A name the pod has already: that sidecar is left out, the pod is created, with a warning"
+cat >"$STAGE_CACHE/clash-10.yaml" <<EOF
+apiVersion: v1
+kind: Pod
+metadata:
+  name: clash
+  labels:
+    logging: enabled
+spec:
+  containers:
+  - name: log-shipper
+    image: registry.k8s.io/pause:3.10
+EOF
+printf '  $ kubectl apply -n %s -f clash.yaml   # a pod with its own container log-shipper\n' "$NS"
+out=$(kubectl apply -n $NS -f "$STAGE_CACHE/clash-10.yaml" 2>&1) || true
+printf '%s\n' "$out" | sed 's/^/    /'
+if [[ $out == *'Warning: SidecarSet logging: sidecar "log-shipper" is not injected: the pod has a container of that name'* &&
+  $out == *"pod/clash created"* ]]; then
+  pass "kubectl printed the webhook's warning, and the pod was created"
+else
+  fail "kubectl should print the webhook's warning and create the pod" "got: $out" \
+    "injectSet should skip a sidecar whose name the pod has, with a warning (warn), and Handle return the warnings"
+fi
+expect "the pod keeps its own container, alone" "log-shipper" "containers $NS clash"
+
+step "A pod admitted again is not injected twice"
+printf '  $ kubectl get pod -n %s both -o yaml | <rename it, drop uid and resourceVersion> | kubectl create -f -\n' "$NS"
+out=$(kubectl get pod -n $NS both -o yaml |
+  sed -E '/^  (resourceVersion|uid|creationTimestamp):/d; s/^  name: both$/  name: both-copy/' |
+  kubectl create -f - 2>&1) || true
+printf '%s\n' "$out" | sed 's/^/    /'
+expect "the copy has each sidecar once, and no warning was printed" "both log-shipper metrics-agent 0" \
+  "echo \$(containers $NS both-copy) $(grep -c Warning <<<"$out")" \
+  "Inject should skip the SidecarSets the pod's record (sidecars.Injected) lists already"
+
+step "Never block the cluster: the manager down, with failurePolicy Ignore"
+stop_manager
+printf '  (the manager is stopped)\n'
+started=$(date +%s%N)
+run kubectl run while-down -n $NS --image=registry.k8s.io/pause:3.10 --labels=logging=enabled
+took=$((($(date +%s%N) - started) / 1000000))
+printf '    (created in %d ms: the call to the manager was refused at once, and Ignore let the pod through)\n' "$took"
+expect "the pod is created, without its sidecar" "while-down" "containers $NS while-down"
+
+step "The same, with failurePolicy Fail"
+set_policy Fail
+expect_refused "a pod the SidecarSet would select is refused" \
+  "kubectl run refused -n $NS --image=registry.k8s.io/pause:3.10 --labels=logging=enabled" \
+  'failed calling webhook "msidecarset-pod-v1.kb.io"'
+expect_refused "so is any pod of any namespace the webhook sees, selected or not" \
+  "kubectl run refused-too -n $OTHER --image=registry.k8s.io/pause:3.10" \
+  'failed calling webhook "msidecarset-pod-v1.kb.io"'
+run kubectl scale deployment web -n $NS --replicas=4
+expect "the Deployment cannot get its fourth pod: its ReplicaSet's creations are refused" "FailedCreate" \
+  "kubectl get events -n $NS --field-selector reason=FailedCreate -o jsonpath='{.items[0].reason}'"
+run kubectl run still-works -n kube-system --image=registry.k8s.io/pause:3.10
+expect "kube-system is left out of the webhook: its pods are created even now" "still-works" \
+  "containers kube-system still-works"
+kubectl delete pod -n kube-system still-works --wait=false >/dev/null
+
+step "The manager back, then Ignore again"
+# In this order: with Ignore first, the ReplicaSet's next try could come before the
+# manager answers, and its pod would go through without the sidecar.
+start_manager
+set_policy Ignore
+expect "the Deployment's fourth pod is created, with the sidecar" "4 web log-shipper" "web_pods"
+
+step "The manager's log"
+expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${log#"$ROOT"/}"
+kubectl delete sidecarset metrics >/dev/null
+# The namespace controller removes the namespaces and their pods in the background; the
+# next run of this walkthrough waits for that before it starts.
+kubectl delete namespace $NS $OTHER --wait=false >/dev/null
