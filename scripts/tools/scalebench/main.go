@@ -6,7 +6,12 @@
 // reports the time until every pod exists, the time until every pod is Running, and the
 // pod creates the API server counted (apiserver_request_total), then deletes it.
 //
-//   - imoocpod: -replicas pods from a plain client loop, a ReplicaSet and an ImoocPod.
+//   - imoocpod: -replicas pods from a plain client loop, a ReplicaSet and an ImoocPod;
+//     with -results FILE it also writes its figures there.
+//   - imoocpod-clientgo: the ImoocPod again, for the controller of solutions/12-clientgo
+//     (client-go without controller-runtime), which scripts/bench.sh starts in place of
+//     the first manager; it reads the figures of the imoocpod run from -results FILE and
+//     prints them all, with the ratio of the two controllers.
 //   - mydaemonset: one pod on each Ready node from a DaemonSet and a MyDaemonSet; a
 //     contender is done when every node runs a Running pod of it.
 //   - nodepool: a NodePool of -pool-nodes nodes (every other Ready node). It reports the
@@ -15,13 +20,17 @@
 //     count, taken once the cluster is quiet: it includes anyone's patches, so on a
 //     cluster of its own it is the controller's). It leaves the pool and the labels
 //     behind: scripts/bench.sh deletes the whole cluster.
+//   - sidecarset: -replicas pods created one at a time, with no call to the SidecarSet pod
+//     webhook, with a call that injects nothing, and with one that injects a sidecar;
+//     the p50 and p99 of each (sidecarset.go).
 //   - unrelated-pods: creates -unrelated-pods pods that no workshop controller made and
 //     reports how much memory each manager of -managers (name=metrics URL,
 //     comma-separated) spent on them: what a manager's pod cache costs.
 //
 // Usage:
 //
-//	scalebench -workload imoocpod -replicas 500
+//	scalebench -workload imoocpod -replicas 500 -results bench-imoocpod.json
+//	scalebench -workload imoocpod-clientgo -replicas 500 -results bench-imoocpod.json
 //	scalebench -workload mydaemonset
 //	scalebench -workload nodepool -pool-nodes 500
 //	scalebench -workload unrelated-pods -unrelated-pods 10000 \
@@ -32,6 +41,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -69,14 +79,18 @@ func main() {
 	poolNodes := flag.Int("pool-nodes", 500, "how many nodes join the NodePool (nodepool)")
 	unrelatedPods := flag.Int("unrelated-pods", 10000, "how many pods of no workshop controller to add (unrelated-pods)")
 	managersFlag := flag.String("managers", "", "the managers whose memory to read, as name=metrics URL, comma-separated (unrelated-pods)")
+	resultsFile := flag.String("results", "", "where the imoocpod workload writes its figures and imoocpod-clientgo reads them")
 	flag.Parse()
-	known := []string{"imoocpod", "mydaemonset", "nodepool", "unrelated-pods"}
+	known := []string{"imoocpod", "imoocpod-clientgo", "mydaemonset", "nodepool", "unrelated-pods", "sidecarset"}
 	if !slices.Contains(known, *workload) {
 		fail(fmt.Errorf("-workload: %q is not a workload this benchmark knows (%s)", *workload, strings.Join(known, ", ")))
 	}
 	managers, err := parseManagers(*managersFlag)
 	if err != nil {
 		fail(err)
+	}
+	if *workload == "imoocpod-clientgo" && *resultsFile == "" {
+		fail(fmt.Errorf("-results: the imoocpod-clientgo workload compares with the figures of an imoocpod run"))
 	}
 	if *workload == "unrelated-pods" && len(managers) == 0 {
 		fail(fmt.Errorf("-managers: the unrelated-pods workload needs at least one manager to read the memory of"))
@@ -107,22 +121,95 @@ func main() {
 		b.timeout = max(b.timeout, 20*time.Minute)
 		b.nodePool(cfg.Host, *poolNodes)
 		return
+	case "sidecarset":
+		// -replicas pods one at a time, three times.
+		b.timeout = max(b.timeout, 20*time.Minute)
+		b.sidecarSetAdmission(cfg.Host, *replicas)
+		return
 	case "unrelated-pods":
 		// 10,000 pods take longer to create and run than one contender.
 		b.timeout = max(b.timeout, 20*time.Minute)
 		b.unrelatedPodsMemory(*unrelatedPods, managers)
 		return
+	case "imoocpod-clientgo":
+		b.imoocPodClientGo(*resultsFile)
+		return
 	}
 	fmt.Printf("Bringing up %d pods, three ways, on %s\n\n", *replicas, cfg.Host)
 	raw := b.measure("plain client loop", b.rawLoop)
 	rs := b.measure("ReplicaSet (kube-controller-manager)", b.replicaSet)
-	ip := b.measure("ImoocPod (workshop controller)", b.imoocPod)
+	ip := b.measure(imoocPodName, b.imoocPod)
 
 	printTable(raw, rs, ip)
 	fmt.Printf("\nImoocPod / ReplicaSet: created %.2fx, Running %.2fx (target: at most 1.00x)\n",
 		ratio(ip.allCreated, rs.allCreated), ratio(ip.allRunning, rs.allRunning))
 	fmt.Printf("ImoocPod / plain loop: created %.2fx, Running %.2fx (target: at most 1.50x)\n",
 		ratio(ip.allCreated, raw.allCreated), ratio(ip.allRunning, raw.allRunning))
+	if *resultsFile != "" {
+		must(saveResults(*resultsFile, raw, rs, ip))
+	}
+}
+
+const imoocPodName = "ImoocPod (workshop controller)"
+
+// imoocPodClientGo measures the ImoocPod contender once more, with the client-go
+// controller running in place of the controller-runtime one, and prints it under the
+// figures of the imoocpod run saved in file.
+func (b *bench) imoocPodClientGo(file string) {
+	earlier, err := loadResults(file)
+	must(err)
+	var ip *result
+	for i := range earlier {
+		if earlier[i].name == imoocPodName {
+			ip = &earlier[i]
+		}
+	}
+	if ip == nil {
+		fail(fmt.Errorf("%s holds no %q figures: run -workload imoocpod -results %s first", file, imoocPodName, file))
+	}
+
+	fmt.Printf("Bringing up %d pods with the ImoocPod controller on bare client-go\n\n", b.replicas)
+	cg := b.measure("ImoocPod (client-go, solution 12)", b.imoocPod)
+
+	printTable(append(earlier, cg)...)
+	fmt.Printf("\nclient-go / controller-runtime: created %.2fx, Running %.2fx, pod creates %d and %d\n",
+		ratio(cg.allCreated, ip.allCreated), ratio(cg.allRunning, ip.allRunning), cg.podCreateCalls, ip.podCreateCalls)
+}
+
+// savedResult is a result as -results holds it.
+type savedResult struct {
+	Name           string        `json:"name"`
+	AllCreated     time.Duration `json:"allCreated"`
+	AllRunning     time.Duration `json:"allRunning"`
+	PodCreateCalls int           `json:"podCreateCalls"`
+}
+
+func saveResults(file string, results ...result) error {
+	saved := make([]savedResult, len(results))
+	for i, r := range results {
+		saved[i] = savedResult{r.name, r.allCreated, r.allRunning, r.podCreateCalls}
+	}
+	data, err := json.MarshalIndent(saved, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, data, 0o644)
+}
+
+func loadResults(file string) ([]result, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var saved []savedResult
+	if err := json.Unmarshal(data, &saved); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	results := make([]result, len(saved))
+	for i, r := range saved {
+		results[i] = result{r.Name, r.AllCreated, r.AllRunning, r.PodCreateCalls}
+	}
+	return results, nil
 }
 
 // daemons measures a DaemonSet against a MyDaemonSet: one pod on each Ready node.
