@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Shows what a learner writes in lesson N: lesson N against solution N. With FROM=solution,
 # shows what lesson N adds to the stage before: solution N-1 against lesson N.
-# Module paths, lesson and stage markers are left out, and so are generated files. (A
+# Module paths, lesson, stage and mistake markers are left out, and so are generated files. (A
 # track's last solution holds the markers of every stage; without them it is its own stage.)
 #
 # Usage: scripts/diff.sh N [solution]
@@ -31,7 +31,8 @@ normalize() {
   find "$dest" -type f -print0 | xargs -0 sed -i -E \
     -e 's#github.com/kube-workshop/operator-workshop/(lessons|solutions)/[0-9]{2}-[a-z0-9-]+#MODULE#g' \
     -e '/^[[:space:]]*\/\/lesson:/d' \
-    -e '/^[[:space:]]*(\/\/|#)stage:/d'
+    -e '/^[[:space:]]*(\/\/|#)stage:/d' \
+    -e '/^[[:space:]]*\/\/mistake:/d'
   # A lesson's module path sorts before shared/ and a solution's after it: with both
   # replaced by MODULE, gofmt sorts the imports the same on both sides. A file the
   # learner left unparsable stays as it is.

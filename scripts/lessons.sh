@@ -15,6 +15,11 @@
 #   scripts/lessons.sh check [TRACK]  fail if anything committed differs from what the
 #                                     sources generate (touches nothing)
 #   scripts/lessons.sh tracks         print each track: its source, then its stages
+#   scripts/lessons.sh mistakes [TRACK]
+#                                     make each mistake a track's source marks (//mistake:)
+#                                     in a scratch copy of its stage: the stage's tests must
+#                                     fail, and their first failure must say what the
+#                                     marker says
 source "$(dirname "$0")/lib/common.sh"
 source "$ROOT/scripts/lib/stage.sh"
 
@@ -40,11 +45,12 @@ stage_number() { echo $((10#${1%%-*})); }
 # lessongen runs scripts/tools/lessongen, built once per run: a track's stages and
 # lessons call it many times.
 LESSONGEN=
+build_lessongen() {
+  LESSONGEN="$CACHE/tools/lessongen"
+  (cd "$ROOT/scripts/tools" && GOWORK=off go build -o "$LESSONGEN" ./lessongen)
+}
 lessongen() {
-  if [[ -z $LESSONGEN ]]; then
-    LESSONGEN="$CACHE/tools/lessongen"
-    (cd "$ROOT/scripts/tools" && GOWORK=off go build -o "$LESSONGEN" ./lessongen)
-  fi
+  [[ -n $LESSONGEN ]] || build_lessongen
   "$LESSONGEN" "$@"
 }
 
@@ -163,10 +169,76 @@ check() {
   say "Every earlier stage and every lesson matches its track's source"
 }
 
+# mistakes [TRACK] makes every mistake of every track's source (or TRACK's), three at a
+# time, each in a scratch checkout of its own, and runs the stage's tests with -failfast:
+# the first failure is what a learner reads first, so it must name the mistake.
+mistakes() {
+  local only=${1:-} line track source first stage name want
+  local results="$CACHE/test/mistakes" count=0 bad=0
+  rm -rf "$results" && mkdir -p "$results"
+  build_lessongen # once, not in each of the jobs below
+  while read -r line; do
+    # shellcheck disable=SC2086
+    set -- $line
+    track=$(track_of "$1")
+    [[ -z $only || $only == "$track" ]] || continue
+    source=${!#}
+    first=$(stage_number "$1")
+    local stages=("$@")
+    while IFS=$'\t' read -r stage name want; do
+      local folder
+      for folder in "${stages[@]}"; do
+        (($(stage_number "$folder") == stage)) && break
+      done
+      while (($(jobs -rp | wc -l) >= 3)); do wait -n || true; done
+      make_mistake "$source" "$first" "$stage" "$folder" "$name" >"$results/$name.log" 2>&1 &
+      printf '%s\t%s\t%s\n' "$folder" "$name" "$want" >>"$results/list"
+      count=$((count + 1))
+    done < <(lessongen -source "$ROOT/solutions/$source" -first "$first" -list-mistakes)
+  done < <(tracks)
+  wait
+  ((count > 0)) || die "no //mistake: markers in ${only:-any track}"
+  while IFS=$'\t' read -r folder name want; do
+    local out="$results/$name.log" first_failure
+    first_failure=$(sed -n '/^--- FAIL: /,$p' "$out")
+    if ! grep -q '^--- FAIL: ' "$out"; then
+      warn "mistake $name in solutions/$folder: no test fails:"$'\n'"$(tail -n 20 "$out")"
+      bad=1
+    elif [[ $first_failure != *"$want"* ]]; then
+      warn "mistake $name in solutions/$folder: the first failure does not say '$want':"$'\n'"$(sed -n '/^--- FAIL: /,/^FAIL/p' "$out" | head -n 30)"
+      bad=1
+    else
+      say "Mistake $name in solutions/$folder is caught: ${want}"
+    fi
+  done <"$results/list"
+  ((bad == 0)) || die "some mistakes are not caught, or caught with a message that does not name them (logs: ${results#"$ROOT"/})"
+  say "All $count mistakes are caught by the first failing test, which names them"
+}
+
+# make_mistake SOURCE FIRST STAGE FOLDER NAME writes stage STAGE of the track with the
+# mistake NAME made, into a scratch checkout, and runs its tests.
+make_mistake() {
+  local source=$1 first=$2 stage=$3 folder=$4 name=$5 scratch
+  scratch=$(scratch_dir)
+  local dir="$scratch/solutions/$folder"
+  lessongen -source "$ROOT/solutions/$source" -first "$first" -stage "$stage" -mistake "$name" -to "$dir"
+  # controller-gen is slow: a mistake that leaves every marker alone keeps the stage's
+  # committed CRDs, RBAC and deepcopy code.
+  if diff -r "$ROOT/solutions/$folder" "$dir" 2>/dev/null | grep -q '^[<>].*+kubebuilder:'; then
+    "$ROOT/scripts/generate.sh" "$dir"
+  else
+    cp -rn "$ROOT/solutions/$folder/." "$dir/"
+  fi
+  (cd "$dir" && GOWORK=off KUBEBUILDER_ASSETS="$CACHE/bin/current" \
+    go test -count=1 -failfast ./...) || true
+  rm -rf "$scratch"
+}
+
 case ${1:-} in
   write) shift; write "$@" ;;
   lesson) shift; (($# > 0)) || die "usage: $0 lesson N..."; lesson "$@" ;;
   check) shift; check "$@" ;;
   tracks) tracks ;;
+  mistakes) shift; mistakes "$@" ;;
   *) sed -n '2,/^source/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 esac

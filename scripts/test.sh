@@ -5,7 +5,9 @@
 #   2. unit and envtest integration tests of shared/, the tools and every solution; every
 #      solution's config/default builds with kustomize; every fuzz target runs for
 #      FUZZTIME (10s)
-#   3. every lesson compiles, and fails its own tests until the learner completes it
+#   3. every lesson compiles, and fails its own tests until the learner completes it;
+#      every mistake the track sources mark (//mistake:) fails its stage's first test,
+#      with a message that names it
 #   4. end to end: no CRD name clashes with a built-in kind's; every solution's
 #      walkthrough on a fresh embedded cluster
 #
@@ -103,6 +105,9 @@ for lesson in "${lessons[@]}"; do
   [[ -n $first ]] || die "$lesson fails none of its tests: either they all pass before the learner has written anything (its TODOs test nothing) or it fails otherwise:"$'\n'"$(cat "$out")"
   say "$lesson fails until completed, as it should (first: ${first#--- FAIL: })"
 done
+
+phase "every marked mistake is caught, by a message that names it"
+"$ROOT/scripts/lessons.sh" mistakes
 
 phase "end to end: every solution's walkthrough on a fresh embedded cluster"
 # A cluster, manager ports and stage files of its own, so that a learner's cluster and

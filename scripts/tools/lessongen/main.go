@@ -33,16 +33,26 @@ func main() {
 	first := flag.Int("first", 0, "with -source: the track's first stage")
 	stage := flag.Int("stage", 0, "with -source: the stage to write")
 	to := flag.String("to", "", "the folder to write, replaced entirely")
+	mistakeName := flag.String("mistake", "", "with -source: make this mistake in the stage (see mistake.go)")
+	list := flag.Bool("list-mistakes", false, "with -source and -first: print each mistake's stage, name and message")
 	flag.Parse()
 	var err error
 	switch {
 	case *from != "" && *source == "" && *to != "":
 		err = generate(*from, *to)
+	case *list && *source != "" && *first > 0:
+		var mistakes []mistake
+		if mistakes, err = listMistakes(*source, *first); err == nil {
+			for _, m := range mistakes {
+				fmt.Printf("%d\t%s\t%s\n", m.stage, m.name, m.want)
+			}
+		}
 	case *source != "" && *from == "" && *to != "" && *first > 0 && *stage >= *first:
-		err = generateStage(*source, *to, *first, *stage)
+		err = generateStage(*source, *to, *first, *stage, *mistakeName)
 	default:
 		fmt.Fprintln(os.Stderr, "usage: lessongen -from solutions/NN-name -to lessons/NN-name")
-		fmt.Fprintln(os.Stderr, "       lessongen -source solutions/NN-name -first N -stage N -to solutions/NN-name")
+		fmt.Fprintln(os.Stderr, "       lessongen -source solutions/NN-name -first N -stage N [-mistake NAME] -to solutions/NN-name")
+		fmt.Fprintln(os.Stderr, "       lessongen -source solutions/NN-name -first N -list-mistakes")
 		os.Exit(2)
 	}
 	if err != nil {

@@ -43,8 +43,9 @@ func isGeneratedFile(rel string) bool {
 }
 
 // generateStage writes stage `stage` of the track whose source (last solution) is in
-// from, into to, which it empties first. first is the track's first stage.
-func generateStage(from, to string, first, stage int) error {
+// from, into to, which it empties first. first is the track's first stage. With a
+// mistake's name, the stage has that mistake made (see mistake.go).
+func generateStage(from, to string, first, stage int, mistake string) error {
 	fromMod, toMod, err := modulePaths(from, to)
 	if err != nil {
 		return err
@@ -55,7 +56,8 @@ func generateStage(from, to string, first, stage int) error {
 	if err := os.RemoveAll(to); err != nil {
 		return err
 	}
-	return filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
+	made := false
+	err = filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -70,10 +72,11 @@ func generateStage(from, to string, first, stage int) error {
 		if err != nil {
 			return err
 		}
-		out, err := stageFile(path, src, first, stage, fromMod, toMod)
+		out, madeHere, err := stageFile(path, src, first, stage, fromMod, toMod, mistake)
 		if err != nil || out == nil {
 			return err
 		}
+		made = made || madeHere
 		info, err := d.Info()
 		if err != nil {
 			return err
@@ -84,26 +87,51 @@ func generateStage(from, to string, first, stage int) error {
 		}
 		return os.WriteFile(target, out, info.Mode().Perm())
 	})
+	if err == nil && mistake != "" && !made {
+		return fmt.Errorf("no //%s%s block in stage %d of %s", mistakeMarker, mistake, stage, from)
+	}
+	return err
 }
 
 // stageFile returns one file of the source as it is in the stage, or nil when the file
-// does not exist in that stage.
-func stageFile(path string, src []byte, first, stage int, fromMod, toMod string) ([]byte, error) {
+// does not exist in that stage. It reports whether the mistake changed the file.
+func stageFile(path string, src []byte, first, stage int, fromMod, toMod, mistake string) ([]byte, bool, error) {
 	comment := "#"
 	if strings.HasSuffix(path, ".go") {
 		comment = "//"
 	}
-	out, changed, err := selectStage(src, comment, first, stage)
+	out, changed, err := selectStageWith(src, comment, first, stage, mistake)
 	if err != nil {
-		return nil, fmt.Errorf("%s:%w", path, err)
+		return nil, false, fmt.Errorf("%s:%w", path, err)
+	}
+	made := false
+	if mistake != "" {
+		// Made only if the stage differs from the one without it: the mistake's lines may
+		// belong to a later stage.
+		right, _, err := selectStageWith(src, comment, first, stage, "")
+		if err != nil {
+			return nil, false, fmt.Errorf("%s:%w", path, err)
+		}
+		made = !bytes.Equal(out, right)
 	}
 	if len(bytes.TrimSpace(out)) == 0 {
-		return nil, nil
+		return nil, made, nil
 	}
 	if comment == "#" {
-		return bytes.ReplaceAll(out, []byte(fromMod), []byte(toMod)), nil
+		return bytes.ReplaceAll(out, []byte(fromMod), []byte(toMod)), made, nil
 	}
-	return formatGo(path, out, changed, fromMod, toMod)
+	out, err = formatGo(path, out, changed || made, fromMod, toMod)
+	return out, made, err
+}
+
+// selectStageWith removes the mistake markers of src, making the named mistake, then
+// keeps the lines that exist in the stage.
+func selectStageWith(src []byte, comment string, first, stage int, mistake string) ([]byte, bool, error) {
+	src, _, err := makeMistake(src, comment, mistake)
+	if err != nil {
+		return nil, false, err
+	}
+	return selectStage(src, comment, first, stage)
 }
 
 // selectStage keeps the lines of src that exist in the stage. It reports whether it

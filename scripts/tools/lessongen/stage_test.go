@@ -101,7 +101,7 @@ func reconcile(n int) (int, error) {
 `,
 	}
 	for stage, want := range want {
-		got, err := stageFile("c.go", []byte(trackSource), 5, stage, "example.com/w/solutions/07-x", "example.com/w/solutions/05-x")
+		got, _, err := stageFile("c.go", []byte(trackSource), 5, stage, "example.com/w/solutions/07-x", "example.com/w/solutions/05-x", "")
 		if err != nil {
 			t.Fatalf("stage %d: %v", stage, err)
 		}
@@ -113,11 +113,11 @@ func reconcile(n int) (int, error) {
 
 func TestAFileOfALaterStageDoesNotExistBefore(t *testing.T) {
 	src := "//stage:6\npackage controller\n\nconst x = 1\n//stage:end\n"
-	got, err := stageFile("c.go", []byte(src), 5, 5, "a", "b")
+	got, _, err := stageFile("c.go", []byte(src), 5, 5, "a", "b", "")
 	if err != nil || got != nil {
 		t.Errorf("stage 5: %q, %v; want no file", got, err)
 	}
-	got, err = stageFile("c.go", []byte(src), 5, 6, "a", "b")
+	got, _, err = stageFile("c.go", []byte(src), 5, 6, "a", "b", "")
 	if err != nil || string(got) != "package controller\n\nconst x = 1\n" {
 		t.Errorf("stage 6: %q, %v; want the file without markers", got, err)
 	}
@@ -125,7 +125,7 @@ func TestAFileOfALaterStageDoesNotExistBefore(t *testing.T) {
 
 func TestYAMLFilesUseHashMarkersAndTheNewModulePath(t *testing.T) {
 	src := "resources:\n- ../crd\n#stage:8\n- ../webhook\n#stage:old # no webhooks yet\n#stage:end\nmodule: example.com/w/solutions/08-x\n"
-	got, err := stageFile("kustomization.yaml", []byte(src), 5, 6, "example.com/w/solutions/08-x", "example.com/w/solutions/06-x")
+	got, _, err := stageFile("kustomization.yaml", []byte(src), 5, 6, "example.com/w/solutions/08-x", "example.com/w/solutions/06-x", "")
 	want := "resources:\n- ../crd\n# no webhooks yet\nmodule: example.com/w/solutions/06-x\n"
 	if err != nil || string(got) != want {
 		t.Errorf("got %q, %v; want %q", got, err, want)
@@ -187,7 +187,7 @@ func TestGenerateStageLeavesOutGeneratedFilesAndEmptyFolders(t *testing.T) {
 		}
 	}
 	to := filepath.Join(top, "solutions", "05-x")
-	if err := generateStage(source, to, 5, 5); err != nil {
+	if err := generateStage(source, to, 5, 5, ""); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
@@ -207,7 +207,7 @@ func TestGenerateStageLeavesOutGeneratedFilesAndEmptyFolders(t *testing.T) {
 	if !strings.Contains(string(controller), `"example.com/w/solutions/05-x/api/v1"`) {
 		t.Errorf("the import path was not moved to the stage's module:\n%s", controller)
 	}
-	if err := generateStage(source, source, 5, 7); err == nil {
+	if err := generateStage(source, source, 5, 7, ""); err == nil {
 		t.Error("a stage written over its own source was not refused")
 	}
 }

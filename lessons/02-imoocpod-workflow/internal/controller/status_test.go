@@ -3,17 +3,49 @@ package controller
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/lessons/02-imoocpod-workflow/api/apps/v1"
 )
+
+// The scale subresource is what `kubectl scale` and autoscalers use.
+func TestTheScaleSubresource(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	ip := newImoocPod(env.Namespace(t), "scale", 2)
+	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+
+	var scale autoscalingv1.Scale
+	g.Expect(errorText(env.Client.SubResource("scale").Get(ctx, ip, &scale))).To(BeEmpty(),
+		"the CRD should have a scale subresource: a +kubebuilder:subresource:scale marker on ImoocPod")
+	g.Expect(scale.Spec.Replicas).To(BeEquivalentTo(2), "scale.spec.replicas should be spec.replicas (specpath)")
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.SubResource("scale").Get(ctx, ip, &scale)).To(Succeed())
+		g.Expect(scale.Status.Replicas).To(BeEquivalentTo(2),
+			"scale.status.replicas should be status.replicas (statuspath), once passes count the pods into it")
+	}).Should(Succeed())
+
+	scale.Spec.Replicas = 5
+	g.Expect(env.Client.SubResource("scale").Update(ctx, ip, client.WithSubResourceBody(&scale))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		got := latest(g, ip)
+		g.Expect(got.Spec.Replicas).To(HaveValue(BeEquivalentTo(5)), "scaling should set spec.replicas")
+		g.Expect(got.Status.Replicas).To(BeEquivalentTo(5), "status.replicas")
+		g.Expect(len(podsOf(g, ip))).To(Equal(5), "the controller should follow the scale to 5 pods")
+	}).Should(Succeed())
+}
 
 func TestStatusCountsActiveAndReadyPods(t *testing.T) {
 	g := NewWithT(t)
@@ -33,7 +65,8 @@ func TestStatusCountsActiveAndReadyPods(t *testing.T) {
 		markReady(g, ip.Namespace, pod.Name)
 		g.Eventually(func(g Gomega) {
 			g.Expect(latest(g, ip).Status.ReadyReplicas).To(BeEquivalentTo(i+1),
-				"status.readyReplicas should count pod %s once it is ready", pod.Name)
+				"status.readyReplicas should count pod %s once it is ready, and only the ready pods: "+
+					"each pass should start counting from zero, and the pod's update must start a pass", pod.Name)
 		}).Should(Succeed())
 	}
 
@@ -116,9 +149,12 @@ func TestAFailedPassReportsTheErrorAndDoesNotObserveTheSpec(t *testing.T) {
 	_, err := broken.Reconcile(ctx, requestFor(ip))
 	g.Expect(err).To(MatchError(quota), "a pass whose creates fail should return their error, to be retried")
 	got := latest(g, ip)
-	g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv1.ReasonReconcileError), "the Ready condition")
+	g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv1.ReasonReconcileError), "the Ready condition after a failed "+
+		"pass: if it says nothing of the error, the deferred patchStatus got the error before the pass ended "+
+		"(`defer r.patchStatus(..., retErr)` reads retErr at the defer line; defer a closure instead)")
 	g.Expect(readyCondition(got).Message).To(ContainSubstring(quota.Error()), "the Ready condition should say what failed")
-	g.Expect(got.Status.ObservedGeneration).To(BeZero(), "a failed pass has not acted on the spec")
+	g.Expect(got.Status.ObservedGeneration).To(BeZero(), "status.observedGeneration after a failed pass: "+
+		"only a pass that succeeded has acted on the spec")
 
 	_, err = working.Reconcile(ctx, requestFor(ip))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -135,30 +171,80 @@ func TestAFailedPassReportsTheErrorAndDoesNotObserveTheSpec(t *testing.T) {
 	g.Expect(readyCondition(got).Message).To(ContainSubstring(quota.Error()), "the Ready condition should say what failed")
 }
 
-// The scale subresource is what `kubectl scale` and autoscalers use.
-func TestTheScaleSubresource(t *testing.T) {
+// Once the status says what the pods are, a pass that finds them unchanged writes nothing:
+// no pod, and not the status either.
+func TestAnIdlePassLeavesTheStatusAlone(t *testing.T) {
+	g := NewWithT(t)
+	ip := newImoocPod(env.Namespace(t), "idle-status", 3)
+	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	waitForPods(g, ip, 3)
+
+	cache := env.Manager.GetClient()
+	idlePass := idlePasses(t, g, ip)
+	// Let the cache catch up with the creates and with the status they lead to, as it
+	// does between two events.
+	g.Eventually(func(g Gomega) {
+		g.Expect(len(cachedPods(g, cache, ip))).To(Equal(3), "pods in the cache")
+		cached := cachedImoocPod(g, cache, ip)
+		g.Expect(cached.Status.Replicas).To(BeEquivalentTo(3), "status.replicas should count the 3 pods")
+		g.Expect(cached.Status.ObservedGeneration).To(Equal(cached.Generation),
+			"status.observedGeneration should reach metadata.generation")
+	}).Should(Succeed())
+	idlePass("3 pods, none ready")
+
+	for _, pod := range podsOf(g, ip) {
+		markReady(g, ip.Namespace, pod.Name)
+	}
+	g.Eventually(func(g Gomega) {
+		g.Expect(readyCount(cachedPods(g, cache, ip))).To(Equal(3), "ready pods in the cache")
+		g.Expect(cachedImoocPod(g, cache, ip).Status.ReadyReplicas).To(BeEquivalentTo(3),
+			"status.readyReplicas should count the 3 ready pods: each pass should start counting from zero, "+
+				"not add to the last pass's count")
+	}).Should(Succeed())
+	idlePass("3 pods, all ready")
+}
+
+// The manager runs with the ClusterRole that controller-gen writes from the RBAC markers
+// (config/rbac/role.yaml), not as the administrator the other tests use. Every read and
+// write of a pass, the status patch included, must be allowed by that role.
+func TestTheManagersRoleAllowsAWholePass(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
-	ip := newImoocPod(env.Namespace(t), "scale", 2)
+	ns := env.Namespace(t)
+
+	file, err := os.Open(filepath.Join("..", "..", "config", "rbac", "role.yaml"))
+	g.Expect(err).NotTo(HaveOccurred())
+	defer file.Close()
+	var role rbacv1.ClusterRole
+	g.Expect(yaml.NewYAMLOrJSONDecoder(file, 4096).Decode(&role)).To(Succeed())
+	role.ObjectMeta = metav1.ObjectMeta{Name: "imoocpod-manager-" + ns}
+	g.Expect(env.Client.Create(ctx, &role)).To(Succeed())
+	t.Cleanup(func() { _ = env.Client.Delete(ctx, &role) })
+	const user = "imoocpod-manager"
+	binding := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "imoocpod-manager"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
+	}
+	g.Expect(env.Client.Create(ctx, binding)).To(Succeed())
+
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+	asManager, err := client.New(cfg, client.Options{Scheme: env.Client.Scheme()})
+	g.Expect(err).NotTo(HaveOccurred())
+	r := &ImoocPodReconciler{Client: asManager, Scheme: env.Client.Scheme()}
+	ip := unmanaged(newImoocPod(ns, "rbac", 2))
 	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	// The API server's authorizer learns of new roles through its own cache.
 	g.Eventually(func(g Gomega) {
-		g.Expect(latest(g, ip).Status.Replicas).To(BeEquivalentTo(2), "status.replicas")
+		g.Expect(asManager.Get(ctx, client.ObjectKeyFromObject(ip), ip)).To(Succeed())
 	}).Should(Succeed())
 
-	var scale autoscalingv1.Scale
-	g.Expect(env.Client.SubResource("scale").Get(ctx, ip, &scale)).To(Succeed(),
-		"the CRD should have a scale subresource")
-	g.Expect(scale.Spec.Replicas).To(BeEquivalentTo(2), "scale.spec.replicas should be spec.replicas")
-	g.Expect(scale.Status.Replicas).To(BeEquivalentTo(2), "scale.status.replicas should be status.replicas")
-
-	scale.Spec.Replicas = 5
-	g.Expect(env.Client.SubResource("scale").Update(ctx, ip, client.WithSubResourceBody(&scale))).To(Succeed())
-	g.Eventually(func(g Gomega) {
-		got := latest(g, ip)
-		g.Expect(got.Spec.Replicas).To(HaveValue(BeEquivalentTo(5)), "scaling should set spec.replicas")
-		g.Expect(got.Status.Replicas).To(BeEquivalentTo(5), "status.replicas")
-		g.Expect(len(podsOf(g, ip))).To(Equal(5), "the controller should follow the scale to 5 pods")
-	}).Should(Succeed())
+	for pass := range 2 {
+		_, err := r.Reconcile(ctx, requestFor(ip))
+		g.Expect(errorText(err)).To(BeEmpty(), "pass %d as the manager's role; add the RBAC marker it lacks", pass+1)
+	}
+	g.Expect(latest(g, ip).Status.Replicas).To(BeEquivalentTo(2), "status.replicas")
 }
 
 // latest reads ip straight from the API server.

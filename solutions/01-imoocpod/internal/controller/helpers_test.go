@@ -3,6 +3,8 @@ package controller
 import (
 	"context"
 	"strings"
+	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -140,6 +142,25 @@ func cachedPods(g Gomega, cache client.Reader, ip *appsv1.ImoocPod) []corev1.Pod
 	return pods.Items
 }
 
+// cachedImoocPod reads ip as the manager's cache shows it.
+func cachedImoocPod(g Gomega, cache client.Reader, ip *appsv1.ImoocPod) *appsv1.ImoocPod {
+	var cached appsv1.ImoocPod
+	g.Expect(cache.Get(env.Context(), client.ObjectKeyFromObject(ip), &cached)).To(Succeed())
+	return &cached
+}
+
+// waitUntilSettled waits until the cache's copy of ip has not changed for a second: the
+// running controller has written all it had to.
+func waitUntilSettled(g Gomega, cache client.Reader, ip *appsv1.ImoocPod) {
+	last := ""
+	g.Eventually(func(g Gomega) {
+		now := cachedImoocPod(g, cache, ip).ResourceVersion
+		same := now == last
+		last = now
+		g.Expect(same).To(BeTrue(), "ImoocPod %s should stop changing once the controller has nothing left to do", ip.Name)
+	}).WithPolling(time.Second).Should(Succeed())
+}
+
 func markReady(g Gomega, ns, name string) {
 	var pod corev1.Pod
 	g.Expect(env.Client.Get(env.Context(), client.ObjectKey{Namespace: ns, Name: name}, &pod)).To(Succeed())
@@ -179,4 +200,22 @@ func terminatingNamespace(g Gomega, obj client.Object) {
 	obj.SetNamespace(ns.Name)
 	g.ExpectWithOffset(1, env.Client.Create(env.Context(), obj)).To(Succeed())
 	g.ExpectWithOffset(1, env.Client.Delete(env.Context(), ns)).To(Succeed())
+}
+
+// idlePasses returns a function that runs one pass for ip and fails the test if the pass
+// wrote anything or asked to requeue. Its reconciler, its own and reading the manager's
+// cache, counts the writes of that pass only: the running controller may still be
+// finishing a pass that began before the cache showed the status it had just written.
+func idlePasses(t *testing.T, g Gomega, ip *appsv1.ImoocPod) func(why string) {
+	var writes testenv.WriteCounter
+	r := &ImoocPodReconciler{Client: writes.Wrap(env.Manager.GetClient()), Scheme: env.Client.Scheme()}
+	return func(why string) {
+		t.Helper()
+		before := writes.Count()
+		result, err := r.Reconcile(env.Context(), requestFor(ip))
+		g.Expect(errorText(err)).To(BeEmpty(), "the pass's error")
+		g.Expect(result).To(Equal(ctrl.Result{}), "a pass with nothing to do should not requeue")
+		g.Expect(writes.Count()-before).To(BeZero(), "a pass with nothing to do should write nothing, "+
+			"not even the status it found unchanged: "+why)
+	}
 }

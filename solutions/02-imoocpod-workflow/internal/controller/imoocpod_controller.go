@@ -63,7 +63,9 @@ type ImoocPodReconciler struct {
 //stage:2
 //lesson:todo Let the manager write the status subresource: an RBAC marker for
 //lesson:todo imoocpods/status with the verbs get, update and patch.
+//mistake:no-status-rbac add the RBAC marker it lacks
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods/status,verbs=get;update;patch
+//mistake:end
 //lesson:end
 //stage:end
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
@@ -84,10 +86,12 @@ func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	// garbage collector deletes its pods through their OwnerReferences, so we are done.
 	var imoocPod appsv1.ImoocPod
 	if err := r.Get(ctx, req.NamespacedName, &imoocPod); err != nil {
+		//mistake:not-found-is-an-error NotFound means the ImoocPod was deleted
 		if apierrors.IsNotFound(err) {
 			r.expectations.Forget(req.NamespacedName)
 			return ctrl.Result{}, nil
 		}
+		//mistake:end
 		return ctrl.Result{}, fmt.Errorf("getting ImoocPod: %w", err)
 	}
 	// An ImoocPod being deleted (a foreground deletion waits for its pods) needs nothing
@@ -105,11 +109,14 @@ func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	//lesson:todo patch's own error into retErr. See "One status patch per pass" in
 	//lesson:todo docs/lesson-02.md.
 	orig := imoocPod.DeepCopy()
+	//mistake:defer-reads-the-error-too-early the deferred patchStatus got the error before the pass ended
 	defer func() {
 		if err := r.patchStatus(ctx, orig, &imoocPod, retErr); err != nil {
 			retErr = errors.Join(retErr, err)
 		}
 	}()
+	//mistake:instead defer r.patchStatus(ctx, orig, &imoocPod, retErr) //nolint:errcheck
+	//mistake:end
 	//lesson:end
 
 	//stage:end
@@ -136,7 +143,9 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 	//lesson:todo Count the active pods and the ready ones among them (podcontrol.IsPodReady) into
 	//lesson:todo status.replicas and status.readyReplicas.
 	imoocPod.Status.Replicas = int32(len(active))
+	//mistake:ready-count-not-reset start counting from zero
 	imoocPod.Status.ReadyReplicas = 0
+	//mistake:end
 	for i := range active {
 		if podcontrol.IsPodReady(&active[i]) {
 			imoocPod.Status.ReadyReplicas++
@@ -152,10 +161,12 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 	// Waiting is not failing: the pass has read the current spec, so it still moves
 	// observedGeneration.
 	//stage:end
+	//mistake:no-expectations more means a pass created again (expectations)
 	if wait := r.expectations.Pending(client.ObjectKeyFromObject(imoocPod), pods.Items); wait > 0 {
 		log.V(1).Info("Waiting for the cache to show earlier creates and deletes", "timeout", wait)
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
+	//mistake:end
 
 	// Compare what runs with what is asked for and fix the whole difference in this
 	// pass. Returning an error retries with backoff; there is never a reason to requeue
@@ -168,7 +179,10 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 	want := int(ptr.Deref(imoocPod.Spec.Replicas, 1))
 	switch diff := want - len(active); {
 	case diff > 0:
+		//mistake:one-pod-per-pass should create all 40 missing pods, not one pod per pass
 		count := min(diff, maxBurst)
+		//mistake:instead count := 1
+		//mistake:end
 		log.Info("Creating pods", "count", count, "active", len(active), "replicas", want)
 		return ctrl.Result{}, r.createPods(ctx, imoocPod, count)
 	case diff < 0:
@@ -181,7 +195,10 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 	//stage:old log.V(1).Info("Pods match spec.replicas", "replicas", want)
 	//stage:end
 	//lesson:end
+	//mistake:requeue-on-success a pass with nothing to do should not requeue
 	return ctrl.Result{}, nil
+	//mistake:instead return ctrl.Result{Requeue: true}, nil
+	//mistake:end
 }
 
 // activePods returns the pods that count towards spec.replicas: the ones this ImoocPod
@@ -193,12 +210,17 @@ func activePods(owner *appsv1.ImoocPod, pods []corev1.Pod) []corev1.Pod {
 	//lesson:stub return pods
 	var active []corev1.Pod
 	for _, pod := range pods {
+		//mistake:terminating-counted it is terminating (deletionTimestamp set)
 		if !metav1.IsControlledBy(&pod, owner) || !pod.DeletionTimestamp.IsZero() {
+			//mistake:instead if !metav1.IsControlledBy(&pod, owner) {
+			//mistake:end
 			continue
 		}
+		//mistake:finished-counted it has finished (phase Succeeded)
 		if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 			continue
 		}
+		//mistake:end
 		active = append(active, pod)
 	}
 	return active
@@ -249,9 +271,11 @@ func (r *ImoocPodReconciler) newPod(imoocPod *appsv1.ImoocPod) (*corev1.Pod, err
 			Containers: []corev1.Container{{Name: "app", Image: imoocPod.Spec.Image}},
 		},
 	}
+	//mistake:no-owner-reference the pod has no controller OwnerReference
 	if err := controllerutil.SetControllerReference(imoocPod, pod, r.Scheme); err != nil {
 		return nil, fmt.Errorf("setting the controller reference: %w", err)
 	}
+	//mistake:end
 	return pod, nil
 	//lesson:end
 }
@@ -281,10 +305,16 @@ func podsToDelete(pods []corev1.Pod, count int) []corev1.Pod {
 	//lesson:todo and within each group the newest first (CreationTimestamp). Sort a copy:
 	//lesson:todo pods comes from the cache and must not be changed.
 	//lesson:stub return nil
+	//mistake:sorts-the-cache the input comes from the cache and must not be reordered
 	sorted := append([]corev1.Pod(nil), pods...)
+	//mistake:instead sorted := pods
+	//mistake:end
 	sort.SliceStable(sorted, func(i, j int) bool {
 		if ri, rj := podcontrol.IsPodReady(&sorted[i]), podcontrol.IsPodReady(&sorted[j]); ri != rj {
+			//mistake:ready-deleted-first not ready before ready
 			return !ri
+			//mistake:instead return ri
+			//mistake:end
 		}
 		return sorted[j].CreationTimestamp.Before(&sorted[i].CreationTimestamp)
 	})

@@ -26,12 +26,17 @@ func (r *ImoocPodReconciler) patchStatus(ctx context.Context, orig, imoocPod *ap
 	//lesson:todo client.MergeFrom(orig). See "One status patch per pass" in docs/lesson-02.md.
 	//lesson:stub return nil
 	setReadyCondition(imoocPod, passErr)
+	//mistake:observed-despite-an-error only a pass that succeeded has acted on the spec
 	if passErr == nil {
 		imoocPod.Status.ObservedGeneration = imoocPod.Generation
 	}
+	//mistake:instead imoocPod.Status.ObservedGeneration = imoocPod.Generation
+	//mistake:end
+	//mistake:patches-every-pass not even the status it found unchanged
 	if equality.Semantic.DeepEqual(orig.Status, imoocPod.Status) {
 		return nil
 	}
+	//mistake:end
 
 	ready := meta.FindStatusCondition(imoocPod.Status.Conditions, appsv1.ConditionReady)
 	log.FromContext(ctx).Info("Updating status", "replicas", imoocPod.Status.Replicas,

@@ -27,7 +27,10 @@ func (r *ImoocPodReconciler) eventFilters() (imoocPods, pods []predicate.Predica
 	//lesson:todo status patch) and podChangedPredicate for the pods.
 	//lesson:stub return nil, nil
 	return []predicate.Predicate{predicate.GenerationChangedPredicate{}},
+		//mistake:generation-predicate-on-pods the pod's update must start a pass
 		[]predicate.Predicate{podChangedPredicate()}
+	//mistake:instead []predicate.Predicate{predicate.GenerationChangedPredicate{}}
+	//mistake:end
 	//lesson:end
 }
 
@@ -62,7 +65,10 @@ func podChanged(oldPod, newPod *corev1.Pod) bool {
 	return oldPod.Status.Phase != newPod.Status.Phase ||
 		podcontrol.IsPodReady(oldPod) != podcontrol.IsPodReady(newPod) ||
 		!oldPod.DeletionTimestamp.Equal(newPod.DeletionTimestamp) ||
+		//mistake:annotations-start-a-pass should the update "an annotation changed" start a pass?
 		!maps.Equal(oldPod.Labels, newPod.Labels) ||
+		//mistake:instead !maps.Equal(oldPod.Labels, newPod.Labels) || !maps.Equal(oldPod.Annotations, newPod.Annotations) ||
+		//mistake:end
 		!equality.Semantic.DeepEqual(oldPod.OwnerReferences, newPod.OwnerReferences)
 	//lesson:end
 }
