@@ -102,6 +102,8 @@ trap cleanup EXIT
 source "$ROOT/scripts/lib/walkthrough.sh"
 STAGE_DIR=$dir
 start_manager
+# The walkthrough shows its commands from the top of the checkout, where make runs.
+cd "$ROOT"
 source "$walkthrough"
 stop_manager
 summary

@@ -14,6 +14,12 @@ unformatted=$(gofmt -l shared solutions lessons scripts)
 [[ -z $unformatted ]] || die "gofmt would change these files (run gofmt -w):"$'\n'"$unformatted"
 say "Every Go file is formatted"
 
+# Sample output in the docs comes from real runs, which must not leak the folder they ran
+# in: a learner's checkout is elsewhere. Walkthroughs print paths from the top of it.
+leaks=$(grep -nE "(^|[ '\"(])/[^ '\"]+/(solutions|lessons|scripts|shared|\.cache)/" README.md docs/*.md shared/*.md || true)
+[[ -z $leaks ]] || die "the docs show paths of the checkout they were made in; make them relative to its top:"$'\n'"$leaks"
+say "The docs show no paths of one machine"
+
 sources=()
 while read -r line; do sources+=("solutions/${line##* }"); done < <("$ROOT/scripts/lessons.sh" tracks)
 say "Regenerating the DeepCopy, CRDs and RBAC of ${sources[*]}"

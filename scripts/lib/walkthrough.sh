@@ -8,7 +8,8 @@
 #   expect_refused "what should be refused" 'COMMAND' "text of the error" "hint"
 #
 # expect polls COMMAND (a shell string) for up to WAIT seconds (30) until its output is
-# WANT. The walkthrough ends with "N passed, M failed".
+# WANT. The walkthrough ends with "N passed, M failed". Commands show paths relative to
+# the top of the checkout, where make runs them, so that they can be pasted from there.
 
 PASSED=0
 FAILED=0
@@ -16,13 +17,16 @@ WAIT=${WAIT:-30}
 
 step() { printf '\n\033[1m%s\033[0m\n' "$*"; }
 
+# show prints a command as the learner would type it at the top of the checkout.
+show() { printf '  $ %s\n' "${1//"$ROOT/"/}"; }
+
 run() {
   local word shown=()
   for word in "$@"; do
     # Quote only the words that need it, so the line can be pasted into a shell.
     if [[ $word =~ ^[][A-Za-z0-9_./:=,@%+-]+$ ]]; then shown+=("$word"); else shown+=("'$word'"); fi
   done
-  printf '  $ %s\n' "${shown[*]}"
+  show "${shown[*]}"
   "$@" 2>&1 | sed 's/^/    /'
 }
 
@@ -39,7 +43,7 @@ fail() {
 expect() {
   local what=$1 want=$2 cmd=$3 hint=${4:-} got deadline
   deadline=$(($(date +%s) + WAIT))
-  printf '  $ %s\n' "$cmd"
+  show "$cmd"
   while :; do
     got=$(eval "$cmd" 2>&1 || true)
     if [[ $got == "$want" ]]; then
@@ -54,7 +58,7 @@ expect() {
 
 expect_refused() {
   local what=$1 cmd=$2 message=$3 hint=${4:-} out
-  printf '  $ %s\n' "$cmd"
+  show "$cmd"
   if out=$(eval "$cmd" 2>&1); then
     fail "$what" "the command succeeded: $out" "$hint"
   elif [[ $out == *"$message"* ]]; then

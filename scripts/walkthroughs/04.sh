@@ -68,7 +68,7 @@ expect "demo is unchanged: same image, same generation" \
   "registry.k8s.io/pause:3.10 IfNotPresent 1" "$IMAGE_AND_POLICY"
 
 step "An image tagged latest is admitted, with a warning"
-printf '  $ kubectl apply -n %s -f %s\n' "$NS" "$SAMPLES/latest_mydaemonset.yaml"
+show "kubectl apply -n $NS -f $SAMPLES/latest_mydaemonset.yaml"
 out=$(kubectl apply -n $NS -f "$SAMPLES/latest_mydaemonset.yaml" 2>&1) || true
 printf '%s\n' "$out" | sed 's/^/    /'
 if [[ $out == *'Warning: spec.image: "registry.k8s.io/pause:latest" is tagged latest'* &&
