@@ -33,4 +33,10 @@ else
   warn "not a git checkout: cannot tell whether the generated files changed"
 fi
 
+# Lesson 12 rebuilds lesson 02's controller on client-go: it must serve the very same API.
+crd=config/crd/bases/apps.workshop.dev_imoocpods.yaml
+diff -q "solutions/02-imoocpod-workflow/$crd" "solutions/12-clientgo/$crd" >/dev/null ||
+  die "solutions/12-clientgo's ImoocPod CRD differs from solutions/02-imoocpod-workflow's: keep api/apps/v1/imoocpod_types.go the same in both"
+say "Solutions 02 and 12 serve the same ImoocPod API"
+
 "$ROOT/scripts/lessons.sh" check

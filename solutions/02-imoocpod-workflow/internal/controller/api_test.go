@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -48,4 +49,17 @@ func TestTheAPIServerDefaultsTheSpec(t *testing.T) {
 	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
 	g.Expect(ip.Spec.Replicas).To(HaveValue(BeEquivalentTo(1)), "a missing spec.replicas should default to 1")
 	g.Expect(ip.Spec.Image).To(Equal("registry.k8s.io/pause:3.10"), "a missing spec.image should get the default")
+}
+
+// A name the pods' label cannot carry is refused when the ImoocPod is created, not on
+// every pod create after it.
+func TestTheAPIServerRefusesANameTooLongForALabel(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.Namespace(t)
+	long := newImoocPod(ns, strings.Repeat("a", 64), 1)
+	g.Expect(errorText(env.Client.Create(env.Context(), long))).To(
+		ContainSubstring("the name is the value of a label on every pod: at most 63 characters"),
+		"an ImoocPod named with 64 characters should be refused: NameLabel's value would be too long")
+	g.Expect(env.Client.Create(env.Context(), newImoocPod(ns, strings.Repeat("a", 63), 1))).To(Succeed(),
+		"63 characters fit in a label value")
 }

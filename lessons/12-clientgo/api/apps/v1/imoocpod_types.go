@@ -70,6 +70,10 @@ type ImoocPodStatus struct {
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
 // ImoocPod keeps a number of identical pods running, like a small ReplicaSet.
+//
+// Its name becomes the value of a label on every pod it makes, and a label value has at
+// most 63 characters: the API server refuses a longer name, which no pod could carry.
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="the name is the value of a label on every pod: at most 63 characters"
 type ImoocPod struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
