@@ -24,12 +24,19 @@ const (
 	// AllowContextEnv names a variable that lets a program use one more context, for a
 	// learner who knowingly wants their controller on another cluster.
 	AllowContextEnv = "WORKSHOP_ALLOW_CONTEXT"
+
+	// InClusterEnv names the variable a deployed manager's pod sets to "true" (see each
+	// stage's config/manager) to use the in-cluster config. Being in a pod is not enough:
+	// cloud IDEs and CI runners are pods too, with a service account of the cluster that
+	// hosts them.
+	InClusterEnv = "WORKSHOP_IN_CLUSTER"
 )
 
 // Config loads the kubeconfig the way kubectl does ($KUBECONFIG, then ~/.kube/config,
 // honouring --context through overrides) and returns the REST config of its current
-// context after checking that the context is allowed. Inside a pod, where there is no
-// kubeconfig, it returns the in-cluster config: a deployed manager is where it belongs.
+// context after checking that the context is allowed. Without a kubeconfig, in a pod
+// whose InClusterEnv is "true", it returns the in-cluster config: a deployed manager is
+// where it belongs.
 func Config(contextOverride string) (*rest.Config, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	overrides := &clientcmd.ConfigOverrides{CurrentContext: contextOverride}
@@ -44,6 +51,12 @@ func Config(contextOverride string) (*rest.Config, error) {
 		name = contextOverride
 	}
 	if name == "" && os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
+		if os.Getenv(InClusterEnv) != "true" {
+			return nil, fmt.Errorf("no current kube context, and this program runs in a pod of some cluster "+
+				"(KUBERNETES_SERVICE_HOST is set) that is not known to be a workshop one: a deployed manager "+
+				"sets %s=true in its Deployment; elsewhere, point KUBECONFIG at the workshop cluster "+
+				"(`eval $(make -s env)`)", InClusterEnv)
+		}
 		return rest.InClusterConfig()
 	}
 	if err := CheckContext(name, os.Getenv(AllowContextEnv)); err != nil {

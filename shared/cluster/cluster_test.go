@@ -92,3 +92,24 @@ func TestConfigHonoursTheContextOverride(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(cfg.Host).To(Equal("https://127.0.0.1:6443"))
 }
+
+// A pod of another cluster (a cloud IDE, a CI runner) has a service account too: without
+// the deployed manager's opt-in, its cluster is refused like any other.
+func TestConfigInAPodNeedsTheDeployedManagersOptIn(t *testing.T) {
+	g := NewWithT(t)
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1")
+	t.Setenv("KUBERNETES_SERVICE_PORT", "443")
+	t.Setenv(InClusterEnv, "")
+
+	_, err := Config("")
+	g.Expect(err).To(MatchError(ContainSubstring("sets WORKSHOP_IN_CLUSTER=true in its Deployment")))
+
+	// With the opt-in, the in-cluster config is used: here it finds no service account
+	// token, which is the in-cluster loader speaking, not the guard.
+	t.Setenv(InClusterEnv, "true")
+	_, err = Config("")
+	g.Expect(err).To(HaveOccurred())
+	g.Expect(err.Error()).NotTo(ContainSubstring(InClusterEnv))
+}

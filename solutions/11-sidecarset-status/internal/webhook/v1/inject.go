@@ -36,9 +36,11 @@ func Inject(pod *corev1.Pod, sets []sidecarsv1.SidecarSet) []string {
 	changed := false
 	for i := range sets {
 		set := &sets[i]
+		//mistake:injects-twice a_pod_injected_already
 		if _, done := record[set.Name]; done {
 			continue
 		}
+		//mistake:end
 		added, setWarnings := injectSet(pod, set)
 		warnings = append(warnings, setWarnings...)
 		if added {
@@ -47,9 +49,11 @@ func Inject(pod *corev1.Pod, sets []sidecarsv1.SidecarSet) []string {
 		}
 	}
 	if changed {
+		//mistake:nil-annotations assignment to entry in nil map
 		if pod.Annotations == nil {
 			pod.Annotations = map[string]string{}
 		}
+		//mistake:end
 		pod.Annotations[sidecars.InjectedAnnotation] = sidecars.FormatInjected(record)
 	}
 	return warnings
