@@ -53,6 +53,38 @@ type poolRecord struct {
 
 func taintID(t corev1.Taint) string { return t.Key + ":" + string(t.Effect) }
 
+// poolKeys are the label keys and taints (key:effect) a pool lists: what it may give a
+// node, hold against another pool, and take back.
+type poolKeys struct {
+	labels, taints sets.Set[string]
+}
+
+// specKeys returns the keys pool's spec lists.
+func specKeys(pool *nodesv1.NodePool) poolKeys {
+	keys := poolKeys{labels: sets.KeySet(pool.Spec.Labels), taints: sets.New[string]()}
+	for _, t := range pool.Spec.Taints {
+		keys.taints.Insert(taintID(t))
+	}
+	return keys
+}
+
+// listedKeys returns the keys pool lists.
+func listedKeys(pool *nodesv1.NodePool) poolKeys {
+	keys := specKeys(pool)
+	return keys
+}
+
+// within returns the part of record that keys lists. A record is an annotation on the
+// node, which the node's kubelet may write (the NodeRestriction admission plugin lets it
+// change its own node's annotations, not its taints): what it says a pool gave is only
+// believed of the keys that pool lists.
+func (record poolRecord) within(keys poolKeys) poolRecord {
+	return poolRecord{
+		Labels: slices.DeleteFunc(slices.Clone(record.Labels), func(key string) bool { return !keys.labels.Has(key) }),
+		Taints: slices.DeleteFunc(slices.Clone(record.Taints), func(id string) bool { return !keys.taints.Has(id) }),
+	}
+}
+
 // readPoolRecord returns the record of the NodePool named pool on node, and whether
 // there is one.
 func readPoolRecord(node *corev1.Node, pool string) (poolRecord, bool, error) {
@@ -101,13 +133,13 @@ const (
 // nothing otherwise. A key or taint that another pool's record on the node already
 // lists stays that pool's: two pools that list the same key for one node would
 // otherwise overwrite each other's value forever, each write starting the other's pass.
-func poolShare(node *corev1.Node, pool *nodesv1.NodePool) (labels map[string]string, taints []corev1.Taint, member bool) {
+func poolShare(node *corev1.Node, pool *nodesv1.NodePool, pools map[string]poolKeys) (labels map[string]string, taints []corev1.Taint, member bool) {
 	if !isPoolMember(node, pool.Name) {
 		return nil, nil, false
 	}
-	claimedLabels, claimedTaints := claimedByOtherPools(node, pool.Name)
+	claimedLabels, claimedTaints := claimedByOtherPools(node, pool.Name, pools)
 	for key, value := range pool.Spec.Labels {
-		if claimedLabels.Has(key) {
+		if _, claimed := claimedLabels[key]; claimed {
 			continue
 		}
 		if labels == nil {
@@ -116,7 +148,7 @@ func poolShare(node *corev1.Node, pool *nodesv1.NodePool) (labels map[string]str
 		labels[key] = value
 	}
 	for _, t := range pool.Spec.Taints {
-		if !claimedTaints.Has(taintID(t)) {
+		if _, claimed := claimedTaints[taintID(t)]; !claimed {
 			taints = append(taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
 		}
 	}
@@ -124,18 +156,35 @@ func poolShare(node *corev1.Node, pool *nodesv1.NodePool) (labels map[string]str
 }
 
 // claimedByOtherPools returns the label keys and taints that the records of the other
-// pools on node list. A record this controller cannot read claims nothing; its own pool
-// reports it.
-func claimedByOtherPools(node *corev1.Node, pool string) (labels, taints sets.Set[string]) {
-	labels, taints = sets.New[string](), sets.New[string]()
-	for key := range node.Annotations {
+// pools on node list, of the keys those pools list (pools, by name), each with the pool
+// that holds it (the first by name, when several do). A record this
+// controller cannot read claims nothing (its own pool reports it), and neither does the
+// record of a pool that does not exist, nor a key its pool never listed: a record is
+// an annotation the node's kubelet may write, and a forged one must not make a real
+// pool drop its key.
+func claimedByOtherPools(node *corev1.Node, pool string, pools map[string]poolKeys) (labels, taints map[string]string) {
+	labels, taints = map[string]string{}, map[string]string{}
+	for _, key := range slices.Sorted(maps.Keys(node.Annotations)) {
 		other, ok := strings.CutPrefix(key, nodesv1.RecordAnnotationPrefix)
 		if !ok || other == pool {
 			continue
 		}
+		keys, exists := pools[other]
+		if !exists {
+			continue
+		}
 		if record, _, err := readPoolRecord(node, other); err == nil {
-			labels.Insert(record.Labels...)
-			taints.Insert(record.Taints...)
+			record = record.within(keys)
+			for _, label := range record.Labels {
+				if _, held := labels[label]; !held {
+					labels[label] = other
+				}
+			}
+			for _, taint := range record.Taints {
+				if _, held := taints[taint]; !held {
+					taints[taint] = other
+				}
+			}
 		}
 	}
 	return labels, taints
@@ -144,13 +193,14 @@ func claimedByOtherPools(node *corev1.Node, pool string) (labels, taints sets.Se
 // withPool returns a copy of node as pool wants it, and what changed: a member carries
 // the pool's labels and taints and the record of them; any other node carries nothing
 // of the pool's, record included. Either way, what the record lists and the pool no
-// longer gives goes, and nothing else the node carries is touched.
-func withPool(node *corev1.Node, pool *nodesv1.NodePool) (*corev1.Node, nodeChange, error) {
+// longer gives goes, and nothing else the node carries is touched. pools are the keys
+// every existing NodePool lists, by name (listPools).
+func withPool(node *corev1.Node, pool *nodesv1.NodePool, pools map[string]poolKeys) (*corev1.Node, nodeChange, error) {
 	record, recorded, err := readPoolRecord(node, pool.Name)
 	if err != nil {
 		return nil, nodeUnchanged, err
 	}
-	labels, taints, member := poolShare(node, pool)
+	labels, taints, member := poolShare(node, pool, pools)
 
 	want := node.DeepCopy()
 	setPoolLabels(want, record.Labels, labels)

@@ -45,7 +45,8 @@ func (r *NodePoolReconciler) reconcileRuntimeClass(ctx context.Context, pool *no
 	if err != nil {
 		return err
 	}
-	// TODO: Get the RuntimeClass named like want. Create want when there is none;
+	// TODO: Get the RuntimeClass named like want. Create want when there is none (a
+	// Create refused with AlreadyExists means the cache is behind: no error);
 	// return an error when the one there is not controlled by the pool; delete it
 	// (with a UID precondition) when its handler differs; patch its scheduling
 	// (client.MergeFrom) when that differs; else write nothing. Log what you do.

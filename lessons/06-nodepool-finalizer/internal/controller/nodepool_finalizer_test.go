@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"context"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -94,6 +95,52 @@ func TestTheDeletionPassWritesNothingAfterRemovingTheFinalizer(t *testing.T) {
 	_, err = r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred(), "a pass for a pool that is gone finds NotFound and is done")
 	g.Expect(writes.take()).To(BeEmpty())
+}
+
+// A pool deleted right after a pass gave a node its labels: the deletion pass may read
+// the nodes from a cache that does not show that patch yet. That copy of the node has no
+// record, so nothing to take back; the finalizer goes, and the node keeps the pool's
+// labels and taints forever. The last pass of a pool reads its nodes from the API server.
+func TestTheDeletionPassSeesNodesTheCacheDoesNotShowYet(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	name := uniqueName("stale-delete")
+	member := createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
+	// The cache shows the nodes as they were before the first pass.
+	var before corev1.NodeList
+	g.Expect(env.Client.List(ctx, &before)).To(Succeed())
+	cache := &nodeCacheBehind{Client: env.Client, nodes: before}
+	r := &NodePoolReconciler{Client: cache, Scheme: env.Client.Scheme(), APIReader: env.Client}
+
+	_, err := r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(latestNode(g, member).Spec.Taints).To(ContainElement(sampleTaint), "the first pass gives the member the pool's taint")
+
+	g.Expect(env.Client.Delete(ctx, pool)).To(Succeed())
+	_, err = r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	err = env.Client.Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})
+	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the deletion pass should let the pool go; got %v", err)
+	got := latestNode(g, member)
+	g.Expect(got.Spec.Taints).To(BeEmpty(),
+		"the pool is gone: its taint must be gone too, even though the cache did not show it on the node")
+	g.Expect(got.Labels).To(Equal(map[string]string{poolMemberLabel(name): ""}))
+	g.Expect(got.Annotations).NotTo(HaveKey(poolRecordAnnotation(name)))
+}
+
+// nodeCacheBehind is a client whose cache lists nodes as they were: a copy taken before.
+type nodeCacheBehind struct {
+	client.Client
+	nodes corev1.NodeList
+}
+
+func (c *nodeCacheBehind) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	if nodes, ok := list.(*corev1.NodeList); ok {
+		c.nodes.DeepCopyInto(nodes)
+		return nil
+	}
+	return c.Client.List(ctx, list, opts...)
 }
 
 // The API server refuses a new finalizer on an object being deleted ("no new finalizers

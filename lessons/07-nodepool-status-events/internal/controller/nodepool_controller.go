@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
@@ -101,46 +102,136 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	return ctrl.Result{}, errors.Join(nodesErr, runtimeClassErr)
 }
 
-// reconcileNodes brings every node that concerns the pool in line with it, one node at a
-// time, and goes on past a node that fails: the others still get what they need. It
-// counts the members and their resources into the pool's status, tells each change with
-// an event, and returns how many nodes it changed.
+// reconcileNodes brings every node that concerns the pool in line with it, several nodes
+// at a time (syncNodes), and goes on past a node that fails: the others still get what
+// they need. It
+// counts the members and their resources into the pool's status, tells what it changed
+// with one event per kind of change (the log names each node), and returns how many
+// nodes it changed.
 func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.NodePool) (int, error) {
 	// The cache holds every node already (the controller watches them), so listing them
 	// all and keeping those that concern the pool costs no request. A field index would
 	// spare the loop on clusters of thousands of nodes.
 	var nodes corev1.NodeList
-	if err := r.List(ctx, &nodes); err != nil {
+	var reader client.Reader = r.Client
+	// The pass of a pool being deleted is its last: once it removes the finalizer, no
+	// pass of the pool will run again. A node the pass before gave the pool's labels may
+	// still look untouched in the cache, which has not seen that patch yet; the last pass
+	// must not take the cache's word for it. It lists the nodes from the API server: one
+	// request per deletion.
+	if !pool.DeletionTimestamp.IsZero() {
+		reader = r.APIReader
+	}
+	if err := reader.List(ctx, &nodes); err != nil {
 		return 0, fmt.Errorf("listing nodes: %w", err)
 	}
 	// The cache lists in no particular order. Sorted, the nodes are patched, logged and
-	// reported in the same order on every pass, and so is a message that joins their errors.
+	// reported in the same order on every pass, and the error of a pass that fails on the
+	// same nodes names the same first failure.
 	slices.SortFunc(nodes.Items, func(a, b corev1.Node) int { return strings.Compare(a.Name, b.Name) })
+	pools, err := r.listPools(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if err := r.rememberListedKeys(ctx, pool, nodes.Items); err != nil {
+		return 0, err
+	}
 	// TODO: Start the pool's status.nodeCount and status.allocatable from zero; the
 	// loop below counts each member in (countMember).
-	changed := 0
-	var errs []error
+	changes := map[nodeChange][]*corev1.Node{}
+	var conflicts []string
+	var concerned []*corev1.Node
 	for i := range nodes.Items {
 		node := &nodes.Items[i]
 		if !concernsPool(node, pool.Name) {
 			continue
 		}
-		// TODO: Count node into the status when it is a member.
-		change, err := r.syncNode(ctx, pool, node)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("node %s: %w", node.Name, err))
-			continue
-		}
-		if change != nodeUnchanged {
-			changed++
-			r.recordNodeChange(pool, node, change)
+		concerned = append(concerned, node)
+		// TODO: Count node into the status when it is a member and no other pool holds
+		// one of the pool's keys on it (heldByOtherPools returns nothing); else
+		// add "node NAME: " and what it holds, joined by ", ", to conflicts.
+	}
+	// Results come back in the nodes' order, however the patches interleaved.
+	results := r.syncNodes(ctx, pool, pools, concerned)
+	var errs []error
+	for i, node := range concerned {
+		switch result := results[i]; {
+		case result.err != nil:
+			log.FromContext(ctx).Error(result.err, "Failed to bring node in line with the pool", "node", node.Name)
+			errs = append(errs, fmt.Errorf("node %s: %w", node.Name, result.err))
+		case result.change != nodeUnchanged:
+			changes[result.change] = append(changes[result.change], node)
 		}
 	}
-	return changed, errors.Join(errs...)
+	setPoolConflictCondition(pool, conflicts)
+	// A spec change on a pool of a thousand members is one change of the pool: a thousand
+	// events would bury every other one, and the recorder drops events past 1000.
+	changed := r.recordNodeChanges(pool, changes)
+	return changed, newNodesError(errs, len(concerned))
 }
 
+// maxParallelNodePatches bounds the node patches a pass has under way at once. One
+// after another, a spec change on 500 members takes 500 round trips to the API server;
+// a few dozen at once take a few dozen times less, and the manager's client-side rate
+// limit (--kube-api-qps, --kube-api-burst) and the API server's priority and fairness
+// still pace them. Unbounded, a pool of 5000 nodes would start 5000 goroutines and
+// connections at once.
+const maxParallelNodePatches = 32
+
+// nodeResult is what syncNode did to one node.
+type nodeResult struct {
+	change nodeChange
+	err    error
+}
+
+// syncNodes runs syncNode on each of nodes, maxParallelNodePatches at a time at most,
+// and returns the results in the order of nodes. Each node is patched at most once (with
+// its own retries on conflict): the nodes are distinct, and so are their patches.
+func (r *NodePoolReconciler) syncNodes(ctx context.Context, pool *nodesv1.NodePool, pools map[string]poolKeys, nodes []*corev1.Node) []nodeResult {
+	results := make([]nodeResult, len(nodes))
+	slots := make(chan struct{}, maxParallelNodePatches)
+	var wg sync.WaitGroup
+	for i, node := range nodes {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			results[i].change, results[i].err = r.syncNode(ctx, pool, pools, node)
+		})
+	}
+	wg.Wait()
+	return results
+}
+
+// nodesError is the error of a pass that failed on some of the nodes it went through.
+// Its message counts the failures and shows only the first: the errors of a few hundred
+// nodes, joined, would make a message of many kilobytes, longer than a condition may
+// hold (lesson 07). Each node's error is in the log (reconcileNodes), and errors.Is and
+// errors.As still see them all.
+type nodesError struct {
+	errs  []error
+	total int
+}
+
+// newNodesError returns the error of a pass that went through total nodes and failed on
+// those of errs, or nil when none failed.
+func newNodesError(errs []error, total int) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return &nodesError{errs: errs, total: total}
+}
+
+func (e *nodesError) Error() string {
+	if len(e.errs) == 1 {
+		return e.errs[0].Error()
+	}
+	return fmt.Sprintf("%d of %d nodes failed; first: %v", len(e.errs), e.total, e.errs[0])
+}
+
+func (e *nodesError) Unwrap() []error { return e.errs }
+
 // syncNode patches node so that it carries what pool gives it, only when something
-// differs, and says what changed.
+// differs, and says what changed. pools are the keys every NodePool lists (listPools).
 //
 // A merge patch replaces a list whole, and taints are a list: a patch computed from our
 // copy of the node would put back the taints it had when we read it, dropping any that
@@ -148,10 +239,10 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 // that the API server refuses the patch (409 Conflict) if the node changed since. Then
 // we read the node again, from the API server, and compute the patch anew, as the node
 // lifecycle controller does for its own taints. Nothing anyone else wrote is lost.
-func (r *NodePoolReconciler) syncNode(ctx context.Context, pool *nodesv1.NodePool, node *corev1.Node) (nodeChange, error) {
+func (r *NodePoolReconciler) syncNode(ctx context.Context, pool *nodesv1.NodePool, pools map[string]poolKeys, node *corev1.Node) (nodeChange, error) {
 	var change nodeChange
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		want, c, err := withPool(node, pool)
+		want, c, err := withPool(node, pool, pools)
 		if err != nil || c == nodeUnchanged {
 			change = c
 			return err
@@ -175,6 +266,21 @@ func (r *NodePoolReconciler) syncNode(ctx context.Context, pool *nodesv1.NodePoo
 		return nil
 	})
 	return change, err
+}
+
+// listPools returns the keys each NodePool lists, by the pool's name, from the cache. A
+// record on a node claims a key for its pool only when that pool exists and lists it
+// (claimedByOtherPools).
+func (r *NodePoolReconciler) listPools(ctx context.Context) (map[string]poolKeys, error) {
+	var list nodesv1.NodePoolList
+	if err := r.List(ctx, &list); err != nil {
+		return nil, fmt.Errorf("listing NodePools: %w", err)
+	}
+	pools := make(map[string]poolKeys, len(list.Items))
+	for i := range list.Items {
+		pools[list.Items[i].Name] = listedKeys(&list.Items[i])
+	}
+	return pools, nil
 }
 
 // SetupWithManager starts the controller. A pool is reconciled when its spec changes

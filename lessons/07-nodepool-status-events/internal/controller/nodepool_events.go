@@ -1,8 +1,6 @@
 package controller
 
 import (
-	"strings"
-
 	corev1 "k8s.io/api/core/v1"
 
 	nodesv1 "github.com/kube-workshop/operator-workshop/lessons/07-nodepool-status-events/api/nodes/v1"
@@ -18,13 +16,19 @@ const (
 	EventReconcileError = "ReconcileError"
 )
 
-// recordNodeChange tells, with one event about the pool and the node, what a pass did to
-// the node. A node the pass left alone gets no event.
-func (r *NodePoolReconciler) recordNodeChange(pool *nodesv1.NodePool, node *corev1.Node, change nodeChange) {
-	// TODO: Emit one Normal event about the pool, with the node as the related object:
-	// EventNodeJoined, EventNodeUpdated or EventNodeLeft with an action and a note
-	// that names the node; none for any other change. See "Events" in
+// recordNodeChanges tells what a pass did to the nodes, with one Normal event about the
+// pool for each kind of change, and returns how many nodes it changed. The event of a
+// single node names it and has it as the related object; the event of several counts
+// them and names the first (the nodes come sorted by name). A pass that changed nothing
+// tells nothing.
+func (r *NodePoolReconciler) recordNodeChanges(pool *nodesv1.NodePool, changes map[nodeChange][]*corev1.Node) int {
+	// TODO: For each of nodeJoined, nodeUpdated and nodeLeft, in that order, emit one
+	// Normal event about the pool when changes holds nodes of that kind:
+	// EventNodeJoined, EventNodeUpdated or EventNodeLeft, with an action and a
+	// note; the node as the related object when there is one, a count of them
+	// when there are more. Return how many nodes changes holds. See "Events" in
 	// docs/lesson-07.md.
+	return 0
 }
 
 // maxEventNote is the longest note the API server accepts in an events.k8s.io Event. The
@@ -34,8 +38,5 @@ const maxEventNote = 1024
 
 // eventNote shortens message, an error's perhaps, to fit in an event's note.
 func eventNote(message string) string {
-	if len(message) <= maxEventNote {
-		return message
-	}
-	return strings.ToValidUTF8(message[:maxEventNote-3], "") + "..."
+	return shorten(message, maxEventNote)
 }

@@ -1,8 +1,6 @@
 package controller
 
 import (
-	"strings"
-
 	corev1 "k8s.io/api/core/v1"
 
 	nodesv1 "github.com/kube-workshop/operator-workshop/lessons/08-nodepool-webhooks/api/nodes/v1"
@@ -18,20 +16,36 @@ const (
 	EventReconcileError = "ReconcileError"
 )
 
-// recordNodeChange tells, with one event about the pool and the node, what a pass did to
-// the node. A node the pass left alone gets no event.
-func (r *NodePoolReconciler) recordNodeChange(pool *nodesv1.NodePool, node *corev1.Node, change nodeChange) {
-	switch change {
-	case nodeJoined:
-		r.Recorder.Eventf(pool, node, corev1.EventTypeNormal, EventNodeJoined, "Label",
-			"Node %s joined the pool and got its labels and taints", node.Name)
-	case nodeUpdated:
-		r.Recorder.Eventf(pool, node, corev1.EventTypeNormal, EventNodeUpdated, "Label",
-			"Node %s got the pool's current labels and taints", node.Name)
-	case nodeLeft:
-		r.Recorder.Eventf(pool, node, corev1.EventTypeNormal, EventNodeLeft, "Unlabel",
-			"Node %s left the pool and lost its labels and taints", node.Name)
+// recordNodeChanges tells what a pass did to the nodes, with one Normal event about the
+// pool for each kind of change, and returns how many nodes it changed. The event of a
+// single node names it and has it as the related object; the event of several counts
+// them and names the first (the nodes come sorted by name). A pass that changed nothing
+// tells nothing.
+func (r *NodePoolReconciler) recordNodeChanges(pool *nodesv1.NodePool, changes map[nodeChange][]*corev1.Node) int {
+	kinds := []struct {
+		change         nodeChange
+		reason, action string
+		what           string
+	}{
+		{nodeJoined, EventNodeJoined, "Label", "joined the pool and got its labels and taints"},
+		{nodeUpdated, EventNodeUpdated, "Label", "got the pool's current labels and taints"},
+		{nodeLeft, EventNodeLeft, "Unlabel", "left the pool and lost its labels and taints"},
 	}
+	changed := 0
+	for _, kind := range kinds {
+		nodes := changes[kind.change]
+		changed += len(nodes)
+		switch len(nodes) {
+		case 0:
+		case 1:
+			r.Recorder.Eventf(pool, nodes[0], corev1.EventTypeNormal, kind.reason, kind.action,
+				"Node %s %s", nodes[0].Name, kind.what)
+		default:
+			r.Recorder.Eventf(pool, nil, corev1.EventTypeNormal, kind.reason, kind.action,
+				"%d nodes %s; the first is %s", len(nodes), kind.what, nodes[0].Name)
+		}
+	}
+	return changed
 }
 
 // maxEventNote is the longest note the API server accepts in an events.k8s.io Event. The
@@ -41,8 +55,5 @@ const maxEventNote = 1024
 
 // eventNote shortens message, an error's perhaps, to fit in an event's note.
 func eventNote(message string) string {
-	if len(message) <= maxEventNote {
-		return message
-	}
-	return strings.ToValidUTF8(message[:maxEventNote-3], "") + "..."
+	return shorten(message, maxEventNote)
 }

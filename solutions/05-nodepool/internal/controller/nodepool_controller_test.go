@@ -1,9 +1,11 @@
 package controller
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -254,6 +256,50 @@ func TestNodePoolPatchesOnlyTheNodesThatNeedIt(t *testing.T) {
 	_, err = r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(nodePatches()).To(ConsistOf(members), "a spec change should patch each member once, and no other node")
+}
+
+// A spec change on a pool of hundreds of members must reach them all in about the time
+// of a few patches, not hundreds: the pass patches several nodes at once, and never
+// more than maxParallelNodePatches.
+func TestAPassPatchesSeveralNodesAtOnce(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	name := uniqueName("parallel")
+	const members = 24
+	for i := range members {
+		createTestNode(t, g, fmt.Sprintf("%s-%02d", name, i), map[string]string{poolMemberLabel(name): ""})
+	}
+	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
+	slow := &slowNodePatches{Client: env.Client, delay: 50 * time.Millisecond}
+	r := &NodePoolReconciler{Client: slow, Scheme: env.Client.Scheme(), APIReader: env.Client}
+
+	_, err := r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(slow.patches.Load()).To(BeEquivalentTo(members), "one patch per member")
+	g.Expect(slow.most.Load()).To(BeNumerically(">", 1),
+		"the pass should patch several nodes at once: one after another, %d patches of 50 ms take over a second", members)
+	g.Expect(slow.most.Load()).To(BeNumerically("<=", maxParallelNodePatches), "and never more than maxParallelNodePatches")
+}
+
+// slowNodePatches is a client whose node patches each take delay longer, as on an API
+// server far away. It counts them, and the most that were under way at once.
+type slowNodePatches struct {
+	client.Client
+	delay                  time.Duration
+	patches, running, most atomic.Int64
+}
+
+func (s *slowNodePatches) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	if _, ok := obj.(*corev1.Node); !ok {
+		return s.Client.Patch(ctx, obj, patch, opts...)
+	}
+	s.patches.Add(1)
+	now := s.running.Add(1)
+	defer s.running.Add(-1)
+	for most := s.most.Load(); now > most && !s.most.CompareAndSwap(most, now); most = s.most.Load() {
+	}
+	time.Sleep(s.delay)
+	return s.Client.Patch(ctx, obj, patch, opts...)
 }
 
 func TestTheAPIServerRejectsBadNodePools(t *testing.T) {

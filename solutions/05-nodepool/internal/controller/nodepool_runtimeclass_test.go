@@ -1,11 +1,14 @@
 package controller
 
 import (
+	"context"
+	"sync/atomic"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -54,6 +57,52 @@ func TestNodePoolRuntimeClassFollowsThePool(t *testing.T) {
 		g.Expect(rc.Handler).To(Equal("kata"), "the RuntimeClass should follow the pool's handler")
 		g.Expect(metav1.IsControlledBy(&rc, pool)).To(BeTrue(), "the new RuntimeClass is the pool's too")
 	}).Should(Succeed())
+}
+
+// The pass right after the one that created the RuntimeClass often reads a cache that
+// does not show it yet. Its Create then fails with AlreadyExists: the cache is behind,
+// nothing failed, and the watch event of the create brings the pass that sees it.
+func TestAStaleCacheIsNoRuntimeClassError(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	pool := createPool(t, g, unmanagedPool(newNodePool(uniqueName("stale-rc"), sampleLabels)))
+	cache := &runtimeClassCacheBehind{Client: env.Client}
+	cache.behind.Store(true)
+	r := &NodePoolReconciler{Client: cache, Scheme: env.Client.Scheme(), APIReader: env.Client}
+
+	for pass := range 2 {
+		_, err := r.Reconcile(ctx, requestFor(pool))
+		g.Expect(err).NotTo(HaveOccurred(), "pass %d: a RuntimeClass the cache does not show yet is no error", pass+1)
+	}
+	rc := runtimeClassOf(g, pool)
+	g.Expect(metav1.IsControlledBy(&rc, pool)).To(BeTrue())
+
+	// A RuntimeClass of that name that is not the pool's is still an error, once the
+	// cache shows it.
+	other := createPool(t, g, unmanagedPool(newNodePool(uniqueName("stale-rc-other"), sampleLabels)))
+	foreign := &nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: nodesv1.RuntimeClassPrefix + other.Name}, Handler: "runc"}
+	g.Expect(env.Client.Create(ctx, foreign)).To(Succeed())
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), foreign) })
+	_, err := r.Reconcile(ctx, requestFor(other))
+	g.Expect(err).NotTo(HaveOccurred(), "the cache does not show it yet: wait for the watch")
+	cache.behind.Store(false)
+	_, err = r.Reconcile(ctx, requestFor(other))
+	g.Expect(err).To(MatchError(ContainSubstring("not controlled by this NodePool")),
+		"a RuntimeClass someone else made is never taken over")
+}
+
+// runtimeClassCacheBehind is a client whose cache, while behind is set, shows no
+// RuntimeClass, as one that has not seen the watch event of a create yet.
+type runtimeClassCacheBehind struct {
+	client.Client
+	behind atomic.Bool
+}
+
+func (c *runtimeClassCacheBehind) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if _, ok := obj.(*nodev1.RuntimeClass); ok && c.behind.Load() {
+		return apierrors.NewNotFound(nodev1.Resource("runtimeclasses"), key.Name)
+	}
+	return c.Client.Get(ctx, key, obj, opts...)
 }
 
 func TestPoolSchedulingIsEmptyWhenThePoolGivesNothing(t *testing.T) {

@@ -64,7 +64,17 @@ func (r *NodePoolReconciler) reconcileRuntimeClass(ctx context.Context, pool *no
 	err = r.Get(ctx, client.ObjectKeyFromObject(want), &rc)
 	switch {
 	case apierrors.IsNotFound(err):
-		if err := r.Create(ctx, want); err != nil {
+		err := r.Create(ctx, want)
+		if apierrors.IsAlreadyExists(err) {
+			// "None" is what the cache says, and the cache may be behind: most often the
+			// pass before this one created the RuntimeClass, and the watch event of that
+			// create has not reached the cache yet. Nothing failed. That event brings the
+			// next pass, which compares the RuntimeClass with the pool (and reports one
+			// that is not the pool's).
+			log.Info("RuntimeClass exists already; waiting for the cache to show it", "runtimeClass", want.Name)
+			return nil
+		}
+		if err != nil {
 			return fmt.Errorf("creating RuntimeClass %s: %w", want.Name, err)
 		}
 		log.Info("Created RuntimeClass", "runtimeClass", want.Name, "handler", want.Handler)

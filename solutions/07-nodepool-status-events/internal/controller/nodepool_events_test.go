@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/07-nodepool-status-events/api/nodes/v1"
@@ -38,6 +39,33 @@ func TestANodeJoiningEmitsExactlyOneEvent(t *testing.T) {
 	g.Eventually(joined).Should(Succeed())
 	// The passes that follow (the node's own update, the status patch) change nothing.
 	g.Consistently(joined, 2*time.Second).Should(Succeed())
+}
+
+// A spec change on a pool of many members is one change of the pool: one event tells it,
+// not one per node (the recorder drops events past 1000 anyway). The log names each node.
+func TestAPassOnManyNodesEmitsOneEventPerKindOfChange(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	name := uniqueName("many-events")
+	const members = 20
+	for i := range members {
+		createTestNode(t, g, fmt.Sprintf("%s-%02d", name, i), map[string]string{poolMemberLabel(name): ""})
+	}
+	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
+	recorder := events.NewFakeRecorder(100)
+	r := &NodePoolReconciler{Client: env.Client, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
+
+	_, err := r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(takeEvents(recorder)).To(HaveExactElements(
+		fmt.Sprintf("Normal NodeJoined %d nodes joined the pool and got its labels and taints; the first is %s-00", members, name)),
+		"%d nodes joining in one pass should be told by one event that counts them", members)
+
+	setPoolSpec(g, pool, func(spec *nodesv1.NodePoolSpec) { spec.Labels = map[string]string{"pool.test/a": "1"} })
+	_, err = r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(takeEvents(recorder)).To(HaveExactElements(And(HavePrefix("Normal NodeUpdated"), ContainSubstring("%d nodes", members))),
+		"a spec change on %d members should be told by one event", members)
 }
 
 func TestEventNoteFitsTheAPIServersLimit(t *testing.T) {

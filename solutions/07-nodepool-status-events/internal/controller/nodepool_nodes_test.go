@@ -6,6 +6,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
 
 	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/07-nodepool-status-events/api/nodes/v1"
 )
@@ -20,7 +21,7 @@ func TestWithPoolGivesAMemberThePoolsLabelsAndTaints(t *testing.T) {
 	node := nodeWith("n1", map[string]string{poolMemberLabel("gpu"): "", "team": "blue"},
 		corev1.Taint{Key: "team", Value: "blue", Effect: corev1.TaintEffectNoExecute})
 
-	got, change, err := withPool(node, pool)
+	got, change, err := withPool(node, pool, knownPools(pool))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(change).To(Equal(nodeJoined), "a member the pool had not touched joins it")
 	g.Expect(got.Labels).To(Equal(map[string]string{
@@ -35,7 +36,7 @@ func TestWithPoolGivesAMemberThePoolsLabelsAndTaints(t *testing.T) {
 		"the record lists what the pool gave, sorted")
 	g.Expect(node.Labels).To(HaveLen(2), "withPool changes a copy, never the node it was given")
 
-	again, change, err := withPool(got, pool)
+	again, change, err := withPool(got, pool, knownPools(pool))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(change).To(Equal(nodeUnchanged), "a node that carries what the pool gives needs nothing")
 	g.Expect(again).To(Equal(got))
@@ -48,7 +49,7 @@ func TestWithPoolRemovesOnlyWhatThePoolGaveAndNoLongerGives(t *testing.T) {
 		corev1.Taint{Key: "pool.example/old", Effect: corev1.TaintEffectPreferNoSchedule})
 	node := nodeWith("n1", map[string]string{poolMemberLabel("web"): "", "team": "blue"},
 		corev1.Taint{Key: "team", Value: "blue", Effect: corev1.TaintEffectNoSchedule})
-	node, _, err := withPool(node, before)
+	node, _, err := withPool(node, before, knownPools(before))
 	g.Expect(err).NotTo(HaveOccurred())
 	// Someone else sets a label and a taint the pool never listed.
 	node.Labels["zone"] = "a"
@@ -56,7 +57,9 @@ func TestWithPoolRemovesOnlyWhatThePoolGaveAndNoLongerGives(t *testing.T) {
 
 	after := poolWith("web", map[string]string{"pool.example/master": "10"},
 		corev1.Taint{Key: "pool.example/web", Value: "b", Effect: corev1.TaintEffectNoSchedule})
-	got, change, err := withPool(node, after)
+	// The pass that gave before's labels remembered them in the pool's status.
+	addListedKeys(after, sets.List(specKeys(before).labels), sets.List(specKeys(before).taints))
+	got, change, err := withPool(node, after, knownPools(after))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(change).To(Equal(nodeUpdated))
 	g.Expect(got.Labels).To(Equal(map[string]string{
@@ -77,11 +80,11 @@ func TestWithPoolTakesEverythingBackFromANodeThatLeft(t *testing.T) {
 		corev1.Taint{Key: "pool.example/web", Effect: corev1.TaintEffectNoSchedule})
 	node := nodeWith("n1", map[string]string{poolMemberLabel("web"): "", "team": "blue"},
 		corev1.Taint{Key: "team", Effect: corev1.TaintEffectNoSchedule})
-	node, _, err := withPool(node, pool)
+	node, _, err := withPool(node, pool, knownPools(pool))
 	g.Expect(err).NotTo(HaveOccurred())
 	delete(node.Labels, poolMemberLabel("web"))
 
-	got, change, err := withPool(node, pool)
+	got, change, err := withPool(node, pool, knownPools(pool))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(change).To(Equal(nodeLeft))
 	g.Expect(got.Labels).To(Equal(map[string]string{"team": "blue"}))
@@ -94,7 +97,7 @@ func TestWithPoolOverwritesTheValueOfAKeyItLists(t *testing.T) {
 	pool := poolWith("web", map[string]string{"zone": "b"})
 	node := nodeWith("n1", map[string]string{poolMemberLabel("web"): "", "zone": "a"})
 
-	got, _, err := withPool(node, pool)
+	got, _, err := withPool(node, pool, knownPools(pool))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(got.Labels).To(HaveKeyWithValue("zone", "b"), "the pool's value wins for a key it lists")
 	g.Expect(got.Annotations).To(HaveKeyWithValue(poolRecordAnnotation("web"), `{"labels":["zone"]}`),
@@ -108,10 +111,11 @@ func TestWithPoolLeavesAKeyToThePoolThatSetItFirst(t *testing.T) {
 	second := poolWith("second", map[string]string{"shared": "2", "own": "yes"},
 		corev1.Taint{Key: "shared", Value: "2", Effect: corev1.TaintEffectNoSchedule})
 	node := nodeWith("n1", map[string]string{poolMemberLabel("first"): "", poolMemberLabel("second"): ""})
-	node, _, err := withPool(node, first)
+	both := knownPools(first, second)
+	node, _, err := withPool(node, first, both)
 	g.Expect(err).NotTo(HaveOccurred())
 
-	got, _, err := withPool(node, second)
+	got, _, err := withPool(node, second, both)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(got.Labels).To(HaveKeyWithValue("shared", "1"), "the first pool's value stays")
 	g.Expect(got.Labels).To(HaveKeyWithValue("own", "yes"))
@@ -119,7 +123,7 @@ func TestWithPoolLeavesAKeyToThePoolThatSetItFirst(t *testing.T) {
 	g.Expect(got.Annotations).To(HaveKeyWithValue(poolRecordAnnotation("second"), `{"labels":["own"]}`),
 		"the second pool records only what it set")
 
-	_, change, err := withPool(got, first)
+	_, change, err := withPool(got, first, both)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(change).To(Equal(nodeUnchanged), "the two pools do not take turns overwriting each other")
 }
@@ -129,9 +133,19 @@ func TestWithPoolRefusesARecordItCannotRead(t *testing.T) {
 	node := nodeWith("n1", map[string]string{poolMemberLabel("web"): ""})
 	node.Annotations = map[string]string{poolRecordAnnotation("web"): "edited by hand"}
 
-	_, _, err := withPool(node, poolWith("web", map[string]string{"a": "1"}))
+	_, _, err := withPool(node, poolWith("web", map[string]string{"a": "1"}), nil)
 	g.Expect(err).To(MatchError(ContainSubstring("annotation applied.nodes.workshop.dev/web is not a record")),
 		"without its record the pool cannot tell its labels from someone else's: it must not guess")
+}
+
+// knownPools returns the keys of pools, by name, as listPools does for the pools that
+// exist.
+func knownPools(pools ...*nodesv1.NodePool) map[string]poolKeys {
+	known := map[string]poolKeys{}
+	for _, pool := range pools {
+		known[pool.Name] = listedKeys(pool)
+	}
+	return known
 }
 
 func poolWith(name string, labels map[string]string, taints ...corev1.Taint) *nodesv1.NodePool {

@@ -44,11 +44,27 @@ type NodePoolSpec struct {
 // what it gives them.
 const ConditionReady = "Ready"
 
+// ConditionConflict is the type of the condition that says whether another pool holds
+// one of the pool's keys, with another value, on some of its members.
+const ConditionConflict = "Conflict"
+
+// The reasons of the Conflict condition.
+const (
+	// ReasonKeysHeldByOtherPools: on some members another pool's record holds one of
+	// the pool's keys, with another value; the message names the first.
+	ReasonKeysHeldByOtherPools = "KeysHeldByOtherPools"
+	// ReasonNoConflict: the pool's members carry its keys as it gives them.
+	ReasonNoConflict = "NoConflict"
+)
+
 // The reasons of the Ready condition, which `kubectl get nodepools` shows as STATUS.
 const (
 	// ReasonNodesConfigured: every member carries the pool's labels and taints, and the
 	// RuntimeClass is in line with the pool.
 	ReasonNodesConfigured = "NodesConfigured"
+	// ReasonNodesInConflict: another pool holds one of the pool's keys, with another
+	// value, on some members; they do not count as the pool's nodes.
+	ReasonNodesInConflict = "NodesInConflict"
 	// ReasonNoNodes: no node has the pool's membership label, so the RuntimeClass's pods
 	// have nowhere to run.
 	ReasonNoNodes = "NoNodes"
@@ -68,12 +84,24 @@ type NodePoolStatus struct {
 	// +optional
 	Allocatable corev1.ResourceList `json:"allocatable,omitempty"`
 
+	// ListedLabels are the label keys the pool's spec has ever listed. A pass takes back
+	// from a node only keys of this list, whatever the record on the node says: the
+	// record is an annotation, which the node's kubelet may write.
+	// +listType=set
+	// +optional
+	ListedLabels []string `json:"listedLabels,omitempty"`
+
+	// ListedTaints are the same for taints, as key:effect.
+	// +listType=set
+	// +optional
+	ListedTaints []string `json:"listedTaints,omitempty"`
+
 	// ObservedGeneration is the metadata.generation of the spec the last successful pass
 	// acted on.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// Conditions hold the Ready condition.
+	// Conditions hold the Ready and Conflict conditions.
 	// +listType=map
 	// +listMapKey=type
 	// +optional

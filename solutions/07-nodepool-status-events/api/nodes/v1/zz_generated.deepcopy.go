@@ -108,6 +108,16 @@ func (in *NodePoolStatus) DeepCopyInto(out *NodePoolStatus) {
 			(*out)[key] = val.DeepCopy()
 		}
 	}
+	if in.ListedLabels != nil {
+		in, out := &in.ListedLabels, &out.ListedLabels
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
+	if in.ListedTaints != nil {
+		in, out := &in.ListedTaints, &out.ListedTaints
+		*out = make([]string, len(*in))
+		copy(*out, *in)
+	}
 	if in.Conditions != nil {
 		in, out := &in.Conditions, &out.Conditions
 		*out = make([]metav1.Condition, len(*in))
