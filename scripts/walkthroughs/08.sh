@@ -164,7 +164,7 @@ step "A NoExecute taint is admitted, with a warning (tried with --dry-run=server
 # A server dry run goes through both webhooks (sideEffects=None) and stores nothing:
 # no pod on $N0 is evicted.
 cmd="kubectl patch nodepool $POOL --type=merge --dry-run=server -p '{\"spec\":{\"taints\":[{\"key\":\"node-pool.workshop.dev\",\"value\":\"master\",\"effect\":\"NoExecute\"}]}}'"
-printf '  $ %s\n' "$cmd"
+show "$cmd"
 out=$(eval "$cmd" 2>&1) || true
 printf '%s\n' "$out" | sed 's/^/    /'
 if [[ $out == *"Warning: spec.taints[0]: the NoExecute taint node-pool.workshop.dev=master:NoExecute evicts"* &&
