@@ -64,6 +64,10 @@ expect_refused "an update to an image that is no reference is refused" \
 expect_refused "an update to an empty image is refused by the CRD's schema, before any webhook" \
   "kubectl patch mds demo -n $NS --type=merge -p '{\"spec\":{\"image\":\"\"}}'" \
   "spec.image in body should be at least 1 chars long"
+expect_refused "a toleration key that is no label key is refused by the webhook" \
+  "kubectl patch mds demo -n $NS --type=merge -p '{\"spec\":{\"tolerations\":[{\"key\":\"disk type\",\"operator\":\"Exists\"}]}}'" \
+  'spec.tolerations[0].key: Invalid value: "disk type"' \
+  "validateSpec should call validateTolerations"
 expect "demo is unchanged: same image, same generation" \
   "registry.k8s.io/pause:3.10 IfNotPresent 1" "$IMAGE_AND_POLICY"
 

@@ -51,11 +51,12 @@ func nodeChangedPredicate() predicate.Predicate {
 }
 
 // nodeChanged reports whether an update changed something the controller reads of a
-// node: its labels (the node selectors), spec.unschedulable (cordon) and whether it is
-// Ready.
+// node: its labels (the node selectors), spec.unschedulable (cordon), spec.taints
+// (taintsAllow) and whether it is Ready.
 func nodeChanged(oldNode, newNode *corev1.Node) bool {
 	// TODO: Compare what the controller reads of the two nodes: labels,
-	// spec.unschedulable and whether the node is Ready (isNodeReady). See
+	// spec.unschedulable, spec.taints (equality.Semantic.DeepEqual) and whether
+	// the node is Ready (isNodeReady). See
 	// "Filtering node events" in docs/lesson-03.md.
 	return true
 }

@@ -49,8 +49,9 @@ func planPods(mds *appsv1.MyDaemonSet, nodes []corev1.Node, pods []corev1.Pod) d
 	// Sort the pods into the one active pod of each node and the pods on their way out.
 	// A pod of someone else, even with our label, is never touched.
 	// TODO: Sort the pods that mds controls (metav1.IsControlledBy; skip the others).
-	// A terminating pod marks its node leaving. A pod whose node is gone or does
-	// not match (nodeMatches) goes into plan.remove. So does a pod not named
+	// A terminating pod marks its node leaving. A pod whose node is gone, does
+	// not match (nodeMatches) or has a NoExecute taint the pod does not tolerate
+	// (podMayStay) goes into plan.remove. So does a pod not named
 	// podName(mds.Name, node.Name), and a finished one (Succeeded or Failed);
 	// both also mark the node leaving. Every other pod is its node's entry in
 	// running. See "Which nodes get a pod" in docs/lesson-03.md.
@@ -60,8 +61,10 @@ func planPods(mds *appsv1.MyDaemonSet, nodes []corev1.Node, pods []corev1.Pod) d
 	// TODO: Walk the nodes that match (nodeMatches) in name order and fill in the
 	// plan. A node with a running pod is desired and current; its pod is updated
 	// when it runs spec.image (podImage), else outdated; the node is available
-	// when the pod is ready (podcontrol.IsPodReady), else unavailable. A NotReady
-	// node (isNodeReady) without a pod counts for nothing. A leaving node is
+	// when the pod is ready (podcontrol.IsPodReady), else unavailable. A node
+	// whose taints keep every pod off (the stay of taintsAllow) counts for
+	// nothing, and so does a node without a pod that is NotReady (isNodeReady) or
+	// whose taints let no new pod start (the start of taintsAllow). A leaving node is
 	// desired and unavailable. Any other node is desired, unavailable and gets
 	// a pod (plan.create). Last, outdatedPodsToDelete picks plan.replace. See
 	// "Which nodes get a pod" and "The rolling budget" in docs/lesson-03.md.

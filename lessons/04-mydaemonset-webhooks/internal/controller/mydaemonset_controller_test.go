@@ -59,8 +59,17 @@ func createNode(g Gomega, ns, name string, ready bool, extra map[string]string) 
 }
 
 // setNodeReady sets the node's Ready condition, as its kubelet (or, for False and
-// Unknown, the node lifecycle controller) would.
+// Unknown, the node lifecycle controller) would. The API server gives every new node the
+// taint node.kubernetes.io/not-ready:NoSchedule; the node lifecycle controller takes it
+// off once the node is Ready, and puts it back when it is not. envtest runs no such
+// controller, so this plays its part too.
 func setNodeReady(g Gomega, node *corev1.Node, status corev1.ConditionStatus) {
+	notReady := corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}
+	taints := slices.DeleteFunc(slices.Clone(node.Spec.Taints), func(t corev1.Taint) bool { return notReady.MatchTaint(&t) })
+	if status != corev1.ConditionTrue {
+		taints = append(taints, notReady)
+	}
+	patchNode(g, node, func(n *corev1.Node) { n.Spec.Taints = taints })
 	node.Status.Conditions = []corev1.NodeCondition{{
 		Type: corev1.NodeReady, Status: status, Reason: "Test", LastHeartbeatTime: metav1.Now(),
 	}}
@@ -604,6 +613,13 @@ func TestTheAPIServerRejectsBadMyDaemonSets(t *testing.T) {
 			"spec.nodeSelector.disk: Invalid value"},
 		{"a name longer than a label value", strings.Repeat("x", 64), map[string]any{"image": pauseImage},
 			"a MyDaemonSet's name is at most 63 characters"},
+		{"a toleration operator that does not exist", "", map[string]any{"image": pauseImage,
+			"tolerations": []any{map[string]any{"key": "k", "operator": "Lt", "value": "1"}}}, "operator must be Equal or Exists"},
+		{"a toleration without a key that is not Exists", "", map[string]any{"image": pauseImage,
+			"tolerations": []any{map[string]any{"value": "v"}}}, "a toleration without a key must have the operator Exists"},
+		{"a toleration with tolerationSeconds", "", map[string]any{"image": pauseImage,
+			"tolerations": []any{map[string]any{"key": "k", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60}}},
+			"tolerationSeconds is not supported"},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -90,11 +90,12 @@ func nodeChangedPredicate() predicate.Predicate {
 }
 
 // nodeChanged reports whether an update changed something the controller reads of a
-// node: its labels (the node selectors), spec.unschedulable (cordon) and whether it is
-// Ready.
+// node: its labels (the node selectors), spec.unschedulable (cordon), spec.taints
+// (taintsAllow) and whether it is Ready.
 func nodeChanged(oldNode, newNode *corev1.Node) bool {
 	return !maps.Equal(oldNode.Labels, newNode.Labels) ||
 		oldNode.Spec.Unschedulable != newNode.Spec.Unschedulable ||
+		!equality.Semantic.DeepEqual(oldNode.Spec.Taints, newNode.Spec.Taints) ||
 		isNodeReady(oldNode) != isNodeReady(newNode)
 }
 

@@ -74,6 +74,10 @@ func planPods(mds *appsv1.MyDaemonSet, nodes []corev1.Node, pods []corev1.Pod) d
 		switch {
 		case node == nil || !nodeMatches(mds, node):
 			plan.remove = append(plan.remove, pod)
+		case !podMayStay(mds, node):
+			// The taint eviction controller deletes it anyway; the node counts for
+			// nothing until the taint goes or is tolerated.
+			plan.remove = append(plan.remove, pod)
 		case pod.Name != podName(mds.Name, node.Name):
 			// Not the name this controller gives: a copy someone else made, which would
 			// be a second pod on the node.
@@ -104,6 +108,10 @@ func planPods(mds *appsv1.MyDaemonSet, nodes []corev1.Node, pods []corev1.Pod) d
 		if !nodeMatches(mds, node) {
 			continue
 		}
+		start, stay := taintsAllow(mds, node)
+		if !stay {
+			continue
+		}
 		pod := running[node.Name]
 		switch {
 		case pod != nil:
@@ -123,6 +131,9 @@ func planPods(mds *appsv1.MyDaemonSet, nodes []corev1.Node, pods []corev1.Pod) d
 			}
 		case !isNodeReady(node):
 			// A NotReady node without a pod gets one once it is Ready.
+		case !start:
+			// An untolerated NoSchedule taint keeps a new pod off, as the scheduler
+			// would; a pod that ran before the taint came stays (the first case).
 		case leaving.Has(node.Name):
 			plan.desired++
 			unavailable++

@@ -137,17 +137,24 @@ func TestPlanPods(t *testing.T) {
 	failed := func(p *corev1.Pod) { p.Status.Phase = corev1.PodFailed }
 	foreign := func(p *corev1.Pod) { p.OwnerReferences[0].UID = "someone-else" }
 	oldImage := func(p *corev1.Pod) { p.Spec.Containers[0].Image = newPauseImage }
+	tainted := func(n corev1.Node, effect corev1.TaintEffect) corev1.Node {
+		n.Spec.Taints = []corev1.Taint{{Key: "example.com/maintenance", Effect: effect}}
+		return n
+	}
 
 	nodes := []corev1.Node{
-		node("ready", true, false, "agent"),           // runs its pod
-		node("new", true, false, "agent"),             // gets a pod
-		node("notready", false, false, "agent"),       // keeps its pod
-		node("notready-empty", false, false, "agent"), // gets none until Ready
-		node("cordoned", true, true, "agent"),         // loses its pod
-		node("relabelled", true, false, "db"),         // loses its pod
-		node("draining", true, false, "agent"),        // waits for its terminating pod
-		node("crashed", true, false, "agent"),         // its Failed pod goes
-		node("outdated", true, false, "agent"),        // runs an old image
+		node("ready", true, false, "agent"),                                                   // runs its pod
+		node("new", true, false, "agent"),                                                     // gets a pod
+		node("notready", false, false, "agent"),                                               // keeps its pod
+		node("notready-empty", false, false, "agent"),                                         // gets none until Ready
+		node("cordoned", true, true, "agent"),                                                 // loses its pod
+		node("relabelled", true, false, "db"),                                                 // loses its pod
+		node("draining", true, false, "agent"),                                                // waits for its terminating pod
+		node("crashed", true, false, "agent"),                                                 // its Failed pod goes
+		node("outdated", true, false, "agent"),                                                // runs an old image
+		tainted(node("noschedule", true, false, "agent"), corev1.TaintEffectNoSchedule),       // keeps its pod
+		tainted(node("noschedule-empty", true, false, "agent"), corev1.TaintEffectNoSchedule), // gets none
+		tainted(node("noexecute", true, false, "agent"), corev1.TaintEffectNoExecute),         // loses its pod
 	}
 	pods := []corev1.Pod{
 		pod("agent-ready", "ready", true),
@@ -158,6 +165,8 @@ func TestPlanPods(t *testing.T) {
 		pod("agent-draining", "draining", false, terminating),
 		pod("agent-crashed", "crashed", false, failed),
 		pod("agent-outdated", "outdated", true, oldImage),
+		pod("agent-noschedule", "noschedule", true),
+		pod("agent-noexecute", "noexecute", true),
 		pod("copy-of-agent-ready", "ready", true),
 		pod("agent-new", "new", true, foreign),
 	}
@@ -173,12 +182,12 @@ func TestPlanPods(t *testing.T) {
 	g.Expect(names(plan.create...)).To(ConsistOf("new"),
 		"a pod is created on each Ready, matching node without one, once the node's old pod is gone")
 	g.Expect(podNames(plan.remove)).To(ConsistOf("agent-cordoned", "agent-relabelled", "agent-gone",
-		"agent-crashed", "copy-of-agent-ready"), "the pods to remove")
+		"agent-crashed", "copy-of-agent-ready", "agent-noexecute"), "the pods to remove")
 	g.Expect(podNames(plan.replace)).To(BeEmpty(),
 		"nodes are without a ready pod (new, draining, crashed): the budget is spent")
-	g.Expect(plan.desired).To(BeEquivalentTo(6), "ready, new, notready, draining, crashed, outdated")
-	g.Expect(plan.current).To(BeEquivalentTo(3), "ready, notready, outdated run an active pod")
-	g.Expect(plan.updated).To(BeEquivalentTo(2), "ready, notready run spec.image")
-	g.Expect(plan.available).To(BeEquivalentTo(3), "ready, notready, outdated are ready")
+	g.Expect(plan.desired).To(BeEquivalentTo(7), "ready, new, notready, draining, crashed, outdated, noschedule")
+	g.Expect(plan.current).To(BeEquivalentTo(4), "ready, notready, outdated, noschedule run an active pod")
+	g.Expect(plan.updated).To(BeEquivalentTo(3), "ready, notready, noschedule run spec.image")
+	g.Expect(plan.available).To(BeEquivalentTo(4), "ready, notready, outdated, noschedule are ready")
 	g.Expect(pods[0].Name).To(Equal("agent-ready"), "the input comes from the cache and must not change")
 }

@@ -183,3 +183,43 @@ func TestPodsOfAnEarlierMyDaemonSetOfTheSameNameAreWaitedFor(t *testing.T) {
 		g.Expect(nodeNames(daemonPodsOf(g, mds))).To(ConsistOf(names(a, b)))
 	}).Should(Succeed(), "once the old pod is gone, its node gets a pod of the new MyDaemonSet")
 }
+
+// A pod this MyDaemonSet controls but that lacks its label (made by an older manager, or
+// relabelled by hand) holds its node's pod name, and the manager's cache, which selects
+// on the label, never shows it. The controller must see it through the API server and
+// put the label back (adopt it), so that the node has its pod again within seconds
+// rather than after the expectations' timeout of minutes.
+func TestAnOwnPodWithoutTheLabelIsAdopted(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	ns := env.Namespace(t)
+	// The node is NotReady while the pod is set up, so that the controller does not
+	// create the pod first.
+	node := createNode(g, ns, "a", false, nil)
+	mds := newMyDaemonSet(ns, "agent", nil)
+	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	isController := true
+	orphan := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: podName(mds.Name, node.Name),
+			Labels: map[string]string{"app": "agent"},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: appsv1.GroupVersion.String(), Kind: "MyDaemonSet",
+				Name: mds.Name, UID: mds.UID, Controller: &isController, BlockOwnerDeletion: &isController}}},
+		Spec: corev1.PodSpec{NodeName: node.Name, Containers: []corev1.Container{{Name: "app", Image: pauseImage}}},
+	}
+	g.Expect(env.Client.Create(ctx, orphan)).To(Succeed())
+	markReady(g, ns, orphan.Name)
+	setNodeReady(g, node, corev1.ConditionTrue)
+
+	g.Eventually(func(g Gomega) {
+		var pod corev1.Pod
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(orphan), &pod)).To(Succeed())
+		g.Expect(pod.Labels).To(HaveKeyWithValue(MyDaemonSetLabel, mds.Name),
+			"the pod the MyDaemonSet controls should get its label back")
+		g.Expect(pod.Labels).To(HaveKeyWithValue("app", "agent"), "the pod's other labels stay")
+		g.Expect(pod.UID).To(Equal(orphan.UID), "the pod should be adopted, not replaced")
+		got := latestMyDaemonSet(g, mds)
+		g.Expect(got.Status.CurrentNumberScheduled).To(BeEquivalentTo(1), "status.currentNumberScheduled")
+		g.Expect(got.Status.NumberAvailable).To(BeEquivalentTo(1), "status.numberAvailable")
+		g.Expect(got).To(haveMyDaemonSetReady(metav1.ConditionTrue, appsv1.ReasonAllPodsAvailable))
+	}).Should(Succeed(), "the node should run its adopted pod within seconds")
+}

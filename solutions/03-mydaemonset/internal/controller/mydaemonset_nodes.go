@@ -98,15 +98,17 @@ func nodeChangedPredicate() predicate.Predicate {
 }
 
 // nodeChanged reports whether an update changed something the controller reads of a
-// node: its labels (the node selectors), spec.unschedulable (cordon) and whether it is
-// Ready.
+// node: its labels (the node selectors), spec.unschedulable (cordon), spec.taints
+// (taintsAllow) and whether it is Ready.
 func nodeChanged(oldNode, newNode *corev1.Node) bool {
 	//lesson:todo Compare what the controller reads of the two nodes: labels,
-	//lesson:todo spec.unschedulable and whether the node is Ready (isNodeReady). See
+	//lesson:todo spec.unschedulable, spec.taints (equality.Semantic.DeepEqual) and whether
+	//lesson:todo the node is Ready (isNodeReady). See
 	//lesson:todo "Filtering node events" in docs/lesson-03.md.
 	//lesson:stub return true
 	return !maps.Equal(oldNode.Labels, newNode.Labels) ||
 		oldNode.Spec.Unschedulable != newNode.Spec.Unschedulable ||
+		!equality.Semantic.DeepEqual(oldNode.Spec.Taints, newNode.Spec.Taints) ||
 		isNodeReady(oldNode) != isNodeReady(newNode)
 	//lesson:end
 }

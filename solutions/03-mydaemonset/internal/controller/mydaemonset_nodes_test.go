@@ -110,6 +110,9 @@ func TestNodePredicatePassesOnlyWhatTheControllerReads(t *testing.T) {
 		{"a label changed", func(n *corev1.Node) { n.Labels["disk"] = "hdd" }, true},
 		{"a label was removed", func(n *corev1.Node) { delete(n.Labels, "disk") }, true},
 		{"the node was cordoned", func(n *corev1.Node) { n.Spec.Unschedulable = true }, true},
+		{"a taint was added", func(n *corev1.Node) {
+			n.Spec.Taints = []corev1.Taint{{Key: "example.com/maintenance", Effect: corev1.TaintEffectNoExecute}}
+		}, true},
 		{"Ready went Unknown", func(n *corev1.Node) { n.Status.Conditions[0].Status = corev1.ConditionUnknown }, true},
 		{"the Ready condition went away", func(n *corev1.Node) { n.Status.Conditions = n.Status.Conditions[1:] }, true},
 	}

@@ -58,8 +58,9 @@ func planPods(mds *appsv1.MyDaemonSet, nodes []corev1.Node, pods []corev1.Pod) d
 	// Sort the pods into the one active pod of each node and the pods on their way out.
 	// A pod of someone else, even with our label, is never touched.
 	//lesson:todo Sort the pods that mds controls (metav1.IsControlledBy; skip the others).
-	//lesson:todo A terminating pod marks its node leaving. A pod whose node is gone or does
-	//lesson:todo not match (nodeMatches) goes into plan.remove. So does a pod not named
+	//lesson:todo A terminating pod marks its node leaving. A pod whose node is gone, does
+	//lesson:todo not match (nodeMatches) or has a NoExecute taint the pod does not tolerate
+	//lesson:todo (podMayStay) goes into plan.remove. So does a pod not named
 	//lesson:todo podName(mds.Name, node.Name), and a finished one (Succeeded or Failed);
 	//lesson:todo both also mark the node leaving. Every other pod is its node's entry in
 	//lesson:todo running. See "Which nodes get a pod" in docs/lesson-03.md.
@@ -79,6 +80,10 @@ func planPods(mds *appsv1.MyDaemonSet, nodes []corev1.Node, pods []corev1.Pod) d
 		node := nodesByName[pod.Spec.NodeName]
 		switch {
 		case node == nil || !nodeMatches(mds, node):
+			plan.remove = append(plan.remove, pod)
+		case !podMayStay(mds, node):
+			// The taint eviction controller deletes it anyway; the node counts for
+			// nothing until the taint goes or is tolerated.
 			plan.remove = append(plan.remove, pod)
 		case pod.Name != podName(mds.Name, node.Name):
 			// Not the name this controller gives: a copy someone else made, which would
@@ -101,8 +106,10 @@ func planPods(mds *appsv1.MyDaemonSet, nodes []corev1.Node, pods []corev1.Pod) d
 	//lesson:todo Walk the nodes that match (nodeMatches) in name order and fill in the
 	//lesson:todo plan. A node with a running pod is desired and current; its pod is updated
 	//lesson:todo when it runs spec.image (podImage), else outdated; the node is available
-	//lesson:todo when the pod is ready (podcontrol.IsPodReady), else unavailable. A NotReady
-	//lesson:todo node (isNodeReady) without a pod counts for nothing. A leaving node is
+	//lesson:todo when the pod is ready (podcontrol.IsPodReady), else unavailable. A node
+	//lesson:todo whose taints keep every pod off (the stay of taintsAllow) counts for
+	//lesson:todo nothing, and so does a node without a pod that is NotReady (isNodeReady) or
+	//lesson:todo whose taints let no new pod start (the start of taintsAllow). A leaving node is
 	//lesson:todo desired and unavailable. Any other node is desired, unavailable and gets
 	//lesson:todo a pod (plan.create). Last, outdatedPodsToDelete picks plan.replace. See
 	//lesson:todo "Which nodes get a pod" and "The rolling budget" in docs/lesson-03.md.
@@ -118,6 +125,10 @@ func planPods(mds *appsv1.MyDaemonSet, nodes []corev1.Node, pods []corev1.Pod) d
 	var outdated []*corev1.Pod
 	for _, node := range sorted {
 		if !nodeMatches(mds, node) {
+			continue
+		}
+		start, stay := taintsAllow(mds, node)
+		if !stay {
 			continue
 		}
 		pod := running[node.Name]
@@ -139,6 +150,9 @@ func planPods(mds *appsv1.MyDaemonSet, nodes []corev1.Node, pods []corev1.Pod) d
 			}
 		case !isNodeReady(node):
 			// A NotReady node without a pod gets one once it is Ready.
+		case !start:
+			// An untolerated NoSchedule taint keeps a new pod off, as the scheduler
+			// would; a pod that ran before the taint came stays (the first case).
 		case leaving.Has(node.Name):
 			plan.desired++
 			unavailable++

@@ -7,12 +7,14 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/util/flowcontrol"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -56,6 +58,11 @@ type MyDaemonSetReconciler struct {
 	// 0 means 1.
 	MaxConcurrentReconciles int
 
+	// FailedPodBackoff spaces out the replacements of a node's failed pods. nil means
+	// 1 second, doubling up to 15 minutes, as the DaemonSet controller's.
+	FailedPodBackoff *flowcontrol.Backoff
+	backoffOnce      sync.Once
+
 	// expectations remembers the pods this controller created or deleted that the cache
 	// does not show yet. A pod's name is fixed by its node, so a pass that misses a
 	// create cannot make a second pod: the API server refuses the name. The expectations
@@ -66,7 +73,7 @@ type MyDaemonSetReconciler struct {
 
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=mydaemonsets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=mydaemonsets/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;patch;delete
 //lesson:todo Let the manager read and watch the nodes: an RBAC marker for the core group's
 //lesson:todo nodes with the verbs get, list and watch.
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
@@ -81,6 +88,8 @@ func (r *MyDaemonSetReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 		if apierrors.IsNotFound(err) {
 			// The garbage collector deletes the pods through their OwnerReferences.
 			r.expectations.Forget(req.NamespacedName)
+			// The backoffs of its nodes expire; drop those that have.
+			r.failedPodBackoff().GC()
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, fmt.Errorf("getting MyDaemonSet: %w", err)
@@ -125,6 +134,7 @@ func (r *MyDaemonSetReconciler) reconcilePods(ctx context.Context, mds *appsv1.M
 		log.V(1).Info("Waiting for the cache to show earlier creates and deletes", "timeout", wait)
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
+	backoff := r.holdBackFailedPods(ctx, mds, &plan, nodes.Items, pods.Items)
 
 	// The creates, the removals and the replacements concern different nodes, so one
 	// pass does all three; maxBurst caps the creates and the removals, the rolling budget
@@ -140,7 +150,10 @@ func (r *MyDaemonSetReconciler) reconcilePods(ctx context.Context, mds *appsv1.M
 	var taken error
 	if len(plan.create) > 0 {
 		var err error
+		//mistake:one-pod-per-pass should get their pods in the same pass
 		taken, err = r.createPods(ctx, mds, plan.create[:min(len(plan.create), maxBurst)])
+		//mistake:instead taken, err = r.createPods(ctx, mds, plan.create[:1])
+		//mistake:end
 		errs = append(errs, err)
 	}
 	if len(plan.remove) > 0 {
@@ -167,7 +180,67 @@ func (r *MyDaemonSetReconciler) reconcilePods(ctx context.Context, mds *appsv1.M
 			"available", plan.available)
 	}
 	//lesson:end
-	return ctrl.Result{}, nil
+	return ctrl.Result{RequeueAfter: backoff}, nil
+}
+
+// holdBackFailedPods keeps a node's failed pod out of plan.remove while the node is in
+// backoff, and returns when the first such backoff ends (0 when none is held back). A
+// pod that fails again and again (a kubelet that rejects it, a container that cannot
+// start) would otherwise be deleted and created again in a hot loop, as fast as the
+// events come. Each replacement doubles the node's wait, up to the cap; a ready pod on
+// the node resets it. The failed pod keeps its name meanwhile, so the node gets no
+// second pod. Only a node that should keep its pod has a backoff: the failed pod of a
+// node that is gone, no longer matches or evicts it goes at once. This follows
+// failedPodsBackoff in the DaemonSet controller.
+func (r *MyDaemonSetReconciler) holdBackFailedPods(ctx context.Context, mds *appsv1.MyDaemonSet, plan *daemonPlan,
+	nodes []corev1.Node, pods []corev1.Pod) time.Duration {
+	backoff := r.failedPodBackoff()
+	now := backoff.Clock.Now()
+	keeping := map[string]bool{}
+	for i := range nodes {
+		keeping[nodes[i].Name] = nodeMatches(mds, &nodes[i]) && podMayStay(mds, &nodes[i])
+	}
+	for i := range pods {
+		if pod := &pods[i]; metav1.IsControlledBy(pod, mds) && podcontrol.IsPodReady(pod) {
+			backoff.Reset(failedPodBackoffKey(mds, pod.Spec.NodeName))
+		}
+	}
+	var wait time.Duration
+	plan.remove = slices.DeleteFunc(plan.remove, func(pod *corev1.Pod) bool {
+		if pod.Status.Phase != corev1.PodFailed || !keeping[pod.Spec.NodeName] {
+			return false
+		}
+		key := failedPodBackoffKey(mds, pod.Spec.NodeName)
+		if backoff.IsInBackOffSinceUpdate(key, now) {
+			// The backoff does not say when it started; waiting all of it again
+			// comes back late at worst, as the DaemonSet controller does.
+			delay := backoff.Get(key)
+			log.FromContext(ctx).V(1).Info("Keeping a failed pod until its node's backoff ends", "pod", pod.Name,
+				"node", pod.Spec.NodeName, "backoff", delay)
+			if wait == 0 || delay < wait {
+				wait = delay
+			}
+			return true
+		}
+		backoff.Next(key, now)
+		return false
+	})
+	return wait
+}
+
+// failedPodBackoffKey names the backoff of one node of one MyDaemonSet.
+func failedPodBackoffKey(mds *appsv1.MyDaemonSet, node string) string {
+	return string(mds.UID) + "/" + node
+}
+
+// failedPodBackoff returns FailedPodBackoff, made on first use when it is nil.
+func (r *MyDaemonSetReconciler) failedPodBackoff() *flowcontrol.Backoff {
+	r.backoffOnce.Do(func() {
+		if r.FailedPodBackoff == nil {
+			r.FailedPodBackoff = flowcontrol.NewBackOff(time.Second, 15*time.Minute)
+		}
+	})
+	return r.FailedPodBackoff
 }
 
 // createPods creates the pods of nodes in growing batches and records each one as
@@ -252,7 +325,8 @@ func joinSorted(errs []error) error {
 }
 
 // checkOwnPod is called when the pod's name is taken. It returns nil when the holder is
-// ours (the cache had not shown it yet), and a *nameTakenError when it is not. Two
+// ours (the cache had not shown it yet, or does not show it until adoptPod has labelled
+// it), and a *nameTakenError when it is not. Two
 // MyDaemonSets of one namespace can want the same name ("a" on node "b-c" and "a-b" on
 // node "c"), or someone else's pod can hold it; retrying cannot fix that, renaming the
 // MyDaemonSet can. A pod controlled by a MyDaemonSet of the same name but another UID is
@@ -267,7 +341,7 @@ func (r *MyDaemonSetReconciler) checkOwnPod(ctx context.Context, mds *appsv1.MyD
 		return fmt.Errorf("reading the pod that holds the name %s: %w", pod.Name, err)
 	}
 	if metav1.IsControlledBy(&existing, mds) {
-		return nil
+		return r.adoptPod(ctx, mds, &existing)
 	}
 	taken := &nameTakenError{node: pod.Spec.NodeName, pod: pod.Name, holder: "no controller"}
 	if owner := metav1.GetControllerOf(&existing); owner != nil {
@@ -278,13 +352,35 @@ func (r *MyDaemonSetReconciler) checkOwnPod(ctx context.Context, mds *appsv1.MyD
 	return taken
 }
 
+// adoptPod gives a pod that mds controls the label MyDaemonSetLabel=<mds's name> when it
+// lacks it: a pod made by an older manager, or relabelled by hand. The manager's cache
+// selects on that label, so without it the pod never shows up there, the expectation
+// of its create is never met, and the node waits out the expectations' timeout again and
+// again. The OwnerReference already says the pod is ours; the label only makes the cache
+// agree. The patch sends that one label, so it changes nothing else of the pod.
+func (r *MyDaemonSetReconciler) adoptPod(ctx context.Context, mds *appsv1.MyDaemonSet, pod *corev1.Pod) error {
+	if pod.Labels[MyDaemonSetLabel] == mds.Name {
+		return nil
+	}
+	patch := client.MergeFrom(pod.DeepCopy())
+	if pod.Labels == nil {
+		pod.Labels = map[string]string{}
+	}
+	pod.Labels[MyDaemonSetLabel] = mds.Name
+	if err := r.Patch(ctx, pod, patch); err != nil {
+		return fmt.Errorf("labelling our pod %s, which lacks %s: %w", pod.Name, MyDaemonSetLabel, err)
+	}
+	log.FromContext(ctx).Info("Adopted a pod that lacked our label", "pod", pod.Name, "node", pod.Spec.NodeName)
+	return nil
+}
+
 // newDaemonPod returns the pod mds runs on node, bound to it, labelled with the
 // MyDaemonSet's name (which is also what the manager's cache selects) and controlled by it.
 func (r *MyDaemonSetReconciler) newDaemonPod(mds *appsv1.MyDaemonSet, node *corev1.Node) (*corev1.Pod, error) {
 	//lesson:todo Return the pod of mds for node: named podName(mds.Name, node.Name), in the
 	//lesson:todo MyDaemonSet's namespace, labelled MyDaemonSetLabel=<its name>, the one
 	//lesson:todo container of daemonContainer(mds), bound to the node through spec.nodeName,
-	//lesson:todo with the tolerations of daemonTolerations and a controller OwnerReference
+	//lesson:todo with the tolerations of daemonTolerations(mds) and a controller OwnerReference
 	//lesson:todo to mds. See "Binding a pod to its node" in docs/lesson-03.md.
 	//lesson:stub return nil, errors.New("newDaemonPod is not written yet")
 	pod := &corev1.Pod{
@@ -300,7 +396,7 @@ func (r *MyDaemonSetReconciler) newDaemonPod(mds *appsv1.MyDaemonSet, node *core
 			// the scheduler's other checks apply to its pods too.
 			NodeName:    node.Name,
 			Containers:  []corev1.Container{daemonContainer(mds)},
-			Tolerations: daemonTolerations(),
+			Tolerations: daemonTolerations(mds),
 		},
 	}
 	if err := controllerutil.SetControllerReference(mds, pod, r.Scheme); err != nil {
@@ -324,16 +420,17 @@ func daemonContainer(mds *appsv1.MyDaemonSet) corev1.Container {
 	//stage:end
 }
 
-// daemonTolerations keep a daemon pod on a node that goes NotReady or unreachable. The
-// node lifecycle controller taints such a node with NoExecute, and the API server gives
-// every other pod a 300-second toleration of those taints, after which it is evicted.
-// A DaemonSet's pods tolerate them for good, and so do ours: the node needs its daemons
-// most when it is in trouble.
-func daemonTolerations() []corev1.Toleration {
-	return []corev1.Toleration{
-		{Key: corev1.TaintNodeNotReady, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute},
-		{Key: corev1.TaintNodeUnreachable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute},
-	}
+// daemonTolerations are the tolerations of every pod of mds: spec.tolerations, and two
+// that keep a daemon pod on a node that goes NotReady or unreachable. The node lifecycle
+// controller taints such a node with NoExecute, and the API server gives every other pod
+// a 300-second toleration of those taints, after which it is evicted. A DaemonSet's pods
+// tolerate them for good, and so do ours: the node needs its daemons most when it is in
+// trouble.
+func daemonTolerations(mds *appsv1.MyDaemonSet) []corev1.Toleration {
+	return append(slices.Clone(mds.Spec.Tolerations),
+		corev1.Toleration{Key: corev1.TaintNodeNotReady, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute},
+		corev1.Toleration{Key: corev1.TaintNodeUnreachable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute},
+	)
 }
 
 // deletePods deletes pods in parallel and records each one as expected to go. The UID

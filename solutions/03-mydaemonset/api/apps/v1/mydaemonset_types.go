@@ -1,6 +1,7 @@
 package v1
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -17,6 +18,24 @@ type MyDaemonSetSpec struct {
 	// Empty or missing means every node.
 	// +optional
 	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+
+	// Tolerations let the pods onto nodes with taints, as a pod's tolerations do. The
+	// controller binds its pods itself, past the scheduler, so it checks the taints: a
+	// node with a NoSchedule or NoExecute taint the pods do not tolerate gets no new pod,
+	// and one with an untolerated NoExecute taint loses its pod. The pods always tolerate
+	// the taints of a NotReady or unreachable node. tolerationSeconds is refused: a daemon
+	// either belongs on a tainted node or it does not, and a pod evicted after some
+	// seconds would only be created again. Changing the tolerations replaces no pod: the
+	// pods created after it carry them.
+	// +kubebuilder:validation:MaxItems=32
+	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.operator) || t.operator in ['Equal', 'Exists'])",message="operator must be Equal or Exists"
+	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.effect) || t.effect in ['NoSchedule', 'PreferNoSchedule', 'NoExecute'])",message="effect must be NoSchedule, PreferNoSchedule, NoExecute or empty (every effect)"
+	// +kubebuilder:validation:XValidation:rule="self.all(t, (has(t.key) && t.key != '') || (has(t.operator) && t.operator == 'Exists'))",message="a toleration without a key must have the operator Exists"
+	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.operator) || t.operator != 'Exists' || !has(t.value) || t.value == '')",message="a toleration with the operator Exists has no value"
+	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.tolerationSeconds))",message="tolerationSeconds is not supported: a daemon pod tolerates a taint for good or not at all"
+	// +listType=atomic
+	// +optional
+	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
 }
 
 // ConditionReady is the type of the condition that says whether every node that should

@@ -7,6 +7,7 @@ import (
 	"context"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -108,6 +109,53 @@ func validateSpec(spec *appsv1.MyDaemonSetSpec, path *field.Path) field.ErrorLis
 	errs = append(errs, validateImage(spec.Image, path.Child("image"))...)
 	errs = append(errs, validateNodeSelector(spec.NodeSelector, path.Child("nodeSelector"))...)
 	errs = append(errs, validatePullPolicy(spec.ImagePullPolicy, path.Child("imagePullPolicy"))...)
+	errs = append(errs, validateTolerations(spec.Tolerations, path.Child("tolerations"))...)
+	return errs
+}
+
+// validateTolerations checks what a pod's validation would: a toleration the API server
+// refuses on a pod would make every create of the controller fail, on every node. The
+// CRD's rules check the operator, the effect, an empty key and tolerationSeconds
+// already; this repeats them for callers without an API server (the tests and the
+// fuzzer), and adds the key and the value, which must be a label key and a label value.
+func validateTolerations(tolerations []corev1.Toleration, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, t := range tolerations {
+		at := path.Index(i)
+		if t.Key != "" {
+			for _, msg := range content.IsLabelKey(t.Key) {
+				errs = append(errs, field.Invalid(at.Child("key"), t.Key, msg))
+			}
+		}
+		switch t.Operator {
+		case "", corev1.TolerationOpEqual:
+			if t.Key == "" {
+				errs = append(errs, field.Invalid(at.Child("operator"), t.Operator,
+					"a toleration without a key must have the operator Exists"))
+			}
+			for _, msg := range content.IsLabelValue(t.Value) {
+				errs = append(errs, field.Invalid(at.Child("value"), t.Value, msg))
+			}
+		case corev1.TolerationOpExists:
+			if t.Value != "" {
+				errs = append(errs, field.Invalid(at.Child("value"), t.Value,
+					"a toleration with the operator Exists has no value"))
+			}
+		default:
+			errs = append(errs, field.NotSupported(at.Child("operator"), t.Operator,
+				[]corev1.TolerationOperator{corev1.TolerationOpEqual, corev1.TolerationOpExists}))
+		}
+		switch t.Effect {
+		case "", corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
+		default:
+			errs = append(errs, field.NotSupported(at.Child("effect"), t.Effect, []corev1.TaintEffect{
+				corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute}))
+		}
+		if t.TolerationSeconds != nil {
+			errs = append(errs, field.Forbidden(at.Child("tolerationSeconds"),
+				"a daemon pod tolerates a taint for good or not at all"))
+		}
+	}
 	return errs
 }
 

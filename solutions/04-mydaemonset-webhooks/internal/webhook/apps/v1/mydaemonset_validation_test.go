@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/solutions/04-mydaemonset-webhooks/api/apps/v1"
 )
@@ -56,6 +57,20 @@ func TestValidateMyDaemonSet(t *testing.T) {
 		{"a pull policy that does not exist", appsv1.MyDaemonSetSpec{Image: pauseImage, ImagePullPolicy: "Sometimes"},
 			[]string{`spec.imagePullPolicy: Unsupported value: "Sometimes"`}, 0},
 		{"a floating image", appsv1.MyDaemonSetSpec{Image: "busybox"}, nil, 1},
+		{"valid tolerations", appsv1.MyDaemonSetSpec{Image: pauseImage, Tolerations: []corev1.Toleration{
+			{Key: "example.com/dedicated", Operator: corev1.TolerationOpEqual, Value: "gpu", Effect: corev1.TaintEffectNoSchedule},
+			{Operator: corev1.TolerationOpExists},
+		}}, nil, 0},
+		{"bad tolerations", appsv1.MyDaemonSetSpec{Image: pauseImage, Tolerations: []corev1.Toleration{
+			{Key: "b@d", Operator: corev1.TolerationOpExists, Value: "x"},
+			{Value: "v", Effect: "Sometimes", TolerationSeconds: ptr.To[int64](60)},
+		}}, []string{
+			`spec.tolerations[0].key: Invalid value: "b@d"`,
+			`spec.tolerations[0].value: Invalid value: "x": a toleration with the operator Exists has no value`,
+			`spec.tolerations[1].operator: Invalid value: "": a toleration without a key must have the operator Exists`,
+			`spec.tolerations[1].effect: Unsupported value: "Sometimes"`,
+			`spec.tolerations[1].tolerationSeconds: Forbidden`,
+		}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
