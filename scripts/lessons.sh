@@ -191,7 +191,8 @@ mistakes() {
         (($(stage_number "$folder") == stage)) && break
       done
       while (($(jobs -rp | wc -l) >= 3)); do wait -n || true; done
-      make_mistake "$source" "$first" "$stage" "$folder" "$name" >"$results/$name.log" 2>&1 &
+      # Two tracks may name a mistake alike: the log is named after the stage too.
+      make_mistake "$source" "$first" "$stage" "$folder" "$name" >"$results/$folder-$name.log" 2>&1 &
       printf '%s\t%s\t%s\n' "$folder" "$name" "$want" >>"$results/list"
       count=$((count + 1))
     done < <(lessongen -source "$ROOT/solutions/$source" -first "$first" -list-mistakes)
@@ -199,7 +200,7 @@ mistakes() {
   wait
   ((count > 0)) || die "no //mistake: markers in ${only:-any track}"
   while IFS=$'\t' read -r folder name want; do
-    local out="$results/$name.log" first_failure
+    local out="$results/$folder-$name.log" first_failure
     first_failure=$(sed -n '/^--- FAIL: /,$p' "$out")
     if ! grep -q '^--- FAIL: ' "$out"; then
       warn "mistake $name in solutions/$folder: no test fails:"$'\n'"$(tail -n 20 "$out")"
@@ -224,7 +225,8 @@ make_mistake() {
   lessongen -source "$ROOT/solutions/$source" -first "$first" -stage "$stage" -mistake "$name" -to "$dir"
   # controller-gen is slow: a mistake that leaves every marker alone keeps the stage's
   # committed CRDs, RBAC and deepcopy code.
-  if diff -r "$ROOT/solutions/$folder" "$dir" 2>/dev/null | grep -q '^[<>].*+kubebuilder:'; then
+  # (grep reads all of diff's output: with -q, diff could die of SIGPIPE and fail the test.)
+  if diff -r "$ROOT/solutions/$folder" "$dir" 2>/dev/null | grep '^[<>].*+kubebuilder:' >/dev/null; then
     "$ROOT/scripts/generate.sh" "$dir"
   else
     cp -rn "$ROOT/solutions/$folder/." "$dir/"
