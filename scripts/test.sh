@@ -88,14 +88,15 @@ done < <(grep -rl --include='*_test.go' '^func Fuzz' "${solutions[@]}" | sort -r
 phase "every lesson compiles and fails its tests"
 go vet $(packages "${lessons[@]}")
 # A lesson is unfinished: its tests must fail, and -failfast stops them at the first
-# failure. Six lessons run at a time, since much of their time is spent waiting (an
-# untouched lesson's first failure is often an Eventually that times out); eight start
-# so many API servers at once on two cores that they time out. One go test per lesson:
+# failure. Four lessons run at a time, since much of their time is spent waiting (an
+# untouched lesson's first failure is often an Eventually that times out); six start so
+# many API servers at once on two cores that, with eleven lessons, some time out. One go
+# test per lesson:
 # across packages, -failfast also skips the packages not started yet.
 results="$CACHE/test/lessons"
 rm -rf "$results" && mkdir -p "$results"
 for lesson in "${lessons[@]}"; do
-  while (($(jobs -rp | wc -l) >= 6)); do wait -n || true; done
+  while (($(jobs -rp | wc -l) >= 4)); do wait -n || true; done
   go test -count=1 -failfast "./$lesson/..." >"$results/$(basename "$lesson")" 2>&1 &
 done
 wait
