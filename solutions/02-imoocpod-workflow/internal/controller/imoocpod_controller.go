@@ -63,9 +63,7 @@ type ImoocPodReconciler struct {
 //stage:2
 //lesson:todo Let the manager write the status subresource: an RBAC marker for
 //lesson:todo imoocpods/status with the verbs get, update and patch.
-//mistake:no-status-rbac add the RBAC marker it lacks
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods/status,verbs=get;update;patch
-//mistake:end
 //lesson:end
 //stage:end
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
