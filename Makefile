@@ -45,6 +45,22 @@ solution-%: binaries ## The same walkthrough with solution N's controller.
 check-%: binaries ## Run lesson N's tests against your code (the solution's tests, unchanged).
 	@scripts/check.sh $*
 
+watch-%: binaries ## Run check-N again each time you save a Go file of lesson N (Ctrl-C stops).
+	@scripts/watch.sh $*
+
+.PHONY: progress
+progress: ## Every lesson: not started, tests passing at your last check, or done; and the next step.
+	@scripts/progress.sh
+
+run-%: binaries ## Run lesson N's manager in the foreground on the cluster, to try with kubectl (Ctrl-C stops).
+	@scripts/run-stage.sh lessons $* run
+
+install-%: binaries ## Install lesson N's CRDs on the cluster (regenerated from your API types).
+	@scripts/crds.sh install $*
+
+uninstall-%: binaries ## Remove lesson N's CRDs and so every object of their kinds (says what, asks first).
+	@scripts/crds.sh uninstall $*
+
 diff-%: ## Show lesson N against solution N (FROM=solution: solution N-1 against lesson N).
 	@scripts/diff.sh $* $(FROM)
 

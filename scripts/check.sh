@@ -10,6 +10,7 @@
 #   V=1                 show go test's whole output
 source "$(dirname "$0")/lib/common.sh"
 source "$ROOT/scripts/lib/stage.sh"
+source "$ROOT/scripts/lib/symptoms.sh"
 
 dir=$(stage_dir lessons "${1:?usage: $0 N}")
 name=$(basename "$dir")
@@ -42,9 +43,12 @@ failures() {
 if [[ -n ${V:-} ]]; then cat "$log"; else failures "$log"; fi
 total=$(cd "$dir" && go test -list '^Test' ./... 2>/dev/null | grep -c '^Test' || true)
 passed=$(grep -c '^--- PASS: ' "$log" || true)
+# make progress reads how this check ended: tests passed, tests in all, go test's status.
+echo "$passed $total $status" >"$CACHE/check/$name.result"
 if ((status == 0)); then
   say "All $passed tests of lessons/$name pass. Compare with the solution (make diff-$1), then watch it work: make lesson-$1"
 else
+  explain_symptoms "$log"
   warn "$passed of $total tests pass; the first failure, above, says what to fix next. (Full output: ${log#"$ROOT"/})"
   warn "TESTENV_VERBOSE=1 make check-$1 adds your controller's logs; docs/lesson-$(printf '%02d' "$((10#$1))").md has hints."
   exit 1

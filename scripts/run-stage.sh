@@ -5,19 +5,27 @@
 # The cluster: the current kube context when it is kind-* or the embedded cluster's (or
 # $WORKSHOP_ALLOW_CONTEXT); otherwise the embedded cluster, started if needed.
 #
-# Usage: scripts/run-stage.sh lessons|solutions N
+# With `run` (make run-N), the manager runs in the foreground instead, its log on the
+# terminal, for you to try it with kubectl; Ctrl-C stops it and removes its webhook
+# configurations, which would otherwise make the API server refuse the stage's kinds.
+#
+# Usage: scripts/run-stage.sh lessons|solutions N [run]
 source "$(dirname "$0")/lib/common.sh"
 source "$ROOT/scripts/lib/stage.sh"
 
-kind=${1:?usage: $0 lessons|solutions N}
-n=$(printf '%02d' "$((10#${2:?usage: $0 lessons|solutions N}))")
+usage="usage: $0 lessons|solutions N [run]"
+kind=${1:?$usage}
+n=$(printf '%02d' "$((10#${2:?$usage}))")
+mode=${3:-walkthrough}
+[[ $mode == walkthrough || $mode == run ]] || die "$usage"
 dir=$(stage_dir "$kind" "$n")
 name="$kind/$(basename "$dir")"
 walkthrough="$ROOT/scripts/walkthroughs/$n.sh"
-[[ -f $walkthrough ]] || die "no walkthrough for stage $n ($walkthrough)"
+[[ $mode == run || -f $walkthrough ]] || die "no walkthrough for stage $n ($walkthrough)"
 
 export PATH="$CACHE/bin/current:$PATH"
 source "$ROOT/scripts/lib/cluster.sh"
+source "$ROOT/scripts/lib/symptoms.sh"
 use_cluster
 
 # A lesson's markers are the learner's: regenerate what they say. A solution's generated
@@ -66,7 +74,10 @@ start_manager() {
   MANAGER_PID=$!
   local i
   for i in $(seq 100); do
-    kill -0 "$MANAGER_PID" 2>/dev/null || die "the manager exited; its log:"$'\n'"$(tail -n 20 "$log")"
+    if ! kill -0 "$MANAGER_PID" 2>/dev/null; then
+      explain_symptoms "$log"
+      die "the manager exited; its log:"$'\n'"$(tail -n 20 "$log")"
+    fi
     # Ready, and still alive: another process on the port could answer for a manager
     # that failed to bind it.
     if curl -fs "http://127.0.0.1:$PROBE_PORT/readyz" >/dev/null 2>&1; then
@@ -98,12 +109,34 @@ manager_errors() { grep -c '	ERROR	' "$log" || true; }
 MANAGER_ERRORS="grep -c \$'\\tERROR\\t' ${log#"$ROOT"/}"
 trap cleanup EXIT
 
+if [[ $mode == run ]]; then
+  say "Running the manager of $name in the foreground; Ctrl-C stops it"
+  say "Try it from another terminal at the top of the workshop: eval \"\$(make env)\", then" \
+    "kubectl apply -f ${dir#"$ROOT"/}/config/samples/<one of: $(cd "$dir/config/samples" && echo *)>"
+  # The manager handles Ctrl-C itself and shuts down cleanly; this shell only waits for
+  # it (a trap handler, unlike an ignored signal, is not passed on to the manager), and
+  # tee ignores Ctrl-C so that the manager's last lines still reach the terminal.
+  trap ':' INT
+  status=0
+  "$manager" --metrics-bind-address "127.0.0.1:$METRICS_PORT" \
+    --health-probe-bind-address "127.0.0.1:$PROBE_PORT" "${MANAGER_ARGS[@]}" 2>&1 |
+    (trap '' INT && exec tee "$log") || status=$?
+  explain_symptoms "$log"
+  say "The manager stopped (exit status $status)"
+  exit "$status"
+fi
+
 : >"$log"
 source "$ROOT/scripts/lib/walkthrough.sh"
 STAGE_DIR=$dir
+WALKTHROUGH_LOG="$STAGE_CACHE/walkthrough-$n.log"
+: >"$WALKTHROUGH_LOG"
 start_manager
 # The walkthrough shows its commands from the top of the checkout, where make runs.
 cd "$ROOT"
 source "$walkthrough"
 stop_manager
-summary
+if ! summary; then
+  explain_symptoms "$WALKTHROUGH_LOG" "$log"
+  exit 1
+fi

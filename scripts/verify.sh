@@ -22,6 +22,10 @@ leaks=$(grep -nE "(^|[ '\"(])/[^ '\"]+/(solutions|lessons|scripts|shared|\.cache
 [[ -z $leaks ]] || die "the docs show paths of the checkout they were made in; make them relative to its top:"$'\n'"$leaks"
 say "The docs show no paths of one machine"
 
+source "$ROOT/scripts/lib/symptoms.sh"
+check_symptoms
+say "Every known symptom names an entry of shared/TROUBLESHOOTING.md and matches its example"
+
 sources=()
 while read -r line; do sources+=("solutions/${line##* }"); done < <("$ROOT/scripts/lessons.sh" tracks)
 say "Regenerating the DeepCopy, CRDs and RBAC of ${sources[*]}"

@@ -10,6 +10,8 @@
 # expect polls COMMAND (a shell string) for up to WAIT seconds (30) until its output is
 # WANT. The walkthrough ends with "N passed, M failed". Commands show paths relative to
 # the top of the checkout, where make runs them, so that they can be pasted from there.
+# When WALKTHROUGH_LOG names a file, what the commands printed and every failure are
+# appended to it too, for scripts/lib/symptoms.sh to recognise known problems in.
 
 PASSED=0
 FAILED=0
@@ -27,7 +29,7 @@ run() {
     if [[ $word =~ ^[][A-Za-z0-9_./:=,@%+-]+$ ]]; then shown+=("$word"); else shown+=("'$word'"); fi
   done
   show "${shown[*]}"
-  "$@" 2>&1 | sed 's/^/    /'
+  "$@" 2>&1 | tee -a "${WALKTHROUGH_LOG:-/dev/null}" | sed 's/^/    /'
 }
 
 pass() { PASSED=$((PASSED + 1)); printf '  \033[32mPASS\033[0m %s\n' "$1"; }
@@ -35,6 +37,7 @@ pass() { PASSED=$((PASSED + 1)); printf '  \033[32mPASS\033[0m %s\n' "$1"; }
 fail() {
   FAILED=$((FAILED + 1))
   printf '  \033[31mFAIL\033[0m %s\n' "$1"
+  [[ -z ${WALKTHROUGH_LOG:-} ]] || printf 'FAIL %s: %s\n' "$1" "${2:-}" >>"$WALKTHROUGH_LOG"
   [[ -n ${2:-} ]] && printf '       %s\n' "$2"
   [[ -n ${3:-} ]] && printf '       hint: %s\n' "$3"
   return 0
