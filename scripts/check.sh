@@ -14,8 +14,7 @@ source "$ROOT/scripts/lib/symptoms.sh"
 
 dir=$(stage_dir lessons "${1:?usage: $0 N}")
 name=$(basename "$dir")
-say "Regenerating the CRDs of lessons/$name from your API types"
-"$ROOT/scripts/generate.sh" "$dir"
+generate_lesson "$dir"
 
 flags=(-count=1 -v)
 [[ -n ${ALL:-} ]] || flags+=(-failfast)

@@ -21,8 +21,7 @@ use_cluster
 
 case $action in
 install)
-  say "Regenerating the CRDs of $name from your API types"
-  "$ROOT/scripts/generate.sh" "$dir"
+  generate_lesson "$dir"
   say "Installing the CRDs of $name"
   kubectl apply --server-side --force-conflicts -f "$crds"
   kubectl wait --for=condition=Established crd --all --timeout=30s >/dev/null

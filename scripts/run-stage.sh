@@ -31,8 +31,7 @@ use_cluster
 # A lesson's markers are the learner's: regenerate what they say. A solution's generated
 # files are committed, and make verify keeps them current.
 if [[ $kind == lessons ]]; then
-  say "Regenerating the CRDs and RBAC of $name"
-  "$ROOT/scripts/generate.sh" "$dir"
+  generate_lesson "$dir"
 fi
 say "Installing the CRDs of $name"
 kubectl apply --server-side --force-conflicts -f "$dir/config/crd/bases" >/dev/null

@@ -21,3 +21,31 @@ track_of() {
   name=${name#*-}
   echo "${name%%-*}"
 }
+
+# generate_lesson DIR runs scripts/generate.sh on a lesson unless nothing it reads or
+# writes changed since it last ran there: the API types, the +kubebuilder markers
+# anywhere in the module, and the generated files themselves. controller-gen type-checks
+# the whole module, several seconds of each make check-N otherwise.
+generate_lesson() {
+  local dir=$1 stamp key
+  stamp="$CACHE/check/$(basename "$dir").generated"
+  generated_inputs() {
+    (
+      cd "$dir"
+      "$CACHE/bin/current/controller-gen" --version 2>/dev/null || true
+      find api -name '*.go' ! -name 'zz_generated*' 2>/dev/null | sort | xargs -r cat
+      grep -rh --include='*.go' -e '+kubebuilder:' -e '+groupName' . | sort
+      find api config -name 'zz_generated*' -o -path '*/crd/bases/*' -o -name role.yaml -o -name manifests.yaml 2>/dev/null |
+        sort | xargs -r cat
+    ) | sha256sum | cut -c1-16
+  }
+  key=$(generated_inputs)
+  if [[ -f $stamp && $(<"$stamp") == "$key" ]]; then
+    say "The CRDs and RBAC of lessons/$(basename "$dir") are up to date with your markers"
+    return
+  fi
+  say "Regenerating the CRDs and RBAC of lessons/$(basename "$dir") from your API types and markers"
+  "$ROOT/scripts/generate.sh" "$dir"
+  mkdir -p "$(dirname "$stamp")"
+  generated_inputs >"$stamp"
+}
