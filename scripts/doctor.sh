@@ -135,6 +135,18 @@ for var in METRICS_PORT=18080 PROBE_PORT=18081 WEBHOOK_PORT=19443; do
   fi
 done
 
+# Test control planes left behind: a check or test killed before it stopped its envtest
+# API server and etcd leaves them running (their folder is a k8s_test_framework_* temporary
+# one), and on a small machine they slow every later run down.
+orphans=$(ps -eo pid=,ppid=,args= 2>/dev/null |
+  awk '$2 == 1 && /k8s_test_framework_/ && /(kube-apiserver|etcd)/ {print $1}' | xargs)
+if [[ -z $orphans ]]; then
+  ok "no test API servers left running by killed checks"
+else
+  warnline "test API servers or etcds left running by killed checks (pids $orphans) use memory and CPU"
+  fix "kill $orphans"
+fi
+
 # Kube context: the managers refuse any but a workshop cluster's (shared/cluster).
 kubectl=$BIN/kubectl
 [[ -x $kubectl ]] || kubectl=$(command -v kubectl || true)
