@@ -108,6 +108,10 @@ generate: binaries ## Regenerate everything derived: each track's CRDs and RBAC,
 pins: ## Carry scripts/versions.env into every go.mod.
 	@scripts/pins.sh apply
 
+.PHONY: faults
+faults: binaries ## Kill managers mid-work, restart kube-apiserver and etcd under a NodePool: nothing exceeds spec, nothing is lost.
+	@scripts/faults.sh all
+
 .PHONY: bench-imoocpod
 bench-imoocpod: binaries ## ImoocPod against ReplicaSet: 0 to 500 pods on the embedded cluster.
 	@scripts/bench.sh imoocpod

@@ -13,6 +13,10 @@
 #   scripts/cluster.sh nodes N        scale the simulated nodes to N
 #   scripts/cluster.sh kubeconfig     print the kubeconfig's path
 #   scripts/cluster.sh running        exit 0 when the cluster answers
+#   scripts/cluster.sh restart COMPONENT [SECONDS]
+#                                     stop one component (etcd, kube-apiserver, ...) and
+#                                     start it again after SECONDS (2): what a control
+#                                     plane upgrade or crash looks like to a controller
 source "$(dirname "$0")/lib/common.sh"
 
 CLUSTER=${WORKSHOP_CLUSTER:-workshop}
@@ -79,11 +83,31 @@ down() {
   fi
 }
 
+# restart COMPONENT SECONDS stops one component with SIGTERM, as a rolling upgrade
+# would, and SECONDS later lets kwokctl start it again: `kwokctl start cluster` starts the
+# components whose pid file names no running process, with the flags it gave them.
+restart() {
+  local component=$1 down_for=${2:-2} dir="$KWOK_WORKDIR/clusters/$CLUSTER"
+  local pidfile="$dir/pids/$component.pid" pid
+  [[ -f $pidfile ]] || die "kwok-$CLUSTER has no component '$component' (known: $(cd "$dir/pids" 2>/dev/null && ls | sed 's/\.pid$//' | paste -sd' '))"
+  pid=$(<"$pidfile")
+  kill -0 "$pid" 2>/dev/null || die "$component (pid $pid) is not running"
+  say "Stopping $component of kwok-$CLUSTER for ${down_for}s"
+  kill -TERM "$pid"
+  local i
+  for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$pid" 2>/dev/null && kill -KILL "$pid"
+  sleep "$down_for"
+  kwokctl start cluster >&2
+  say "Started $component again (pid $(<"$pidfile"))"
+}
+
 case ${1:-} in
   up) up "${2:-3}" ;;
   down) down ;;
   nodes) [[ -n ${2:-} ]] || die "usage: $0 nodes N"; running || die "the cluster is not running: make cluster-up"; scale "$2" ;;
   kubeconfig) echo "$KUBECONFIG_PATH" ;;
   running) running ;;
+  restart) [[ -n ${2:-} ]] || die "usage: $0 restart COMPONENT [SECONDS]"; restart "$2" "${3:-2}" ;;
   *) sed -n '2,/^source/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 esac

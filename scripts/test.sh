@@ -10,6 +10,8 @@
 #      with a message that names it
 #   4. end to end: no CRD name clashes with a built-in kind's; every solution's
 #      walkthrough on a fresh embedded cluster
+#   5. the fast fault tests (scripts/faults.sh): ImoocPod and MyDaemonSet managers killed
+#      mid-work; `make faults` adds the control-plane restarts under a NodePool
 #
 # Usage: scripts/test.sh
 source "$(dirname "$0")/lib/common.sh"
@@ -127,6 +129,11 @@ for solution in "${solutions[@]}"; do
   n=$(basename "$solution"); n=${n%%-*}
   "$ROOT/scripts/run-stage.sh" solutions "$n"
 done
+
+phase "fault tests: managers killed in the middle of their work (scripts/faults.sh)"
+"$ROOT/scripts/cluster.sh" down
+"$ROOT/scripts/faults.sh" imoocpod
+"$ROOT/scripts/faults.sh" mydaemonset
 
 phase ""
 say "All green in $(seconds_since "$start")s:"
