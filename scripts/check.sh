@@ -40,7 +40,9 @@ failures() {
 }
 
 if [[ -n ${V:-} ]]; then cat "$log"; else failures "$log"; fi
-total=$(cd "$dir" && go test -list '^Test' ./... 2>/dev/null | grep -c '^Test' || true)
+# The tests in all, read from the test files: `go test -list` would start each package's
+# TestMain, and so an API server, only to print the names.
+total=$(grep -rhE --include='*_test.go' '^func Test[^(]*\([a-zA-Z_]+ \*testing\.T\)' "$dir" | wc -l)
 passed=$(grep -c '^--- PASS: ' "$log" || true)
 # make progress reads how this check ended: tests passed, tests in all, go test's status.
 echo "$passed $total $status" >"$CACHE/check/$name.result"
