@@ -49,6 +49,9 @@ type ImoocPodReconciler struct {
 }
 
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods,verbs=get;list;watch
+// Our pods point at their ImoocPod with blockOwnerDeletion (SetControllerReference sets
+// it), which the API server allows only to who may update the ImoocPod's finalizers.
+// +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods/finalizers,verbs=update
 // TODO: Let the manager write the status subresource: an RBAC marker for
 // imoocpods/status with the verbs get, update and patch.
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete

@@ -73,6 +73,9 @@ type MyDaemonSetReconciler struct {
 
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=mydaemonsets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=mydaemonsets/status,verbs=get;update;patch
+// Our pods point at their MyDaemonSet with blockOwnerDeletion (SetControllerReference
+// sets it), which the API server allows only to who may update its finalizers.
+// +kubebuilder:rbac:groups=apps.workshop.dev,resources=mydaemonsets/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
 

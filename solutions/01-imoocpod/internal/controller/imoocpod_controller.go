@@ -40,6 +40,9 @@ type ImoocPodReconciler struct {
 }
 
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods,verbs=get;list;watch
+// Our pods point at their ImoocPod with blockOwnerDeletion (SetControllerReference sets
+// it), which the API server allows only to who may update the ImoocPod's finalizers.
+// +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
 
 // Reconcile compares the pods that exist with spec.replicas and creates or deletes the

@@ -60,10 +60,15 @@ type ImoocPodReconciler struct {
 }
 
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods,verbs=get;list;watch
+// Our pods point at their ImoocPod with blockOwnerDeletion (SetControllerReference sets
+// it), which the API server allows only to who may update the ImoocPod's finalizers.
+// +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods/finalizers,verbs=update
 //stage:2
 //lesson:todo Let the manager write the status subresource: an RBAC marker for
 //lesson:todo imoocpods/status with the verbs get, update and patch.
+//mistake:no-status-rbac cannot patch resource "imoocpods/status"
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods/status,verbs=get;update;patch
+//mistake:end
 //lesson:end
 //stage:end
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete

@@ -73,6 +73,9 @@ type MyDaemonSetReconciler struct {
 
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=mydaemonsets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=mydaemonsets/status,verbs=get;update;patch
+// Our pods point at their MyDaemonSet with blockOwnerDeletion (SetControllerReference
+// sets it), which the API server allows only to who may update its finalizers.
+// +kubebuilder:rbac:groups=apps.workshop.dev,resources=mydaemonsets/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;patch;delete
 //lesson:todo Let the manager read and watch the nodes: an RBAC marker for the core group's
 //lesson:todo nodes with the verbs get, list and watch.
