@@ -130,7 +130,7 @@ func (r *MyDaemonSetReconciler) reconcilePods(ctx context.Context, mds *appsv1.M
 	mds.Status.UpdatedNumberScheduled = plan.updated
 	mds.Status.NumberAvailable = plan.available
 
-	if wait := r.expectations.Pending(client.ObjectKeyFromObject(mds), pods.Items); wait > 0 {
+	if wait := r.expectations.Pending(mds, pods.Items); wait > 0 {
 		log.V(1).Info("Waiting for the cache to show earlier creates and deletes", "timeout", wait)
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
@@ -239,7 +239,6 @@ func (r *MyDaemonSetReconciler) failedPodBackoff() *flowcontrol.Backoff {
 // err holds what a retry can fix, among it the names that pods of an earlier MyDaemonSet
 // of the same name still hold until the garbage collector deletes them.
 func (r *MyDaemonSetReconciler) createPods(ctx context.Context, mds *appsv1.MyDaemonSet, nodes []*corev1.Node) (taken, err error) {
-	key := client.ObjectKeyFromObject(mds)
 	log := log.FromContext(ctx)
 	log.Info("Creating pods", "count", len(nodes))
 	var (
@@ -273,7 +272,7 @@ func (r *MyDaemonSetReconciler) createPods(ctx context.Context, mds *appsv1.MyDa
 		if err != nil {
 			return err
 		}
-		r.expectations.ExpectCreate(key, pod.Name)
+		r.expectations.ExpectCreate(mds, pod)
 		return nil
 	})
 	log.Info("Created pods", "created", created-skipped, "skipped", skipped, "wanted", len(nodes))
@@ -412,7 +411,6 @@ func daemonTolerations(mds *appsv1.MyDaemonSet) []corev1.Toleration {
 // precondition makes sure the delete hits the pod the pass looked at, never a newer pod
 // that took its name.
 func (r *MyDaemonSetReconciler) deletePods(ctx context.Context, mds *appsv1.MyDaemonSet, pods []*corev1.Pod) error {
-	key := client.ObjectKeyFromObject(mds)
 	deleted, err := podcontrol.InParallel(len(pods), func(i int) error {
 		pod := pods[i]
 		err := r.Delete(ctx, pod, client.Preconditions{UID: &pod.UID})
@@ -420,7 +418,7 @@ func (r *MyDaemonSetReconciler) deletePods(ctx context.Context, mds *appsv1.MyDa
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 			return err
 		}
-		r.expectations.ExpectDelete(key, pod.Name)
+		r.expectations.ExpectDelete(mds, pod)
 		return nil
 	})
 	log.FromContext(ctx).Info("Deleted pods", "deleted", deleted, "wanted", len(pods))

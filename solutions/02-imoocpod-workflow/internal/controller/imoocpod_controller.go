@@ -165,7 +165,7 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 	// observedGeneration.
 	//stage:end
 	//mistake:no-expectations more means a pass created again (expectations)
-	if wait := r.expectations.Pending(client.ObjectKeyFromObject(imoocPod), pods.Items); wait > 0 {
+	if wait := r.expectations.Pending(imoocPod, pods.Items); wait > 0 {
 		log.V(1).Info("Waiting for the cache to show earlier creates and deletes", "timeout", wait)
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
@@ -233,7 +233,6 @@ func activePods(owner *appsv1.ImoocPod, pods []corev1.Pod) []corev1.Pod {
 // createPods creates count pods for imoocPod in growing batches and records each one it
 // created as expected, so that the next pass waits for the cache to show them.
 func (r *ImoocPodReconciler) createPods(ctx context.Context, imoocPod *appsv1.ImoocPod, count int) error {
-	key := client.ObjectKeyFromObject(imoocPod)
 	created, err := podcontrol.SlowStart(count, func(int) error {
 		pod, err := r.newPod(imoocPod)
 		if err != nil {
@@ -242,7 +241,7 @@ func (r *ImoocPodReconciler) createPods(ctx context.Context, imoocPod *appsv1.Im
 		if err := r.Create(ctx, pod); err != nil {
 			return err
 		}
-		r.expectations.ExpectCreate(key, pod.Name)
+		r.expectations.ExpectCreate(imoocPod, pod)
 		return nil
 	})
 	log.FromContext(ctx).Info("Created pods", "created", created, "wanted", count)
@@ -285,13 +284,12 @@ func (r *ImoocPodReconciler) newPod(imoocPod *appsv1.ImoocPod) (*corev1.Pod, err
 
 // deletePods deletes pods in parallel and records each one as expected to go.
 func (r *ImoocPodReconciler) deletePods(ctx context.Context, imoocPod *appsv1.ImoocPod, pods []corev1.Pod) error {
-	key := client.ObjectKeyFromObject(imoocPod)
 	deleted, err := podcontrol.InParallel(len(pods), func(i int) error {
 		// A pod that is already gone is as good as deleted.
 		if err := r.Delete(ctx, &pods[i]); client.IgnoreNotFound(err) != nil {
 			return err
 		}
-		r.expectations.ExpectDelete(key, pods[i].Name)
+		r.expectations.ExpectDelete(imoocPod, &pods[i])
 		return nil
 	})
 	log.FromContext(ctx).Info("Deleted pods", "deleted", deleted, "wanted", len(pods))

@@ -503,6 +503,36 @@ func TestAStaleCacheWastesNoCreates(t *testing.T) {
 	g.Expect(daemonPodsOf(g, mds)).To(HaveLen(3))
 }
 
+// A MyDaemonSet deleted and created again under the same name is another MyDaemonSet,
+// whose pods have the same names. When both events come between two passes, no pass
+// sees the first one gone and nothing forgets what it expected. The new one must not
+// wait for those pods: here the cache never shows them (it is frozen), as with pods the
+// garbage collector took before the cache saw them.
+func TestAMyDaemonSetCreatedAgainDoesNotWaitForThePodsOfTheFirst(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	ns := env.Namespace(t)
+	node := createNode(g, ns, "a", true, nil)
+	r := &MyDaemonSetReconciler{Client: &frozenPodList{Client: env.Client}, Scheme: env.Client.Scheme()}
+	first := unmanaged(newMyDaemonSet(ns, "again", nil))
+	g.Expect(env.Client.Create(ctx, first)).To(Succeed())
+	_, err := r.Reconcile(ctx, requestFor(first))
+	g.Expect(err).NotTo(HaveOccurred(), "the first MyDaemonSet's pass")
+	// envtest runs no garbage collector and no kubelet: the test deletes the pod, as they would.
+	for _, pod := range daemonPodsOf(g, first) {
+		g.Expect(env.Client.Delete(ctx, &pod, client.GracePeriodSeconds(0))).To(Succeed())
+	}
+	g.Expect(env.Client.Delete(ctx, first)).To(Succeed())
+
+	second := unmanaged(newMyDaemonSet(ns, "again", nil))
+	g.Expect(env.Client.Create(ctx, second)).To(Succeed())
+	result, err := r.Reconcile(ctx, requestFor(second))
+	g.Expect(err).NotTo(HaveOccurred(), "the second MyDaemonSet's pass")
+	g.Expect(nodeNames(daemonPodsOf(g, second))).To(Equal(names(node)), "pods of the MyDaemonSet created "+
+		"again, after its first pass (it waited %s for the pod of the MyDaemonSet deleted before it: "+
+		"expectations must be kept per UID)", result.RequeueAfter)
+}
+
 // The reconciler reads pods from a cache that may not show its own deletes yet. Here the
 // cache is frozen right after the image change: every pass sees three ready pods of the
 // old image. The delete expectations make the later passes wait for the cache (and a
