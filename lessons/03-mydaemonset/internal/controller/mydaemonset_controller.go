@@ -30,7 +30,7 @@ import (
 // MyDaemonSetLabel marks every pod a MyDaemonSet creates with the MyDaemonSet's name.
 const MyDaemonSetLabel = "apps.workshop.dev/mydaemonset"
 
-// maxBurst caps the creates, and the removals, of one pass, as the DaemonSet controller
+// maxBurst caps the creates, and the deletes, of one pass, as the DaemonSet controller
 // does: a MyDaemonSet on 1000 new nodes should not flood the API server. The next pass,
 // started by the pod events, does the rest.
 const maxBurst = 500
@@ -135,11 +135,13 @@ func (r *MyDaemonSetReconciler) reconcilePods(ctx context.Context, mds *appsv1.M
 	backoff := r.holdBackFailedPods(ctx, mds, &plan, nodes.Items, pods.Items)
 
 	// The creates, the removals and the replacements concern different nodes, so one
-	// pass does all three; maxBurst caps the creates and the removals, the rolling budget
-	// the replacements.
+	// pass does all three. maxBurst caps the creates, and the deletes: removals first,
+	// then replacements. The rolling budget spares the replacements of pods that are not
+	// ready, which can be as many as there are nodes.
 	// TODO: Carry out the plan: create the pods of plan.create with r.createPods and
 	// delete plan.remove and plan.replace with r.deletePods, at most maxBurst
-	// creates and maxBurst removals in one pass. Do all three. createPods returns
+	// creates and maxBurst deletes (removals first, then replacements) in one
+	// pass. Do all three. createPods returns
 	// the nodes whose pod name is taken apart from its other errors: return
 	// every other error joined (errors.Join) with the taken names, or, when there
 	// is none, the taken names alone as a reconcile.TerminalError. See "Carrying

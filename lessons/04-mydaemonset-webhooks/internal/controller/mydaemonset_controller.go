@@ -33,7 +33,7 @@ import (
 // MyDaemonSetLabel marks every pod a MyDaemonSet creates with the MyDaemonSet's name.
 const MyDaemonSetLabel = "apps.workshop.dev/mydaemonset"
 
-// maxBurst caps the creates, and the removals, of one pass, as the DaemonSet controller
+// maxBurst caps the creates, and the deletes, of one pass, as the DaemonSet controller
 // does: a MyDaemonSet on 1000 new nodes should not flood the API server. The next pass,
 // started by the pod events, does the rest.
 const maxBurst = 500
@@ -137,8 +137,9 @@ func (r *MyDaemonSetReconciler) reconcilePods(ctx context.Context, mds *appsv1.M
 	backoff := r.holdBackFailedPods(ctx, mds, &plan, nodes.Items, pods.Items)
 
 	// The creates, the removals and the replacements concern different nodes, so one
-	// pass does all three; maxBurst caps the creates and the removals, the rolling budget
-	// the replacements.
+	// pass does all three. maxBurst caps the creates, and the deletes: removals first,
+	// then replacements. The rolling budget spares the replacements of pods that are not
+	// ready, which can be as many as there are nodes.
 	var errs []error
 	var taken error
 	if len(plan.create) > 0 {
@@ -146,15 +147,16 @@ func (r *MyDaemonSetReconciler) reconcilePods(ctx context.Context, mds *appsv1.M
 		taken, err = r.createPods(ctx, mds, plan.create[:min(len(plan.create), maxBurst)])
 		errs = append(errs, err)
 	}
-	if len(plan.remove) > 0 {
-		remove := plan.remove[:min(len(plan.remove), maxBurst)]
+	remove := plan.remove[:min(len(plan.remove), maxBurst)]
+	replace := plan.replace[:min(len(plan.replace), maxBurst-len(remove))]
+	if len(remove) > 0 {
 		log.Info("Deleting pods that no node should run", "count", len(remove))
 		errs = append(errs, r.deletePods(ctx, mds, remove))
 	}
-	if len(plan.replace) > 0 {
-		log.Info("Replacing pods that run an old image", "count", len(plan.replace),
+	if len(replace) > 0 {
+		log.Info("Replacing pods that run an old image", "count", len(replace),
 			"updated", plan.updated, "desired", plan.desired)
-		errs = append(errs, r.deletePods(ctx, mds, plan.replace))
+		errs = append(errs, r.deletePods(ctx, mds, replace))
 	}
 	if err := errors.Join(errs...); err != nil {
 		// A retry is due. The taken names go along as plain errors: controller-runtime

@@ -475,6 +475,46 @@ func TestAnImageChangeReplacesOnePodAtATime(t *testing.T) {
 	}
 }
 
+// Outdated pods that are not ready cost no availability, so the rolling budget lets
+// them all go at once; the burst limit still holds. An image change that follows a
+// broken one, on more nodes than maxBurst, deletes maxBurst pods in one pass, and the
+// pod events start the next pass for the rest.
+func TestAnImageChangeDeletesAtMostABurstOfPodsThatAreNotReady(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	ns := env.Namespace(t)
+	mds := unmanaged(newMyDaemonSet(ns, "burst", nil))
+	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	r := &MyDaemonSetReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
+	// The pods are made here rather than by passes: a pass creates at most maxBurst. A
+	// node keeps its pod whether Ready or not, so the nodes need no kubelet's status.
+	const nodes = maxBurst + 20
+	_, err := podcontrol.InParallel(nodes, func(i int) error {
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
+			Name: fmt.Sprintf("%s-%04d", ns, i), Labels: map[string]string{testNodeLabel: ns},
+		}}
+		if err := env.Client.Create(ctx, node); err != nil {
+			return err
+		}
+		pod, err := r.newDaemonPod(mds, node)
+		if err != nil {
+			return err
+		}
+		return env.Client.Create(ctx, pod)
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(func() {
+		_ = env.Client.DeleteAllOf(context.Background(), &corev1.Node{}, client.MatchingLabels{testNodeLabel: ns})
+	})
+
+	setImage(g, mds, newPauseImage)
+	_, err = r.Reconcile(ctx, requestFor(mds))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(terminatingPods(g, ns)).To(Equal(maxBurst),
+		"pods deleted by one pass after the image change on %d nodes whose pods are not ready: "+
+			"maxBurst caps the replacements as it caps the removals", nodes)
+}
+
 // The cache is frozen before the first pass: every later pass sees no pods at all. The
 // fixed pod names would make a second create fail anyway; the expectations save the
 // requests.

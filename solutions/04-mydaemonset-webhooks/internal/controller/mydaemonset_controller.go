@@ -33,7 +33,7 @@ import (
 // MyDaemonSetLabel marks every pod a MyDaemonSet creates with the MyDaemonSet's name.
 const MyDaemonSetLabel = "apps.workshop.dev/mydaemonset"
 
-// maxBurst caps the creates, and the removals, of one pass, as the DaemonSet controller
+// maxBurst caps the creates, and the deletes, of one pass, as the DaemonSet controller
 // does: a MyDaemonSet on 1000 new nodes should not flood the API server. The next pass,
 // started by the pod events, does the rest.
 const maxBurst = 500
@@ -140,11 +140,13 @@ func (r *MyDaemonSetReconciler) reconcilePods(ctx context.Context, mds *appsv1.M
 	backoff := r.holdBackFailedPods(ctx, mds, &plan, nodes.Items, pods.Items)
 
 	// The creates, the removals and the replacements concern different nodes, so one
-	// pass does all three; maxBurst caps the creates and the removals, the rolling budget
-	// the replacements.
+	// pass does all three. maxBurst caps the creates, and the deletes: removals first,
+	// then replacements. The rolling budget spares the replacements of pods that are not
+	// ready, which can be as many as there are nodes.
 	//lesson:todo Carry out the plan: create the pods of plan.create with r.createPods and
 	//lesson:todo delete plan.remove and plan.replace with r.deletePods, at most maxBurst
-	//lesson:todo creates and maxBurst removals in one pass. Do all three. createPods returns
+	//lesson:todo creates and maxBurst deletes (removals first, then replacements) in one
+	//lesson:todo pass. Do all three. createPods returns
 	//lesson:todo the nodes whose pod name is taken apart from its other errors: return
 	//lesson:todo every other error joined (errors.Join) with the taken names, or, when there
 	//lesson:todo is none, the taken names alone as a reconcile.TerminalError. See "Carrying
@@ -159,15 +161,16 @@ func (r *MyDaemonSetReconciler) reconcilePods(ctx context.Context, mds *appsv1.M
 		//mistake:end
 		errs = append(errs, err)
 	}
-	if len(plan.remove) > 0 {
-		remove := plan.remove[:min(len(plan.remove), maxBurst)]
+	remove := plan.remove[:min(len(plan.remove), maxBurst)]
+	replace := plan.replace[:min(len(plan.replace), maxBurst-len(remove))]
+	if len(remove) > 0 {
 		log.Info("Deleting pods that no node should run", "count", len(remove))
 		errs = append(errs, r.deletePods(ctx, mds, remove))
 	}
-	if len(plan.replace) > 0 {
-		log.Info("Replacing pods that run an old image", "count", len(plan.replace),
+	if len(replace) > 0 {
+		log.Info("Replacing pods that run an old image", "count", len(replace),
 			"updated", plan.updated, "desired", plan.desired)
-		errs = append(errs, r.deletePods(ctx, mds, plan.replace))
+		errs = append(errs, r.deletePods(ctx, mds, replace))
 	}
 	if err := errors.Join(errs...); err != nil {
 		// A retry is due. The taken names go along as plain errors: controller-runtime
