@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -104,6 +105,10 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 	// status lags a pass behind and reports only pods the cache has shown. Counting what
 	// the pass meant to do would report pods nobody has seen, and miscount whenever a
 	// create or delete fails.
+	//
+	// status.selector, the label the list above selects on, is how the scale
+	// subresource tells an autoscaler which pods to measure.
+	imoocPod.Status.Selector = labels.SelectorFromSet(labels.Set{NameLabel: imoocPod.Name}).String()
 	// TODO: Count the active pods and the ready ones among them (podcontrol.IsPodReady) into
 	// status.replicas and status.readyReplicas.
 

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/lessons/02-imoocpod-workflow/api/apps/v1"
@@ -32,6 +33,9 @@ func TestTheScaleSubresource(t *testing.T) {
 		g.Expect(env.Client.SubResource("scale").Get(ctx, ip, &scale)).To(Succeed())
 		g.Expect(scale.Status.Replicas).To(BeEquivalentTo(2),
 			"scale.status.replicas should be status.replicas (statuspath), once passes count the pods into it")
+		// A HorizontalPodAutoscaler finds the pods to measure through this selector.
+		g.Expect(scale.Status.Selector).To(Equal(NameLabel+"=scale"), "scale.status.selector should be "+
+			"status.selector (selectorpath), which passes fill with the pods' label selector")
 	}).Should(Succeed())
 
 	scale.Spec.Replicas = 5
@@ -41,6 +45,28 @@ func TestTheScaleSubresource(t *testing.T) {
 		g.Expect(got.Spec.Replicas).To(HaveValue(BeEquivalentTo(5)), "scaling should set spec.replicas")
 		g.Expect(got.Status.Replicas).To(BeEquivalentTo(5), "status.replicas")
 		g.Expect(len(podsOf(g, ip))).To(Equal(5), "the controller should follow the scale to 5 pods")
+	}).Should(Succeed())
+}
+
+// kubectl get shows the counts through the printer columns' JSONPaths, which print
+// <none> for a field the object lacks: a count of 0 must be in the object, not left out.
+func TestTheStatusHoldsCountsOfZero(t *testing.T) {
+	g := NewWithT(t)
+	ip := newImoocPod(env.Namespace(t), "zero", 0)
+	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+
+	g.Eventually(func(g Gomega) {
+		got := &unstructured.Unstructured{}
+		got.SetGroupVersionKind(appsv1.GroupVersion.WithKind("ImoocPod"))
+		g.Expect(env.Client.Get(env.Context(), client.ObjectKeyFromObject(ip), got)).To(Succeed())
+		g.Expect(got.Object).To(HaveKeyWithValue("status", HaveKey("conditions")), "the status after a pass")
+		for _, field := range []string{"replicas", "readyReplicas"} {
+			count, found, err := unstructured.NestedInt64(got.Object, "status", field)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(found).To(BeTrue(), "status.%s of an ImoocPod without pods should be 0, not missing "+
+				"(kubectl get would show <none>)", field)
+			g.Expect(count).To(BeZero(), "status.%s", field)
+		}
 	}).Should(Succeed())
 }
 

@@ -356,6 +356,29 @@ func TestMyDaemonSetStatusCountsNodesAndReadyPods(t *testing.T) {
 	}).Should(Succeed())
 }
 
+// kubectl get shows the counts through the printer columns' JSONPaths, which print
+// <none> for a field the object lacks: a count of 0 must be in the object, not left out.
+func TestMyDaemonSetStatusHoldsCountsOfZero(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.Namespace(t)
+	mds := newMyDaemonSet(ns, "nowhere", map[string]string{"role": "none"})
+	g.Expect(env.Client.Create(env.Context(), mds)).To(Succeed())
+
+	g.Eventually(func(g Gomega) {
+		got := &unstructured.Unstructured{}
+		got.SetGroupVersionKind(appsv1.GroupVersion.WithKind("MyDaemonSet"))
+		g.Expect(env.Client.Get(env.Context(), client.ObjectKeyFromObject(mds), got)).To(Succeed())
+		g.Expect(got.Object).To(HaveKeyWithValue("status", HaveKey("conditions")), "the status after a pass")
+		for _, field := range []string{"desiredNumberScheduled", "currentNumberScheduled", "updatedNumberScheduled", "numberAvailable"} {
+			count, found, err := unstructured.NestedInt64(got.Object, "status", field)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(found).To(BeTrue(), "status.%s of a MyDaemonSet that matches no node should be 0, not "+
+				"missing (kubectl get would show <none>)", field)
+			g.Expect(count).To(BeZero(), "status.%s", field)
+		}
+	}).Should(Succeed())
+}
+
 func TestMyDaemonSetIdlePassWritesNothing(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()

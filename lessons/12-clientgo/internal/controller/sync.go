@@ -48,7 +48,8 @@ func (c *Controller) sync(ctx context.Context, key types.NamespacedName) (_ time
 func (c *Controller) syncPods(ctx context.Context, imoocPod *appsv1.ImoocPod) (time.Duration, error) {
 	log := logr.FromContextOrDiscard(ctx)
 
-	listed, err := c.podLister.Pods(imoocPod.Namespace).List(labels.SelectorFromSet(labels.Set{NameLabel: imoocPod.Name}))
+	selector := labels.SelectorFromSet(labels.Set{NameLabel: imoocPod.Name})
+	listed, err := c.podLister.Pods(imoocPod.Namespace).List(selector)
 	if err != nil {
 		return 0, fmt.Errorf("listing pods: %w", err)
 	}
@@ -61,7 +62,9 @@ func (c *Controller) syncPods(ctx context.Context, imoocPod *appsv1.ImoocPod) (t
 	active := activePods(imoocPod, pods)
 
 	// The status counts the pods this pass found, before its own creates and deletes;
-	// their events start the next pass, which counts them.
+	// their events start the next pass, which counts them. status.selector is how the
+	// scale subresource tells an autoscaler which pods to measure.
+	imoocPod.Status.Selector = selector.String()
 	imoocPod.Status.Replicas = int32(len(active))
 	imoocPod.Status.ReadyReplicas = 0
 	for i := range active {

@@ -11,6 +11,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	//stage:2
+	"k8s.io/apimachinery/pkg/labels"
+	//stage:end
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -143,6 +146,10 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 	// status lags a pass behind and reports only pods the cache has shown. Counting what
 	// the pass meant to do would report pods nobody has seen, and miscount whenever a
 	// create or delete fails.
+	//
+	// status.selector, the label the list above selects on, is how the scale
+	// subresource tells an autoscaler which pods to measure.
+	imoocPod.Status.Selector = labels.SelectorFromSet(labels.Set{NameLabel: imoocPod.Name}).String()
 	//lesson:todo Count the active pods and the ready ones among them (podcontrol.IsPodReady) into
 	//lesson:todo status.replicas and status.readyReplicas.
 	imoocPod.Status.Replicas = int32(len(active))
