@@ -226,9 +226,12 @@ make_mistake() {
   local dir="$scratch/solutions/$folder"
   lessongen -source "$ROOT/solutions/$source" -first "$first" -stage "$stage" -mistake "$name" -to "$dir"
   # controller-gen is slow: a mistake that leaves every marker alone keeps the stage's
-  # committed CRDs, RBAC and deepcopy code.
-  # (grep reads all of diff's output: with -q, diff could die of SIGPIPE and fail the test.)
-  if diff -r "$ROOT/solutions/$folder" "$dir" 2>/dev/null | grep '^[<>].*+kubebuilder:' >/dev/null; then
+  # committed CRDs, RBAC and deepcopy code. diff exits 1 when the folders differ, which
+  # they always do here: in a pipeline under pipefail that status would hide grep's, so
+  # the output is kept first and searched after.
+  local changes
+  changes=$(diff -r "$ROOT/solutions/$folder" "$dir" 2>/dev/null || true)
+  if grep -q '^[<>].*+kubebuilder:' <<<"$changes"; then
     "$ROOT/scripts/generate.sh" "$dir"
   else
     cp -rn "$ROOT/solutions/$folder/." "$dir/"

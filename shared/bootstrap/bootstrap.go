@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -57,14 +58,18 @@ func (o *Options) BindFlags(fs *flag.FlagSet) {
 		"The burst of queries the manager may send above --kube-api-qps.")
 	// Plain HTTP keeps the lessons simple; a production manager serves metrics over
 	// HTTPS behind authentication (see controller-runtime's metrics/filters package).
-	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", ":8080",
-		"The address the metrics endpoint binds to; 0 disables it.")
-	fs.StringVar(&o.ProbeAddr, "health-probe-bind-address", ":8081",
-		"The address the /healthz and /readyz endpoints bind to; 0 disables them.")
+	// A manager started on a laptop or in a cloud IDE serves them to that machine only;
+	// the Deployments in config/manager pass ":8080" and ":8081", since the kubelet
+	// probes the pod's IP.
+	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", "127.0.0.1:8080",
+		"The address the metrics endpoint binds to (\":8080\" for every interface); 0 disables it.")
+	fs.StringVar(&o.ProbeAddr, "health-probe-bind-address", "127.0.0.1:8081",
+		"The address the /healthz and /readyz endpoints bind to (\":8081\" for every interface); 0 disables them.")
 	fs.BoolVar(&o.LeaderElect, "leader-elect", false,
 		"Elect a leader so that only one replica of the manager reconciles at a time.")
 	fs.StringVar(&o.LeaderElectionNS, "leader-election-namespace", "",
-		"The namespace of the leader election lease (defaults to the manager's own namespace).")
+		"The namespace of the leader election lease (defaults to the manager's own namespace "+
+			"in a pod; required with --leader-elect elsewhere).")
 	fs.IntVar(&o.WebhookPort, "webhook-port", webhook.DefaultPort,
 		"The port the admission webhook server listens on, when the manager has webhooks.")
 	fs.StringVar(&o.WebhookCertDir, "webhook-cert-dir", "",
@@ -82,6 +87,9 @@ func Run(o Options, scheme *runtime.Scheme, setup func(ctrl.Manager) error) erro
 	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.Zap)))
 	log := ctrl.Log.WithName("setup")
+	if err := checkLeaderElection(o, serviceAccountNamespaceFile); err != nil {
+		return fail(log, err, "Refusing to start")
+	}
 
 	cfg, err := cluster.Config(o.Context)
 	if err != nil {
@@ -125,6 +133,26 @@ func Run(o Options, scheme *runtime.Scheme, setup func(ctrl.Manager) error) erro
 	}
 	log.Info("The manager stopped")
 	return nil
+}
+
+// serviceAccountNamespaceFile is where a pod finds its own namespace, which is where
+// controller-runtime puts the leader election lease when no namespace is given.
+const serviceAccountNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+// checkLeaderElection refuses --leader-elect without --leader-election-namespace outside
+// a pod (no namespaceFile): controller-runtime would stop with "please specify
+// LeaderElectionNamespace", which names no flag. No namespace is a safe default: the
+// lease must be where every replica of the manager looks for it.
+func checkLeaderElection(o Options, namespaceFile string) error {
+	if !o.LeaderElect || o.LeaderElectionNS != "" {
+		return nil
+	}
+	if _, err := os.Stat(namespaceFile); err == nil {
+		return nil
+	}
+	return errors.New("--leader-elect needs --leader-election-namespace outside a pod: the lease " +
+		"that elects the leader lives in a namespace, and only a pod has one of its own " +
+		"(for example --leader-election-namespace=default, or leave --leader-elect off to run one manager)")
 }
 
 // WithDefaults returns the cache options every workshop manager runs with: opts, and

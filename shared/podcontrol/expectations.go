@@ -5,23 +5,37 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 )
 
-// expectationsTimeout bounds how long a pass waits for the cache: a pod deleted by
-// someone else before the cache ever saw it would otherwise keep us waiting forever.
-const expectationsTimeout = 5 * time.Minute
+// expectationsTimeout bounds how long a pass waits for the cache. The cache lags the API
+// server by milliseconds, seconds on a loaded one; what it never shows is a pod someone
+// deleted before the cache saw it created, and the owner would wait for that forever.
+// The ReplicaSet controller waits 5 minutes, but its event handlers see such a pod's
+// create and delete events; a list does not, so here a minute, far above any healthy
+// lag, is the longest an owner stalls. Should the cache really lag that much, the cost
+// is one pass that acts on an old list: surplus pods the next pass deletes, or a pod
+// name the API server refuses.
+const expectationsTimeout = time.Minute
 
 // Expectations protect a controller from its own cache. Reads come from an informer
 // cache that lags the API server by a few milliseconds to seconds; a pass that runs
 // right after creating pods may not see them yet and would create them again. So each
-// pass records the names of the pods it created and deleted, and the next pass acts only
-// once the cache shows all of them (or after expectationsTimeout).
+// pass records the pods it created and deleted, and the next pass acts only once the
+// cache shows all of them (or after expectationsTimeout).
 //
 // The ReplicaSet controller counts expected creates and deletes and lowers the counts in
-// its event handlers; remembering names and checking them against the list we read
+// its event handlers; remembering the pods and checking them against the list we read
 // anyway gives the same protection without touching the event handlers.
+//
+// Pods and owners are told apart by UID, not by name. A name comes back: a MyDaemonSet's
+// pod is named after its node, and an ImoocPod deleted and created again under the same
+// name (in between two passes, so that no pass saw it gone) is another owner, which must
+// not wait for the pods its predecessor expected. Like the ReplicaSet controller, the
+// records are kept per namespace/name, so that Forget needs no UID, and each record
+// holds the UID of the owner that made it.
 //
 // The zero value is ready to use and safe for concurrent use.
 type Expectations struct {
@@ -33,52 +47,60 @@ type Expectations struct {
 }
 
 type expected struct {
-	creates, deletes sets.Set[string]
+	owner            types.UID
+	creates, deletes sets.Set[types.UID]
 	since            time.Time
 }
 
-// ExpectCreate records that the owner's pass created the pod named pod.
-func (e *Expectations) ExpectCreate(owner types.NamespacedName, pod string) {
+// ExpectCreate records that owner's pass created pod, as the API server returned it
+// (the UID is the server's).
+func (e *Expectations) ExpectCreate(owner metav1.Object, pod *corev1.Pod) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.entry(owner).creates.Insert(pod)
+	e.entry(owner).creates.Insert(pod.UID)
 }
 
-// ExpectDelete records that the owner's pass deleted the pod named pod.
-func (e *Expectations) ExpectDelete(owner types.NamespacedName, pod string) {
+// ExpectDelete records that owner's pass deleted pod.
+func (e *Expectations) ExpectDelete(owner metav1.Object, pod *corev1.Pod) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.entry(owner).deletes.Insert(pod)
+	e.entry(owner).deletes.Insert(pod.UID)
 }
 
-// Pending compares the owner's expectations with the pods the cache lists now. It
-// forgets every create the cache shows and every delete it shows done (the pod gone or
-// terminating), and returns how long to wait for the rest: 0 when nothing is pending
-// or the wait has timed out.
-func (e *Expectations) Pending(owner types.NamespacedName, pods []corev1.Pod) time.Duration {
+// Pending compares owner's expectations with the pods the cache lists now. It forgets
+// every create the cache shows and every delete it shows done (the pod gone or
+// terminating, even when a new pod has its name), and returns how long to wait for the
+// rest: 0 when nothing is pending, when the wait has timed out, or when what was
+// expected was expected by an earlier owner of the same name.
+func (e *Expectations) Pending(owner metav1.Object, pods []corev1.Pod) time.Duration {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	exp, ok := e.byOwner[owner]
+	key := keyOf(owner)
+	exp, ok := e.byOwner[key]
 	if !ok {
 		return 0
 	}
-	present := make(map[string]*corev1.Pod, len(pods))
-	for i := range pods {
-		present[pods[i].Name] = &pods[i]
+	if exp.owner != owner.GetUID() {
+		delete(e.byOwner, key)
+		return 0
 	}
-	for name := range exp.creates {
-		if present[name] != nil {
-			exp.creates.Delete(name)
+	present := make(map[types.UID]*corev1.Pod, len(pods))
+	for i := range pods {
+		present[pods[i].UID] = &pods[i]
+	}
+	for uid := range exp.creates {
+		if present[uid] != nil {
+			exp.creates.Delete(uid)
 		}
 	}
-	for name := range exp.deletes {
-		if pod := present[name]; pod == nil || !pod.DeletionTimestamp.IsZero() {
-			exp.deletes.Delete(name)
+	for uid := range exp.deletes {
+		if pod := present[uid]; pod == nil || !pod.DeletionTimestamp.IsZero() {
+			exp.deletes.Delete(uid)
 		}
 	}
 	left := exp.since.Add(e.timeoutOrDefault()).Sub(e.clock())
 	if exp.creates.Len()+exp.deletes.Len() == 0 || left <= 0 {
-		delete(e.byOwner, owner)
+		delete(e.byOwner, key)
 		return 0
 	}
 	return left
@@ -91,16 +113,23 @@ func (e *Expectations) Forget(owner types.NamespacedName) {
 	delete(e.byOwner, owner)
 }
 
-func (e *Expectations) entry(owner types.NamespacedName) *expected {
+// entry returns owner's record, a new one when there is none or when the one there was
+// made by an earlier owner of the same name.
+func (e *Expectations) entry(owner metav1.Object) *expected {
 	if e.byOwner == nil {
 		e.byOwner = map[types.NamespacedName]*expected{}
 	}
-	exp, ok := e.byOwner[owner]
-	if !ok {
-		exp = &expected{creates: sets.New[string](), deletes: sets.New[string](), since: e.clock()}
-		e.byOwner[owner] = exp
+	key := keyOf(owner)
+	exp, ok := e.byOwner[key]
+	if !ok || exp.owner != owner.GetUID() {
+		exp = &expected{owner: owner.GetUID(), creates: sets.New[types.UID](), deletes: sets.New[types.UID](), since: e.clock()}
+		e.byOwner[key] = exp
 	}
 	return exp
+}
+
+func keyOf(owner metav1.Object) types.NamespacedName {
+	return types.NamespacedName{Namespace: owner.GetNamespace(), Name: owner.GetName()}
 }
 
 func (e *Expectations) clock() time.Time {

@@ -124,6 +124,12 @@ func start(opts Options) (*Env, func() error, error) {
 		ErrorIfCRDPathMissing: true,
 		WebhookInstallOptions: envtest.WebhookInstallOptions{Paths: opts.WebhookPaths},
 	}
+	// A real cluster refuses an OwnerReference with blockOwnerDeletion (which
+	// SetControllerReference sets) from a user who may not update the owner's
+	// finalizers subresource. envtest's API server checks that only when told to; without
+	// it, a manager's role that lacks the grant passes every test and fails once deployed.
+	te.ControlPlane.GetAPIServer().Configure().
+		Append("enable-admission-plugins", "OwnerReferencesPermissionEnforcement")
 	cfg, err := te.Start()
 	if err != nil {
 		return nil, nil, fmt.Errorf("starting the API server from %s: %w", assets, err)

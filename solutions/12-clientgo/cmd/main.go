@@ -47,9 +47,10 @@ func main() {
 	flag.StringVar(&o.kubeContext, "kube-context", "", "The kubeconfig context to use instead of the current one.")
 	flag.Float64Var(&o.qps, "kube-api-qps", 100, "The queries per second the manager may send to the API server.")
 	flag.IntVar(&o.burst, "kube-api-burst", 200, "The burst of queries the manager may send above --kube-api-qps.")
-	flag.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", "The address the metrics endpoint binds to; 0 disables it.")
-	flag.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081",
-		"The address the /healthz and /readyz endpoints bind to; 0 disables them.")
+	flag.StringVar(&o.metricsAddr, "metrics-bind-address", "127.0.0.1:8080",
+		"The address the metrics endpoint binds to (\":8080\" for every interface); 0 disables it.")
+	flag.StringVar(&o.probeAddr, "health-probe-bind-address", "127.0.0.1:8081",
+		"The address the /healthz and /readyz endpoints bind to (\":8081\" for every interface); 0 disables them.")
 	flag.IntVar(&o.workers, "workers", 1,
 		"How many different ImoocPods are synced at once (controller-runtime's MaxConcurrentReconciles); "+
 			"one ImoocPod is never synced by two workers at a time.")

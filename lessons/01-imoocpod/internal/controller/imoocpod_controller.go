@@ -37,6 +37,9 @@ type ImoocPodReconciler struct {
 }
 
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods,verbs=get;list;watch
+// Our pods point at their ImoocPod with blockOwnerDeletion (SetControllerReference sets
+// it), which the API server allows only to who may update the ImoocPod's finalizers.
+// +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
 
 // Reconcile compares the pods that exist with spec.replicas and creates or deletes the
@@ -76,7 +79,7 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 	// Until the cache shows our last creates and deletes, its list is out of date, and
 	// acting on it would create or delete the same pods twice. The events of those pods
 	// will bring us back; the timeout covers an event that never comes.
-	if wait := r.expectations.Pending(client.ObjectKeyFromObject(imoocPod), pods.Items); wait > 0 {
+	if wait := r.expectations.Pending(imoocPod, pods.Items); wait > 0 {
 		log.V(1).Info("Waiting for the cache to show earlier creates and deletes", "timeout", wait)
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
@@ -104,7 +107,6 @@ func activePods(owner *appsv1.ImoocPod, pods []corev1.Pod) []corev1.Pod {
 // createPods creates count pods for imoocPod in growing batches and records each one it
 // created as expected, so that the next pass waits for the cache to show them.
 func (r *ImoocPodReconciler) createPods(ctx context.Context, imoocPod *appsv1.ImoocPod, count int) error {
-	key := client.ObjectKeyFromObject(imoocPod)
 	created, err := podcontrol.SlowStart(count, func(int) error {
 		pod, err := r.newPod(imoocPod)
 		if err != nil {
@@ -113,7 +115,7 @@ func (r *ImoocPodReconciler) createPods(ctx context.Context, imoocPod *appsv1.Im
 		if err := r.Create(ctx, pod); err != nil {
 			return err
 		}
-		r.expectations.ExpectCreate(key, pod.Name)
+		r.expectations.ExpectCreate(imoocPod, pod)
 		return nil
 	})
 	log.FromContext(ctx).Info("Created pods", "created", created, "wanted", count)
@@ -139,13 +141,12 @@ func (r *ImoocPodReconciler) newPod(imoocPod *appsv1.ImoocPod) (*corev1.Pod, err
 
 // deletePods deletes pods in parallel and records each one as expected to go.
 func (r *ImoocPodReconciler) deletePods(ctx context.Context, imoocPod *appsv1.ImoocPod, pods []corev1.Pod) error {
-	key := client.ObjectKeyFromObject(imoocPod)
 	deleted, err := podcontrol.InParallel(len(pods), func(i int) error {
 		// A pod that is already gone is as good as deleted.
 		if err := r.Delete(ctx, &pods[i]); client.IgnoreNotFound(err) != nil {
 			return err
 		}
-		r.expectations.ExpectDelete(key, pods[i].Name)
+		r.expectations.ExpectDelete(imoocPod, &pods[i])
 		return nil
 	})
 	log.FromContext(ctx).Info("Deleted pods", "deleted", deleted, "wanted", len(pods))

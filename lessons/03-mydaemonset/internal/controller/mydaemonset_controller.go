@@ -30,7 +30,7 @@ import (
 // MyDaemonSetLabel marks every pod a MyDaemonSet creates with the MyDaemonSet's name.
 const MyDaemonSetLabel = "apps.workshop.dev/mydaemonset"
 
-// maxBurst caps the creates, and the removals, of one pass, as the DaemonSet controller
+// maxBurst caps the creates, and the deletes, of one pass, as the DaemonSet controller
 // does: a MyDaemonSet on 1000 new nodes should not flood the API server. The next pass,
 // started by the pod events, does the rest.
 const maxBurst = 500
@@ -70,6 +70,9 @@ type MyDaemonSetReconciler struct {
 
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=mydaemonsets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=mydaemonsets/status,verbs=get;update;patch
+// Our pods point at their MyDaemonSet with blockOwnerDeletion (SetControllerReference
+// sets it), which the API server allows only to who may update its finalizers.
+// +kubebuilder:rbac:groups=apps.workshop.dev,resources=mydaemonsets/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;patch;delete
 // TODO: Let the manager read and watch the nodes: an RBAC marker for the core group's
 // nodes with the verbs get, list and watch.
@@ -125,18 +128,20 @@ func (r *MyDaemonSetReconciler) reconcilePods(ctx context.Context, mds *appsv1.M
 	mds.Status.UpdatedNumberScheduled = plan.updated
 	mds.Status.NumberAvailable = plan.available
 
-	if wait := r.expectations.Pending(client.ObjectKeyFromObject(mds), pods.Items); wait > 0 {
+	if wait := r.expectations.Pending(mds, pods.Items); wait > 0 {
 		log.V(1).Info("Waiting for the cache to show earlier creates and deletes", "timeout", wait)
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	backoff := r.holdBackFailedPods(ctx, mds, &plan, nodes.Items, pods.Items)
 
 	// The creates, the removals and the replacements concern different nodes, so one
-	// pass does all three; maxBurst caps the creates and the removals, the rolling budget
-	// the replacements.
+	// pass does all three. maxBurst caps the creates, and the deletes: removals first,
+	// then replacements. The rolling budget spares the replacements of pods that are not
+	// ready, which can be as many as there are nodes.
 	// TODO: Carry out the plan: create the pods of plan.create with r.createPods and
 	// delete plan.remove and plan.replace with r.deletePods, at most maxBurst
-	// creates and maxBurst removals in one pass. Do all three. createPods returns
+	// creates and maxBurst deletes (removals first, then replacements) in one
+	// pass. Do all three. createPods returns
 	// the nodes whose pod name is taken apart from its other errors: return
 	// every other error joined (errors.Join) with the taken names, or, when there
 	// is none, the taken names alone as a reconcile.TerminalError. See "Carrying
@@ -211,7 +216,6 @@ func (r *MyDaemonSetReconciler) failedPodBackoff() *flowcontrol.Backoff {
 // err holds what a retry can fix, among it the names that pods of an earlier MyDaemonSet
 // of the same name still hold until the garbage collector deletes them.
 func (r *MyDaemonSetReconciler) createPods(ctx context.Context, mds *appsv1.MyDaemonSet, nodes []*corev1.Node) (taken, err error) {
-	key := client.ObjectKeyFromObject(mds)
 	log := log.FromContext(ctx)
 	log.Info("Creating pods", "count", len(nodes))
 	var (
@@ -245,7 +249,7 @@ func (r *MyDaemonSetReconciler) createPods(ctx context.Context, mds *appsv1.MyDa
 		if err != nil {
 			return err
 		}
-		r.expectations.ExpectCreate(key, pod.Name)
+		r.expectations.ExpectCreate(mds, pod)
 		return nil
 	})
 	log.Info("Created pods", "created", created-skipped, "skipped", skipped, "wanted", len(nodes))
@@ -368,7 +372,6 @@ func daemonTolerations(mds *appsv1.MyDaemonSet) []corev1.Toleration {
 // precondition makes sure the delete hits the pod the pass looked at, never a newer pod
 // that took its name.
 func (r *MyDaemonSetReconciler) deletePods(ctx context.Context, mds *appsv1.MyDaemonSet, pods []*corev1.Pod) error {
-	key := client.ObjectKeyFromObject(mds)
 	deleted, err := podcontrol.InParallel(len(pods), func(i int) error {
 		pod := pods[i]
 		err := r.Delete(ctx, pod, client.Preconditions{UID: &pod.UID})
@@ -376,7 +379,7 @@ func (r *MyDaemonSetReconciler) deletePods(ctx context.Context, mds *appsv1.MyDa
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 			return err
 		}
-		r.expectations.ExpectDelete(key, pod.Name)
+		r.expectations.ExpectDelete(mds, pod)
 		return nil
 	})
 	log.FromContext(ctx).Info("Deleted pods", "deleted", deleted, "wanted", len(pods))

@@ -47,9 +47,9 @@ func (c *Controller) sync(ctx context.Context, key types.NamespacedName) (_ time
 // syncPods creates or deletes pods until spec.replicas of them are active.
 func (c *Controller) syncPods(ctx context.Context, imoocPod *appsv1.ImoocPod) (time.Duration, error) {
 	log := logr.FromContextOrDiscard(ctx)
-	key := types.NamespacedName{Namespace: imoocPod.Namespace, Name: imoocPod.Name}
 
-	listed, err := c.podLister.Pods(imoocPod.Namespace).List(labels.SelectorFromSet(labels.Set{NameLabel: imoocPod.Name}))
+	selector := labels.SelectorFromSet(labels.Set{NameLabel: imoocPod.Name})
+	listed, err := c.podLister.Pods(imoocPod.Namespace).List(selector)
 	if err != nil {
 		return 0, fmt.Errorf("listing pods: %w", err)
 	}
@@ -62,7 +62,9 @@ func (c *Controller) syncPods(ctx context.Context, imoocPod *appsv1.ImoocPod) (t
 	active := activePods(imoocPod, pods)
 
 	// The status counts the pods this pass found, before its own creates and deletes;
-	// their events start the next pass, which counts them.
+	// their events start the next pass, which counts them. status.selector is how the
+	// scale subresource tells an autoscaler which pods to measure.
+	imoocPod.Status.Selector = selector.String()
 	imoocPod.Status.Replicas = int32(len(active))
 	imoocPod.Status.ReadyReplicas = 0
 	for i := range active {
@@ -76,7 +78,7 @@ func (c *Controller) syncPods(ctx context.Context, imoocPod *appsv1.ImoocPod) (t
 	// both fill the cache and bring the ImoocPod back to the queue; the timeout covers an
 	// event that never comes. Waiting is not failing: the pass has read the current spec,
 	// so it still moves observedGeneration.
-	if wait := c.expectations.Pending(key, pods); wait > 0 {
+	if wait := c.expectations.Pending(imoocPod, pods); wait > 0 {
 		log.V(1).Info("Waiting for the cache to show earlier creates and deletes", "timeout", wait)
 		return wait, nil
 	}
@@ -115,14 +117,13 @@ func activePods(owner *appsv1.ImoocPod, pods []corev1.Pod) []corev1.Pod {
 // createPods creates count pods for imoocPod in growing batches and records each one it
 // created as expected, so that the next pass waits for the cache to show them.
 func (c *Controller) createPods(ctx context.Context, imoocPod *appsv1.ImoocPod, count int) error {
-	key := types.NamespacedName{Namespace: imoocPod.Namespace, Name: imoocPod.Name}
 	created, err := podcontrol.SlowStart(count, func(int) error {
 		pod, err := c.kube.CoreV1().Pods(imoocPod.Namespace).Create(ctx, newPod(imoocPod), metav1.CreateOptions{})
 		if err != nil {
 			return err
 		}
 		// The API server chose the name (generateName): expect the one it returned.
-		c.expectations.ExpectCreate(key, pod.Name)
+		c.expectations.ExpectCreate(imoocPod, pod)
 		return nil
 	})
 	logr.FromContextOrDiscard(ctx).Info("Created pods", "created", created, "wanted", count)
@@ -159,14 +160,13 @@ func newPod(imoocPod *appsv1.ImoocPod) *corev1.Pod {
 
 // deletePods deletes pods in parallel and records each one as expected to go.
 func (c *Controller) deletePods(ctx context.Context, imoocPod *appsv1.ImoocPod, pods []corev1.Pod) error {
-	key := types.NamespacedName{Namespace: imoocPod.Namespace, Name: imoocPod.Name}
 	deleted, err := podcontrol.InParallel(len(pods), func(i int) error {
 		// A pod that is already gone is as good as deleted.
 		err := c.kube.CoreV1().Pods(pods[i].Namespace).Delete(ctx, pods[i].Name, metav1.DeleteOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
-		c.expectations.ExpectDelete(key, pods[i].Name)
+		c.expectations.ExpectDelete(imoocPod, &pods[i])
 		return nil
 	})
 	logr.FromContextOrDiscard(ctx).Info("Deleted pods", "deleted", deleted, "wanted", len(pods))

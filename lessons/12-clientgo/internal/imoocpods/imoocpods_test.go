@@ -56,16 +56,18 @@ func TestTheStatusPatchCarriesOnlyTheDifference(t *testing.T) {
 	orig := &appsv1.ImoocPod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web"},
 		Spec:       appsv1.ImoocPodSpec{Replicas: ptr.To[int32](3)},
-		Status:     appsv1.ImoocPodStatus{Replicas: 3, ReadyReplicas: 3, ObservedGeneration: 1},
+		Status:     appsv1.ImoocPodStatus{Replicas: 3, ReadyReplicas: 3, ObservedGeneration: 1, Selector: "app=web"},
 	}
 	modified := orig.DeepCopy()
 	modified.Status.ReadyReplicas = 0
 	modified.Status.ObservedGeneration = 2
+	modified.Status.Selector = ""
 
 	patch, err := statusMergePatch(orig, modified)
 	g.Expect(err).NotTo(HaveOccurred())
 	var body map[string]any
 	g.Expect(json.Unmarshal(patch, &body)).To(Succeed())
-	g.Expect(body).To(Equal(map[string]any{"status": map[string]any{"readyReplicas": nil, "observedGeneration": float64(2)}}),
-		"the patch should set what changed and null what went back to zero, nothing else: %s", patch)
+	g.Expect(body).To(Equal(map[string]any{"status": map[string]any{
+		"readyReplicas": float64(0), "observedGeneration": float64(2), "selector": nil,
+	}}), "the patch should set what changed and null what the JSON now leaves out (omitempty), nothing else: %s", patch)
 }

@@ -11,6 +11,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	//stage:2
+	"k8s.io/apimachinery/pkg/labels"
+	//stage:end
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -60,10 +63,15 @@ type ImoocPodReconciler struct {
 }
 
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods,verbs=get;list;watch
+// Our pods point at their ImoocPod with blockOwnerDeletion (SetControllerReference sets
+// it), which the API server allows only to who may update the ImoocPod's finalizers.
+// +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods/finalizers,verbs=update
 //stage:2
 //lesson:todo Let the manager write the status subresource: an RBAC marker for
 //lesson:todo imoocpods/status with the verbs get, update and patch.
+//mistake:no-status-rbac cannot patch resource "imoocpods/status"
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods/status,verbs=get;update;patch
+//mistake:end
 //lesson:end
 //stage:end
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
@@ -138,6 +146,10 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 	// status lags a pass behind and reports only pods the cache has shown. Counting what
 	// the pass meant to do would report pods nobody has seen, and miscount whenever a
 	// create or delete fails.
+	//
+	// status.selector, the label the list above selects on, is how the scale
+	// subresource tells an autoscaler which pods to measure.
+	imoocPod.Status.Selector = labels.SelectorFromSet(labels.Set{NameLabel: imoocPod.Name}).String()
 	//lesson:todo Count the active pods and the ready ones among them (podcontrol.IsPodReady) into
 	//lesson:todo status.replicas and status.readyReplicas.
 	imoocPod.Status.Replicas = int32(len(active))
@@ -160,7 +172,7 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 	// observedGeneration.
 	//stage:end
 	//mistake:no-expectations more means a pass created again (expectations)
-	if wait := r.expectations.Pending(client.ObjectKeyFromObject(imoocPod), pods.Items); wait > 0 {
+	if wait := r.expectations.Pending(imoocPod, pods.Items); wait > 0 {
 		log.V(1).Info("Waiting for the cache to show earlier creates and deletes", "timeout", wait)
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
@@ -228,7 +240,6 @@ func activePods(owner *appsv1.ImoocPod, pods []corev1.Pod) []corev1.Pod {
 // createPods creates count pods for imoocPod in growing batches and records each one it
 // created as expected, so that the next pass waits for the cache to show them.
 func (r *ImoocPodReconciler) createPods(ctx context.Context, imoocPod *appsv1.ImoocPod, count int) error {
-	key := client.ObjectKeyFromObject(imoocPod)
 	created, err := podcontrol.SlowStart(count, func(int) error {
 		pod, err := r.newPod(imoocPod)
 		if err != nil {
@@ -237,7 +248,7 @@ func (r *ImoocPodReconciler) createPods(ctx context.Context, imoocPod *appsv1.Im
 		if err := r.Create(ctx, pod); err != nil {
 			return err
 		}
-		r.expectations.ExpectCreate(key, pod.Name)
+		r.expectations.ExpectCreate(imoocPod, pod)
 		return nil
 	})
 	log.FromContext(ctx).Info("Created pods", "created", created, "wanted", count)
@@ -280,13 +291,12 @@ func (r *ImoocPodReconciler) newPod(imoocPod *appsv1.ImoocPod) (*corev1.Pod, err
 
 // deletePods deletes pods in parallel and records each one as expected to go.
 func (r *ImoocPodReconciler) deletePods(ctx context.Context, imoocPod *appsv1.ImoocPod, pods []corev1.Pod) error {
-	key := client.ObjectKeyFromObject(imoocPod)
 	deleted, err := podcontrol.InParallel(len(pods), func(i int) error {
 		// A pod that is already gone is as good as deleted.
 		if err := r.Delete(ctx, &pods[i]); client.IgnoreNotFound(err) != nil {
 			return err
 		}
-		r.expectations.ExpectDelete(key, pods[i].Name)
+		r.expectations.ExpectDelete(imoocPod, &pods[i])
 		return nil
 	})
 	log.FromContext(ctx).Info("Deleted pods", "deleted", deleted, "wanted", len(pods))

@@ -174,6 +174,35 @@ func TestStaleCacheNeverCreatesTooMany(t *testing.T) {
 			"created again (expectations), fewer means the first pass did not create the whole difference")
 }
 
+// An ImoocPod deleted and created again under the same name is another ImoocPod. When
+// both events come between two passes, the work queue hands the name out once and no
+// pass sees the first one gone, so nothing forgets what the first one expected. The new
+// one must not wait for those pods: here the cache never shows them (it is frozen), as
+// with pods the garbage collector took before the cache saw them.
+func TestAnImoocPodCreatedAgainDoesNotWaitForThePodsOfTheFirst(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	ns := env.Namespace(t)
+	r := &ImoocPodReconciler{Client: &frozenPodList{Client: env.Client}, Scheme: env.Client.Scheme()}
+	first := unmanaged(newImoocPod(ns, "again", 2))
+	g.Expect(env.Client.Create(ctx, first)).To(Succeed())
+	_, err := r.Reconcile(ctx, requestFor(first))
+	g.Expect(errorText(err)).To(BeEmpty(), "the first ImoocPod's pass")
+	// envtest runs no garbage collector: the test deletes the pods, as it would.
+	for _, pod := range podsOf(g, first) {
+		g.Expect(env.Client.Delete(ctx, &pod)).To(Succeed())
+	}
+	g.Expect(env.Client.Delete(ctx, first)).To(Succeed())
+
+	second := unmanaged(newImoocPod(ns, "again", 2))
+	g.Expect(env.Client.Create(ctx, second)).To(Succeed())
+	result, err := r.Reconcile(ctx, requestFor(second))
+	g.Expect(errorText(err)).To(BeEmpty(), "the second ImoocPod's pass")
+	g.Expect(podsOf(g, second)).To(HaveLen(2), "pods of the ImoocPod created again, after its first pass "+
+		"(it waited %s for the pods of the ImoocPod deleted before it: expectations must be kept per UID)",
+		result.RequeueAfter)
+}
+
 func TestIdlePassWritesNothing(t *testing.T) {
 	g := NewWithT(t)
 	ip := newImoocPod(env.Namespace(t), "idle", 3)

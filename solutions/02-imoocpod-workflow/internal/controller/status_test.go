@@ -4,18 +4,16 @@ package controller
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/rest"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/solutions/02-imoocpod-workflow/api/apps/v1"
@@ -36,6 +34,9 @@ func TestTheScaleSubresource(t *testing.T) {
 		g.Expect(env.Client.SubResource("scale").Get(ctx, ip, &scale)).To(Succeed())
 		g.Expect(scale.Status.Replicas).To(BeEquivalentTo(2),
 			"scale.status.replicas should be status.replicas (statuspath), once passes count the pods into it")
+		// A HorizontalPodAutoscaler finds the pods to measure through this selector.
+		g.Expect(scale.Status.Selector).To(Equal(NameLabel+"=scale"), "scale.status.selector should be "+
+			"status.selector (selectorpath), which passes fill with the pods' label selector")
 	}).Should(Succeed())
 
 	scale.Spec.Replicas = 5
@@ -45,6 +46,28 @@ func TestTheScaleSubresource(t *testing.T) {
 		g.Expect(got.Spec.Replicas).To(HaveValue(BeEquivalentTo(5)), "scaling should set spec.replicas")
 		g.Expect(got.Status.Replicas).To(BeEquivalentTo(5), "status.replicas")
 		g.Expect(len(podsOf(g, ip))).To(Equal(5), "the controller should follow the scale to 5 pods")
+	}).Should(Succeed())
+}
+
+// kubectl get shows the counts through the printer columns' JSONPaths, which print
+// <none> for a field the object lacks: a count of 0 must be in the object, not left out.
+func TestTheStatusHoldsCountsOfZero(t *testing.T) {
+	g := NewWithT(t)
+	ip := newImoocPod(env.Namespace(t), "zero", 0)
+	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+
+	g.Eventually(func(g Gomega) {
+		got := &unstructured.Unstructured{}
+		got.SetGroupVersionKind(appsv1.GroupVersion.WithKind("ImoocPod"))
+		g.Expect(env.Client.Get(env.Context(), client.ObjectKeyFromObject(ip), got)).To(Succeed())
+		g.Expect(got.Object).To(HaveKeyWithValue("status", HaveKey("conditions")), "the status after a pass")
+		for _, field := range []string{"replicas", "readyReplicas"} {
+			count, found, err := unstructured.NestedInt64(got.Object, "status", field)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(found).To(BeTrue(), "status.%s of an ImoocPod without pods should be 0, not missing "+
+				"(kubectl get would show <none>)", field)
+			g.Expect(count).To(BeZero(), "status.%s", field)
+		}
 	}).Should(Succeed())
 }
 
@@ -206,46 +229,41 @@ func TestAnIdlePassLeavesTheStatusAlone(t *testing.T) {
 }
 
 // The manager runs with the ClusterRole that controller-gen writes from the RBAC markers
-// (config/rbac/role.yaml), not as the administrator the other tests use. Every read and
-// write of a pass, the status patch included, must be allowed by that role.
+// (config/rbac/role.yaml), bound cluster-wide, not as the administrator the other tests
+// use. Every request of the manager must be allowed by that role: the cache's lists and
+// watches, and every read and write of a pass that creates pods (which point at their
+// ImoocPod with blockOwnerDeletion, so the API server asks for imoocpods/finalizers),
+// patches the status and deletes pods.
 func TestTheManagersRoleAllowsAWholePass(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	ns := env.Namespace(t)
-
-	file, err := os.Open(filepath.Join("..", "..", "config", "rbac", "role.yaml"))
-	g.Expect(err).NotTo(HaveOccurred())
-	defer file.Close()
-	var role rbacv1.ClusterRole
-	g.Expect(yaml.NewYAMLOrJSONDecoder(file, 4096).Decode(&role)).To(Succeed())
-	role.ObjectMeta = metav1.ObjectMeta{Name: "imoocpod-manager-" + ns}
-	g.Expect(env.Client.Create(ctx, &role)).To(Succeed())
-	t.Cleanup(func() { _ = env.Client.Delete(ctx, &role) })
-	const user = "imoocpod-manager"
-	binding := &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "imoocpod-manager"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
-	}
-	g.Expect(env.Client.Create(ctx, binding)).To(Succeed())
-
-	cfg := rest.CopyConfig(env.Config)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+	cfg := env.AsRole(t, filepath.Join("..", "..", "config", "rbac", "role.yaml"), "")
 	asManager, err := client.New(cfg, client.Options{Scheme: env.Client.Scheme()})
 	g.Expect(err).NotTo(HaveOccurred())
+
+	for _, list := range []client.ObjectList{&appsv1.ImoocPodList{}, &corev1.PodList{}} {
+		g.Expect(errorText(env.Watch(cfg, list))).To(BeEmpty(),
+			"the manager's cache watches %T; add the RBAC marker it lacks", list)
+	}
+
 	r := &ImoocPodReconciler{Client: asManager, Scheme: env.Client.Scheme()}
 	ip := unmanaged(newImoocPod(ns, "rbac", 2))
 	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
-	// The API server's authorizer learns of new roles through its own cache.
-	g.Eventually(func(g Gomega) {
-		g.Expect(asManager.Get(ctx, client.ObjectKeyFromObject(ip), ip)).To(Succeed())
-	}).Should(Succeed())
-
-	for pass := range 2 {
-		_, err := r.Reconcile(ctx, requestFor(ip))
-		g.Expect(errorText(err)).To(BeEmpty(), "pass %d as the manager's role; add the RBAC marker it lacks", pass+1)
+	passes := func(what string) {
+		for pass := range 2 {
+			_, err := r.Reconcile(ctx, requestFor(ip))
+			g.ExpectWithOffset(1, errorText(err)).To(BeEmpty(),
+				"pass %d %s as the manager's role; add the RBAC marker it lacks", pass+1, what)
+		}
 	}
+	passes("creating 2 pods")
+	g.Expect(podsOf(g, ip)).To(HaveLen(2), "pods after scaling up")
 	g.Expect(latest(g, ip).Status.Replicas).To(BeEquivalentTo(2), "status.replicas")
+
+	scaleTo(g, ip, 1)
+	passes("deleting 1 pod")
+	g.Expect(podsOf(g, ip)).To(HaveLen(1), "pods after scaling down")
 }
 
 // latest reads ip straight from the API server.

@@ -33,7 +33,7 @@ import (
 // MyDaemonSetLabel marks every pod a MyDaemonSet creates with the MyDaemonSet's name.
 const MyDaemonSetLabel = "apps.workshop.dev/mydaemonset"
 
-// maxBurst caps the creates, and the removals, of one pass, as the DaemonSet controller
+// maxBurst caps the creates, and the deletes, of one pass, as the DaemonSet controller
 // does: a MyDaemonSet on 1000 new nodes should not flood the API server. The next pass,
 // started by the pod events, does the rest.
 const maxBurst = 500
@@ -73,6 +73,9 @@ type MyDaemonSetReconciler struct {
 
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=mydaemonsets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=mydaemonsets/status,verbs=get;update;patch
+// Our pods point at their MyDaemonSet with blockOwnerDeletion (SetControllerReference
+// sets it), which the API server allows only to who may update its finalizers.
+// +kubebuilder:rbac:groups=apps.workshop.dev,resources=mydaemonsets/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;patch;delete
 //lesson:todo Let the manager read and watch the nodes: an RBAC marker for the core group's
 //lesson:todo nodes with the verbs get, list and watch.
@@ -130,18 +133,20 @@ func (r *MyDaemonSetReconciler) reconcilePods(ctx context.Context, mds *appsv1.M
 	mds.Status.UpdatedNumberScheduled = plan.updated
 	mds.Status.NumberAvailable = plan.available
 
-	if wait := r.expectations.Pending(client.ObjectKeyFromObject(mds), pods.Items); wait > 0 {
+	if wait := r.expectations.Pending(mds, pods.Items); wait > 0 {
 		log.V(1).Info("Waiting for the cache to show earlier creates and deletes", "timeout", wait)
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	backoff := r.holdBackFailedPods(ctx, mds, &plan, nodes.Items, pods.Items)
 
 	// The creates, the removals and the replacements concern different nodes, so one
-	// pass does all three; maxBurst caps the creates and the removals, the rolling budget
-	// the replacements.
+	// pass does all three. maxBurst caps the creates, and the deletes: removals first,
+	// then replacements. The rolling budget spares the replacements of pods that are not
+	// ready, which can be as many as there are nodes.
 	//lesson:todo Carry out the plan: create the pods of plan.create with r.createPods and
 	//lesson:todo delete plan.remove and plan.replace with r.deletePods, at most maxBurst
-	//lesson:todo creates and maxBurst removals in one pass. Do all three. createPods returns
+	//lesson:todo creates and maxBurst deletes (removals first, then replacements) in one
+	//lesson:todo pass. Do all three. createPods returns
 	//lesson:todo the nodes whose pod name is taken apart from its other errors: return
 	//lesson:todo every other error joined (errors.Join) with the taken names, or, when there
 	//lesson:todo is none, the taken names alone as a reconcile.TerminalError. See "Carrying
@@ -156,15 +161,16 @@ func (r *MyDaemonSetReconciler) reconcilePods(ctx context.Context, mds *appsv1.M
 		//mistake:end
 		errs = append(errs, err)
 	}
-	if len(plan.remove) > 0 {
-		remove := plan.remove[:min(len(plan.remove), maxBurst)]
+	remove := plan.remove[:min(len(plan.remove), maxBurst)]
+	replace := plan.replace[:min(len(plan.replace), maxBurst-len(remove))]
+	if len(remove) > 0 {
 		log.Info("Deleting pods that no node should run", "count", len(remove))
 		errs = append(errs, r.deletePods(ctx, mds, remove))
 	}
-	if len(plan.replace) > 0 {
-		log.Info("Replacing pods that run an old image", "count", len(plan.replace),
+	if len(replace) > 0 {
+		log.Info("Replacing pods that run an old image", "count", len(replace),
 			"updated", plan.updated, "desired", plan.desired)
-		errs = append(errs, r.deletePods(ctx, mds, plan.replace))
+		errs = append(errs, r.deletePods(ctx, mds, replace))
 	}
 	if err := errors.Join(errs...); err != nil {
 		// A retry is due. The taken names go along as plain errors: controller-runtime
@@ -250,7 +256,6 @@ func (r *MyDaemonSetReconciler) failedPodBackoff() *flowcontrol.Backoff {
 // err holds what a retry can fix, among it the names that pods of an earlier MyDaemonSet
 // of the same name still hold until the garbage collector deletes them.
 func (r *MyDaemonSetReconciler) createPods(ctx context.Context, mds *appsv1.MyDaemonSet, nodes []*corev1.Node) (taken, err error) {
-	key := client.ObjectKeyFromObject(mds)
 	log := log.FromContext(ctx)
 	log.Info("Creating pods", "count", len(nodes))
 	var (
@@ -284,7 +289,7 @@ func (r *MyDaemonSetReconciler) createPods(ctx context.Context, mds *appsv1.MyDa
 		if err != nil {
 			return err
 		}
-		r.expectations.ExpectCreate(key, pod.Name)
+		r.expectations.ExpectCreate(mds, pod)
 		return nil
 	})
 	log.Info("Created pods", "created", created-skipped, "skipped", skipped, "wanted", len(nodes))
@@ -437,7 +442,6 @@ func daemonTolerations(mds *appsv1.MyDaemonSet) []corev1.Toleration {
 // precondition makes sure the delete hits the pod the pass looked at, never a newer pod
 // that took its name.
 func (r *MyDaemonSetReconciler) deletePods(ctx context.Context, mds *appsv1.MyDaemonSet, pods []*corev1.Pod) error {
-	key := client.ObjectKeyFromObject(mds)
 	deleted, err := podcontrol.InParallel(len(pods), func(i int) error {
 		pod := pods[i]
 		err := r.Delete(ctx, pod, client.Preconditions{UID: &pod.UID})
@@ -445,7 +449,7 @@ func (r *MyDaemonSetReconciler) deletePods(ctx context.Context, mds *appsv1.MyDa
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 			return err
 		}
-		r.expectations.ExpectDelete(key, pod.Name)
+		r.expectations.ExpectDelete(mds, pod)
 		return nil
 	})
 	log.FromContext(ctx).Info("Deleted pods", "deleted", deleted, "wanted", len(pods))

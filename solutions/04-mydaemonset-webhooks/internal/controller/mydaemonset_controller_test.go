@@ -356,6 +356,29 @@ func TestMyDaemonSetStatusCountsNodesAndReadyPods(t *testing.T) {
 	}).Should(Succeed())
 }
 
+// kubectl get shows the counts through the printer columns' JSONPaths, which print
+// <none> for a field the object lacks: a count of 0 must be in the object, not left out.
+func TestMyDaemonSetStatusHoldsCountsOfZero(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.Namespace(t)
+	mds := newMyDaemonSet(ns, "nowhere", map[string]string{"role": "none"})
+	g.Expect(env.Client.Create(env.Context(), mds)).To(Succeed())
+
+	g.Eventually(func(g Gomega) {
+		got := &unstructured.Unstructured{}
+		got.SetGroupVersionKind(appsv1.GroupVersion.WithKind("MyDaemonSet"))
+		g.Expect(env.Client.Get(env.Context(), client.ObjectKeyFromObject(mds), got)).To(Succeed())
+		g.Expect(got.Object).To(HaveKeyWithValue("status", HaveKey("conditions")), "the status after a pass")
+		for _, field := range []string{"desiredNumberScheduled", "currentNumberScheduled", "updatedNumberScheduled", "numberAvailable"} {
+			count, found, err := unstructured.NestedInt64(got.Object, "status", field)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(found).To(BeTrue(), "status.%s of a MyDaemonSet that matches no node should be 0, not "+
+				"missing (kubectl get would show <none>)", field)
+			g.Expect(count).To(BeZero(), "status.%s", field)
+		}
+	}).Should(Succeed())
+}
+
 func TestMyDaemonSetIdlePassWritesNothing(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
@@ -475,6 +498,46 @@ func TestAnImageChangeReplacesOnePodAtATime(t *testing.T) {
 	}
 }
 
+// Outdated pods that are not ready cost no availability, so the rolling budget lets
+// them all go at once; the burst limit still holds. An image change that follows a
+// broken one, on more nodes than maxBurst, deletes maxBurst pods in one pass, and the
+// pod events start the next pass for the rest.
+func TestAnImageChangeDeletesAtMostABurstOfPodsThatAreNotReady(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	ns := env.Namespace(t)
+	mds := unmanaged(newMyDaemonSet(ns, "burst", nil))
+	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	r := &MyDaemonSetReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
+	// The pods are made here rather than by passes: a pass creates at most maxBurst. A
+	// node keeps its pod whether Ready or not, so the nodes need no kubelet's status.
+	const nodes = maxBurst + 20
+	_, err := podcontrol.InParallel(nodes, func(i int) error {
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
+			Name: fmt.Sprintf("%s-%04d", ns, i), Labels: map[string]string{testNodeLabel: ns},
+		}}
+		if err := env.Client.Create(ctx, node); err != nil {
+			return err
+		}
+		pod, err := r.newDaemonPod(mds, node)
+		if err != nil {
+			return err
+		}
+		return env.Client.Create(ctx, pod)
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(func() {
+		_ = env.Client.DeleteAllOf(context.Background(), &corev1.Node{}, client.MatchingLabels{testNodeLabel: ns})
+	})
+
+	setImage(g, mds, newPauseImage)
+	_, err = r.Reconcile(ctx, requestFor(mds))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(terminatingPods(g, ns)).To(Equal(maxBurst),
+		"pods deleted by one pass after the image change on %d nodes whose pods are not ready: "+
+			"maxBurst caps the replacements as it caps the removals", nodes)
+}
+
 // The cache is frozen before the first pass: every later pass sees no pods at all. The
 // fixed pod names would make a second create fail anyway; the expectations save the
 // requests.
@@ -501,6 +564,36 @@ func TestAStaleCacheWastesNoCreates(t *testing.T) {
 	g.Expect(writes.Count()-afterFirst).To(BeZero(),
 		"passes that cannot see their own creates should wait for the cache, not create again")
 	g.Expect(daemonPodsOf(g, mds)).To(HaveLen(3))
+}
+
+// A MyDaemonSet deleted and created again under the same name is another MyDaemonSet,
+// whose pods have the same names. When both events come between two passes, no pass
+// sees the first one gone and nothing forgets what it expected. The new one must not
+// wait for those pods: here the cache never shows them (it is frozen), as with pods the
+// garbage collector took before the cache saw them.
+func TestAMyDaemonSetCreatedAgainDoesNotWaitForThePodsOfTheFirst(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	ns := env.Namespace(t)
+	node := createNode(g, ns, "a", true, nil)
+	r := &MyDaemonSetReconciler{Client: &frozenPodList{Client: env.Client}, Scheme: env.Client.Scheme()}
+	first := unmanaged(newMyDaemonSet(ns, "again", nil))
+	g.Expect(env.Client.Create(ctx, first)).To(Succeed())
+	_, err := r.Reconcile(ctx, requestFor(first))
+	g.Expect(err).NotTo(HaveOccurred(), "the first MyDaemonSet's pass")
+	// envtest runs no garbage collector and no kubelet: the test deletes the pod, as they would.
+	for _, pod := range daemonPodsOf(g, first) {
+		g.Expect(env.Client.Delete(ctx, &pod, client.GracePeriodSeconds(0))).To(Succeed())
+	}
+	g.Expect(env.Client.Delete(ctx, first)).To(Succeed())
+
+	second := unmanaged(newMyDaemonSet(ns, "again", nil))
+	g.Expect(env.Client.Create(ctx, second)).To(Succeed())
+	result, err := r.Reconcile(ctx, requestFor(second))
+	g.Expect(err).NotTo(HaveOccurred(), "the second MyDaemonSet's pass")
+	g.Expect(nodeNames(daemonPodsOf(g, second))).To(Equal(names(node)), "pods of the MyDaemonSet created "+
+		"again, after its first pass (it waited %s for the pod of the MyDaemonSet deleted before it: "+
+		"expectations must be kept per UID)", result.RequeueAfter)
 }
 
 // The reconciler reads pods from a cache that may not show its own deletes yet. Here the

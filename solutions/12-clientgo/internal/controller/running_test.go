@@ -220,6 +220,8 @@ func TestTheScaleSubresource(t *testing.T) {
 	var scale autoscalingv1.Scale
 	g.Expect(env.Client.SubResource("scale").Get(ctx, ip, &scale)).To(Succeed(), "the CRD should have a scale subresource")
 	g.Expect(scale.Status.Replicas).To(BeEquivalentTo(2), "scale.status.replicas should be status.replicas")
+	g.Expect(scale.Status.Selector).To(Equal(NameLabel+"="+ip.Name),
+		"scale.status.selector, through which an autoscaler finds the pods, should be status.selector")
 
 	scale.Spec.Replicas = 5
 	g.Expect(env.Client.SubResource("scale").Update(ctx, ip, client.WithSubResourceBody(&scale))).To(Succeed())

@@ -134,9 +134,9 @@ func statusMergePatch(orig, modified *appsv1.ImoocPod) ([]byte, error) {
 		return nil, err
 	}
 	// With current = original, the three-way patch is the plain difference: what
-	// changed, and null for what modified dropped (a count back to zero, omitted by its
-	// omitempty tag). Sending {"status": modified.Status} alone would leave such a
-	// field at its old value.
+	// changed, and null for what modified dropped (a field back to its zero value, left
+	// out by its omitempty tag: the selector, the conditions). Sending {"status":
+	// modified.Status} alone would leave such a field at its old value.
 	patch, err := jsonmergepatch.CreateThreeWayJSONMergePatch(before, after, before)
 	if err != nil {
 		return nil, fmt.Errorf("computing the status patch: %w", err)

@@ -39,13 +39,23 @@ const (
 // writes it, through the status subresource; a user's edit of spec never touches it.
 type ImoocPodStatus struct {
 	// Replicas is the number of pods that exist and are active: controlled by this
-	// ImoocPod, not being deleted, not finished.
+	// ImoocPod, not being deleted, not finished. The counts are never left out, and the
+	// API server defaults them to 0 in a status that lacks them (a merge patch sends no
+	// count that stayed 0), so that `kubectl get` shows 0 rather than <none>.
+	// +kubebuilder:default=0
 	// +optional
-	Replicas int32 `json:"replicas,omitempty"`
+	Replicas int32 `json:"replicas"`
 
 	// ReadyReplicas is the number of those pods whose Ready condition is True.
+	// +kubebuilder:default=0
 	// +optional
-	ReadyReplicas int32 `json:"readyReplicas,omitempty"`
+	ReadyReplicas int32 `json:"readyReplicas"`
+
+	// Selector selects the ImoocPod's pods, as a label selector string
+	// (apps.workshop.dev/imoocpod=<name>). It is the scale subresource's status.selector,
+	// through which a HorizontalPodAutoscaler finds the pods whose metrics it reads.
+	// +optional
+	Selector string `json:"selector,omitempty"`
 
 	// ObservedGeneration is the metadata.generation of the spec the last successful pass
 	// acted on. While it is lower than metadata.generation, the rest of the status
@@ -63,8 +73,9 @@ type ImoocPodStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:shortName=imp
 // TODO: Give ImoocPod a status subresource, a scale subresource that maps
-// spec.replicas and status.replicas (so that `kubectl scale` works), and the
-// printer columns DESIRED, CURRENT, READY and AGE of `kubectl get rs`.
+// spec.replicas, status.replicas and status.selector (so that `kubectl scale`
+// and an autoscaler work), and the printer columns DESIRED, CURRENT, READY and
+// AGE of `kubectl get rs`.
 // See "Subresources and printer columns" in docs/lesson-02.md.
 
 // ImoocPod keeps a number of identical pods running, like a small ReplicaSet.

@@ -61,23 +61,28 @@ const (
 
 // MyDaemonSetStatus is what the controller observed on its last pass, counted in nodes
 // like a DaemonSet's. A node "should run a pod" when it matches spec.nodeSelector, is not
-// cordoned, and is Ready or already runs one. The counts are always written, so that
-// `kubectl get mds` shows 0 rather than nothing.
+// cordoned, and is Ready or already runs one. The counts are never left out, and the API
+// server defaults them to 0 in a status that lacks them (a merge patch sends no count
+// that stayed 0), so that `kubectl get mds` shows 0 rather than <none>.
 type MyDaemonSetStatus struct {
 	// DesiredNumberScheduled is the number of nodes that should run a pod.
+	// +kubebuilder:default=0
 	// +optional
 	DesiredNumberScheduled int32 `json:"desiredNumberScheduled"`
 
 	// CurrentNumberScheduled is the number of those nodes that run a pod of this
 	// MyDaemonSet that is not being deleted.
+	// +kubebuilder:default=0
 	// +optional
 	CurrentNumberScheduled int32 `json:"currentNumberScheduled"`
 
 	// UpdatedNumberScheduled is the number of those pods that run spec.image.
+	// +kubebuilder:default=0
 	// +optional
 	UpdatedNumberScheduled int32 `json:"updatedNumberScheduled"`
 
 	// NumberAvailable is the number of those pods whose Ready condition is True.
+	// +kubebuilder:default=0
 	// +optional
 	NumberAvailable int32 `json:"numberAvailable"`
 

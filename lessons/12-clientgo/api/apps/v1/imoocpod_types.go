@@ -39,13 +39,23 @@ const (
 // writes it, through the status subresource; a user's edit of spec never touches it.
 type ImoocPodStatus struct {
 	// Replicas is the number of pods that exist and are active: controlled by this
-	// ImoocPod, not being deleted, not finished.
+	// ImoocPod, not being deleted, not finished. The counts are never left out, and the
+	// API server defaults them to 0 in a status that lacks them (a merge patch sends no
+	// count that stayed 0), so that `kubectl get` shows 0 rather than <none>.
+	// +kubebuilder:default=0
 	// +optional
-	Replicas int32 `json:"replicas,omitempty"`
+	Replicas int32 `json:"replicas"`
 
 	// ReadyReplicas is the number of those pods whose Ready condition is True.
+	// +kubebuilder:default=0
 	// +optional
-	ReadyReplicas int32 `json:"readyReplicas,omitempty"`
+	ReadyReplicas int32 `json:"readyReplicas"`
+
+	// Selector selects the ImoocPod's pods, as a label selector string
+	// (apps.workshop.dev/imoocpod=<name>). It is the scale subresource's status.selector,
+	// through which a HorizontalPodAutoscaler finds the pods whose metrics it reads.
+	// +optional
+	Selector string `json:"selector,omitempty"`
 
 	// ObservedGeneration is the metadata.generation of the spec the last successful pass
 	// acted on. While it is lower than metadata.generation, the rest of the status
@@ -63,7 +73,7 @@ type ImoocPodStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:shortName=imp
 // +kubebuilder:subresource:status
-// +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas
+// +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
 // +kubebuilder:printcolumn:name="Desired",type=integer,JSONPath=`.spec.replicas`,description="The number of pods asked for"
 // +kubebuilder:printcolumn:name="Current",type=integer,JSONPath=`.status.replicas`,description="The number of active pods"
 // +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyReplicas`,description="The number of ready pods"

@@ -1,0 +1,92 @@
+package testenv
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/onsi/gomega"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// AsRole returns a config that acts as a user who holds nothing but the ClusterRole in
+// rolePath (config/rbac/role.yaml, as controller-gen writes it from the RBAC markers):
+// bound in namespace, or cluster-wide when namespace is empty, as a deployed manager's
+// is. It returns once the API server's authorizer, which learns of new roles through
+// its own cache, grants the role's first rule.
+func (e *Env) AsRole(t testing.TB, rolePath, namespace string) *rest.Config {
+	t.Helper()
+	g := gomega.NewWithT(t)
+	ctx := e.ctx
+	role, err := readClusterRole(rolePath)
+	g.Expect(err).NotTo(gomega.HaveOccurred())
+	g.Expect(role.Rules).NotTo(gomega.BeEmpty(), "the rules of %s", rolePath)
+
+	role.ObjectMeta = metav1.ObjectMeta{GenerateName: "manager-role-"}
+	g.Expect(e.Client.Create(ctx, role)).To(gomega.Succeed())
+	t.Cleanup(func() { _ = e.Client.Delete(ctx, role) })
+	user := "user-" + role.Name
+	ref := rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name}
+	subjects := []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}}
+	var binding client.Object = &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: role.Name}, RoleRef: ref, Subjects: subjects,
+	}
+	if namespace == "" {
+		binding = &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: role.Name}, RoleRef: ref, Subjects: subjects}
+	}
+	g.Expect(e.Client.Create(ctx, binding)).To(gomega.Succeed())
+	t.Cleanup(func() { _ = e.Client.Delete(ctx, binding) })
+
+	first := role.Rules[0]
+	resource, subresource, _ := strings.Cut(first.Resources[0], "/")
+	g.Eventually(func(g gomega.Gomega) {
+		review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User: user,
+			ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Namespace: namespace, Verb: first.Verbs[0], Group: first.APIGroups[0],
+				Resource: resource, Subresource: subresource,
+			},
+		}}
+		g.Expect(e.Client.Create(ctx, review)).To(gomega.Succeed())
+		g.Expect(review.Status.Allowed).To(gomega.BeTrue(), "the authorizer knows the new binding")
+	}).Should(gomega.Succeed())
+
+	cfg := rest.CopyConfig(e.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+	return cfg
+}
+
+// Watch starts a watch of list as cfg and stops it at once. A manager's cache lists and
+// then watches every kind it holds; a role that allows list but not watch lets a test
+// that reads through a direct client pass and leaves a deployed manager's cache empty.
+func (e *Env) Watch(cfg *rest.Config, list client.ObjectList, opts ...client.ListOption) error {
+	c, err := client.NewWithWatch(cfg, client.Options{Scheme: e.Client.Scheme()})
+	if err != nil {
+		return err
+	}
+	w, err := c.Watch(e.ctx, list, opts...)
+	if err != nil {
+		return fmt.Errorf("watching %T: %w", list, err)
+	}
+	w.Stop()
+	return nil
+}
+
+func readClusterRole(path string) (*rbacv1.ClusterRole, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	var role rbacv1.ClusterRole
+	if err := yaml.NewYAMLOrJSONDecoder(file, 4096).Decode(&role); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return &role, nil
+}
