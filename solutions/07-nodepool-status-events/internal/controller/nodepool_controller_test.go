@@ -226,8 +226,8 @@ func TestNodePoolIdlePassWritesNothing(t *testing.T) {
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(result).To(Equal(ctrl.Result{}), "a pass with nothing to do should not requeue")
 		g.Expect(writes.Count()).To(BeZero(), "pass %d had nothing to do and should write nothing: "+
-			"no node patch, no RuntimeClass write, no status patch (a status that differs on every pass: "+
-			"does each pass count from zero?)", pass+1)
+			"no node patch, no RuntimeClass write, no status patch (a status that differs on every pass? "+
+			"each pass counts from zero, not on from the count it read)", pass+1)
 		g.Expect(takeEvents(recorder)).To(BeEmpty(), "pass %d changed nothing and should emit no event", pass+1)
 	}
 }
