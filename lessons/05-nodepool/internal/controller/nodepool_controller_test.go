@@ -109,7 +109,8 @@ func TestANodeThatLeavesThePoolLosesExactlyWhatThePoolGave(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		got := latestNode(g, member)
 		g.Expect(got.Labels).To(Equal(map[string]string{"team": "blue"}),
-			"the node should lose the pool's labels and keep its own")
+			"a node that left the pool still carries the pool's record: a pass of the pool should take "+
+				"the pool's labels back from it and leave its own")
 		g.Expect(got.Spec.Taints).To(Equal([]corev1.Taint{ownTaint}),
 			"the node should lose the pool's taint and keep its own")
 		g.Expect(got.Annotations).NotTo(HaveKey(poolRecordAnnotation(name)),

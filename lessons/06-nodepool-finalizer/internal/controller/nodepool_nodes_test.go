@@ -17,8 +17,10 @@ func TestWithPoolGivesAMemberThePoolsLabelsAndTaints(t *testing.T) {
 	g := NewWithT(t)
 	pool := poolWith("gpu", map[string]string{"pool.example/gpu": "a100", "pool.example/tier": "1"},
 		corev1.Taint{Key: "pool.example/gpu", Value: "true", Effect: corev1.TaintEffectNoSchedule})
+	// An admin's taint has the key of the pool's, and another effect: another taint.
 	node := nodeWith("n1", map[string]string{poolMemberLabel("gpu"): "", "team": "blue"},
-		corev1.Taint{Key: "team", Value: "blue", Effect: corev1.TaintEffectNoExecute})
+		corev1.Taint{Key: "team", Value: "blue", Effect: corev1.TaintEffectNoExecute},
+		corev1.Taint{Key: "pool.example/gpu", Value: "draining", Effect: corev1.TaintEffectNoExecute})
 
 	got, change, err := withPool(node, pool, knownPools(pool))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -28,12 +30,15 @@ func TestWithPoolGivesAMemberThePoolsLabelsAndTaints(t *testing.T) {
 	}), "the pool's labels are added; the others stay")
 	g.Expect(got.Spec.Taints).To(Equal([]corev1.Taint{
 		{Key: "team", Value: "blue", Effect: corev1.TaintEffectNoExecute},
+		{Key: "pool.example/gpu", Value: "draining", Effect: corev1.TaintEffectNoExecute},
 		{Key: "pool.example/gpu", Value: "true", Effect: corev1.TaintEffectNoSchedule},
-	}), "the pool's taints are added after the others, which keep their place")
+	}), "the pool's taints are added after the others, which keep their place and value: a taint is known by its key "+
+		"and its effect, and the admin's pool.example/gpu:NoExecute is not the pool's pool.example/gpu:NoSchedule")
 	g.Expect(got.Annotations).To(HaveKeyWithValue(poolRecordAnnotation("gpu"),
 		`{"labels":["pool.example/gpu","pool.example/tier"],"taints":["pool.example/gpu:NoSchedule"]}`),
 		"the record lists what the pool gave, sorted")
 	g.Expect(node.Labels).To(HaveLen(2), "withPool changes a copy, never the node it was given")
+	g.Expect(node.Spec.Taints).To(HaveLen(2), "withPool changes a copy, never the node it was given")
 
 	again, change, err := withPool(got, pool, knownPools(pool))
 	g.Expect(err).NotTo(HaveOccurred())

@@ -110,7 +110,8 @@ func TestANodeThatLeavesThePoolLosesExactlyWhatThePoolGave(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		got := latestNode(g, member)
 		g.Expect(got.Labels).To(Equal(map[string]string{"team": "blue"}),
-			"the node should lose the pool's labels and keep its own")
+			"a node that left the pool still carries the pool's record: a pass of the pool should take "+
+				"the pool's labels back from it and leave its own")
 		g.Expect(got.Spec.Taints).To(Equal([]corev1.Taint{ownTaint}),
 			"the node should lose the pool's taint and keep its own")
 		g.Expect(got.Annotations).NotTo(HaveKey(poolRecordAnnotation(name)),
@@ -215,7 +216,8 @@ func TestNodePoolIdlePassWritesNothing(t *testing.T) {
 		g.Expect(cache.Get(ctx, client.ObjectKey{Name: nodesv1.RuntimeClassPrefix + name}, &rc)).To(Succeed())
 		var cached nodesv1.NodePool
 		g.Expect(cache.Get(ctx, client.ObjectKeyFromObject(pool), &cached)).To(Succeed())
-		g.Expect(cached.Status.NodeCount).To(BeEquivalentTo(2), "status.nodeCount should count the 2 members")
+		g.Expect(cached.Status.NodeCount).To(BeEquivalentTo(2),
+			"status.nodeCount should count the 2 members: each pass counts from zero, not on from the count it read")
 		g.Expect(cached.Status.ObservedGeneration).To(Equal(cached.Generation))
 	}).Should(Succeed())
 
@@ -224,7 +226,8 @@ func TestNodePoolIdlePassWritesNothing(t *testing.T) {
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(result).To(Equal(ctrl.Result{}), "a pass with nothing to do should not requeue")
 		g.Expect(writes.Count()).To(BeZero(), "pass %d had nothing to do and should write nothing: "+
-			"no node patch, no RuntimeClass write, no status patch", pass+1)
+			"no node patch, no RuntimeClass write, no status patch (a status that differs on every pass? "+
+			"each pass counts from zero, not on from the count it read)", pass+1)
 		g.Expect(takeEvents(recorder)).To(BeEmpty(), "pass %d changed nothing and should emit no event", pass+1)
 	}
 }

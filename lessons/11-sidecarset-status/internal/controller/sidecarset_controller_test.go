@@ -122,5 +122,6 @@ func TestEventsOnlyOnRealChange(t *testing.T) {
 	g.Eventually(func(g Gomega) { g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 3, Injected: 2})) }).Should(Succeed())
 	g.Consistently(func(g Gomega) {
 		g.Expect(eventsOf(g, set)).To(Equal([]string{EventPodsNotInjected}))
-	}, "2s").Should(Succeed(), "no event for a change that changed nothing a user should hear of")
+	}, "2s").Should(Succeed(), "no event for a change that changed nothing a user should hear of: PodsNotInjected "+
+		"is told when the Injected condition turns False, not on every pass that finds it still False")
 }

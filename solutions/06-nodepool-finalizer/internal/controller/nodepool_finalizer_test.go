@@ -22,6 +22,10 @@ func TestNodePoolGetsTheFinalizer(t *testing.T) {
 	}).Should(Succeed())
 }
 
+// cleanBeforeTheFinalizerGoes is what a deletion pass must do, in this order.
+const cleanBeforeTheFinalizerGoes = "a pool being deleted gives nothing, members included, " +
+	"and the finalizer goes only once the nodes are clean"
+
 func TestDeletingANodePoolTakesBackWhatItGave(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
@@ -49,12 +53,16 @@ func TestDeletingANodePoolTakesBackWhatItGave(t *testing.T) {
 	// The finalizer let the pool go only once the nodes were clean: no waiting here.
 	got := latestNode(g, members[0])
 	g.Expect(got.Labels).To(Equal(map[string]string{poolMemberLabel(name): "", "team": "blue"}),
-		"the pool's labels should be gone, and the membership label, which is not the pool's, should stay")
-	g.Expect(got.Spec.Taints).To(Equal([]corev1.Taint{ownTaint}), "the pool's taint should be gone")
-	g.Expect(got.Annotations).NotTo(HaveKey(poolRecordAnnotation(name)), "the pool's record should be gone")
+		"the pool's labels should be gone with the pool (%s), and the membership label, which is not the pool's, "+
+			"should stay", cleanBeforeTheFinalizerGoes)
+	g.Expect(got.Spec.Taints).To(Equal([]corev1.Taint{ownTaint}), "the pool's taint should be gone with the pool (%s)",
+		cleanBeforeTheFinalizerGoes)
+	g.Expect(got.Annotations).NotTo(HaveKey(poolRecordAnnotation(name)), "the pool's record should be gone with the pool (%s)",
+		cleanBeforeTheFinalizerGoes)
 	got = latestNode(g, members[1])
-	g.Expect(got.Labels).To(Equal(map[string]string{poolMemberLabel(name): ""}))
-	g.Expect(got.Spec.Taints).To(BeEmpty())
+	g.Expect(got.Labels).To(Equal(map[string]string{poolMemberLabel(name): ""}), "the pool's labels should be gone with the pool (%s)",
+		cleanBeforeTheFinalizerGoes)
+	g.Expect(got.Spec.Taints).To(BeEmpty(), "the pool's taint should be gone with the pool (%s)", cleanBeforeTheFinalizerGoes)
 
 	// envtest runs no garbage collector: the RuntimeClass stays here, and its
 	// OwnerReference is what makes it go with the pool on a cluster.
@@ -85,7 +93,8 @@ func TestTheDeletionPassWritesNothingAfterRemovingTheFinalizer(t *testing.T) {
 	_, err = r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred(), "the deletion pass should succeed")
 	g.Expect(writes.take()).To(HaveExactElements("Node/"+member.Name, "NodePool/"+name),
-		"the deletion pass should clean the node, then remove the finalizer, and write nothing after it")
+		"the deletion pass should clean the node, then remove the finalizer, and write nothing after it: "+
+			"the finalizer goes only once the nodes are clean")
 	err = env.Client.Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})
 	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "without its finalizer the pool is deleted; got %v", err)
 	got := latestNode(g, member)

@@ -227,7 +227,9 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 	//lesson:todo Start the pool's status.nodeCount and status.allocatable from zero; the
 	//lesson:todo loop below counts each member in (countMember).
 	// The status you read holds the last pass's counts: start from zero.
+	//mistake:count-not-reset each pass counts from zero
 	pool.Status.NodeCount, pool.Status.Allocatable = 0, nil
+	//mistake:end
 	//lesson:end
 	changes := map[nodeChange][]*corev1.Node{}
 	var conflicts []string

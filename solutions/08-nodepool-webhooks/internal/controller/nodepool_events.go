@@ -43,6 +43,7 @@ func (r *NodePoolReconciler) recordNodeChanges(pool *nodesv1.NodePool, changes m
 	for _, kind := range kinds {
 		nodes := changes[kind.change]
 		changed += len(nodes)
+		//mistake:event-per-node should be told by one event that counts them
 		switch len(nodes) {
 		case 0:
 		case 1:
@@ -52,6 +53,11 @@ func (r *NodePoolReconciler) recordNodeChanges(pool *nodesv1.NodePool, changes m
 			r.Recorder.Eventf(pool, nil, corev1.EventTypeNormal, kind.reason, kind.action,
 				"%d nodes %s; the first is %s", len(nodes), kind.what, nodes[0].Name)
 		}
+		//mistake:instead for _, node := range nodes {
+		//mistake:instead r.Recorder.Eventf(pool, node, corev1.EventTypeNormal, kind.reason, kind.action,
+		//mistake:instead "Node %s %s", node.Name, kind.what)
+		//mistake:instead }
+		//mistake:end
 	}
 	return changed
 	//lesson:end

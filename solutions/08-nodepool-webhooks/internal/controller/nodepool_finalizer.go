@@ -44,6 +44,13 @@ func (r *NodePoolReconciler) reconcileDelete(ctx context.Context, pool *nodesv1.
 	// A pool being deleted gives nothing to anyone (poolShare), so the usual pass over
 	// the nodes takes everything back. Until every node is clean the finalizer stays,
 	// and the queue retries: the pool cannot go before its labels do.
+	//mistake:finalizer-before-cleanup the finalizer goes only once the nodes are clean
+	//mistake:instead before := pool.DeepCopy()
+	//mistake:instead controllerutil.RemoveFinalizer(pool, nodesv1.Finalizer)
+	//mistake:instead if err := r.Patch(ctx, pool, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
+	//mistake:instead return fmt.Errorf("removing the finalizer: %w", err)
+	//mistake:instead }
+	//mistake:end
 	//stage:7
 	cleaned, err := r.reconcileNodes(ctx, pool)
 	if err != nil {

@@ -32,8 +32,11 @@ func concernsPool(node *corev1.Node, pool string) bool {
 	//lesson:todo carries the pool's record annotation (poolRecordAnnotation), member or not.
 	//lesson:todo See "Who a pass looks at" in docs/lesson-05.md.
 	//lesson:stub return isPoolMember(node, pool)
+	//mistake:members-only a node that left the pool still carries the pool's record
 	_, recorded := node.Annotations[poolRecordAnnotation(pool)]
 	return recorded || isPoolMember(node, pool)
+	//mistake:instead return isPoolMember(node, pool)
+	//mistake:end
 	//lesson:end
 }
 
@@ -149,7 +152,10 @@ func poolShare(node *corev1.Node, pool *nodesv1.NodePool, pools map[string]poolK
 	//lesson:todo A pool being deleted gives nothing to anyone, members included. See
 	//lesson:todo "Deleting a pool" in docs/lesson-06.md.
 	//lesson:stub if !isPoolMember(node, pool.Name) {
+	//mistake:deleted-pool-still-gives a pool being deleted gives nothing, members included
 	if !isPoolMember(node, pool.Name) || !pool.DeletionTimestamp.IsZero() {
+		//mistake:instead if !isPoolMember(node, pool.Name) {
+		//mistake:end
 		//lesson:end
 		//stage:old // poolShare returns what pool gives node: its labels and taints when node is a member,
 		//stage:old // nothing otherwise. A key or taint that another pool's record on the node already
@@ -307,6 +313,7 @@ func setPoolTaints(node *corev1.Node, recorded []string, want []corev1.Taint) {
 	//lesson:todo taint whose taintID is in recorded and not in want goes, and one whose
 	//lesson:todo taintID is in want takes want's value; then append want's missing taints.
 	//lesson:todo See "Remembering what the pool gave" in docs/lesson-05.md.
+	//mistake:taints-by-key-only a taint is known by its key and its effect
 	wanted := map[string]corev1.Taint{}
 	for _, t := range want {
 		wanted[taintID(t)] = t
@@ -328,6 +335,27 @@ func setPoolTaints(node *corev1.Node, recorded []string, want []corev1.Taint) {
 			taints = append(taints, t)
 		}
 	}
+	//mistake:instead wanted := map[string]corev1.Taint{}
+	//mistake:instead for _, t := range want {
+	//mistake:instead wanted[t.Key] = t
+	//mistake:instead }
+	//mistake:instead stale := sets.New(recorded...)
+	//mistake:instead var taints []corev1.Taint
+	//mistake:instead for _, t := range node.Spec.Taints {
+	//mistake:instead if w, ok := wanted[t.Key]; ok {
+	//mistake:instead t.Value, t.Effect = w.Value, w.Effect
+	//mistake:instead delete(wanted, t.Key)
+	//mistake:instead } else if stale.Has(taintID(t)) {
+	//mistake:instead continue
+	//mistake:instead }
+	//mistake:instead taints = append(taints, t)
+	//mistake:instead }
+	//mistake:instead for _, t := range want {
+	//mistake:instead if _, missing := wanted[t.Key]; missing {
+	//mistake:instead taints = append(taints, t)
+	//mistake:instead }
+	//mistake:instead }
+	//mistake:end
 	node.Spec.Taints = taints
 	//lesson:end
 }

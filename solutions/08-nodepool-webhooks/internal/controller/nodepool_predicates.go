@@ -78,8 +78,11 @@ func poolNodeChanged(oldNode, newNode *corev1.Node) bool {
 	//lesson:stub !equality.Semantic.DeepEqual(oldNode.Spec.Taints, newNode.Spec.Taints)
 	return !maps.Equal(oldNode.Labels, newNode.Labels) ||
 		!maps.Equal(poolRecords(oldNode), poolRecords(newNode)) ||
+		//mistake:allocatable-not-watched the allocatable resources changed
 		!equality.Semantic.DeepEqual(oldNode.Spec.Taints, newNode.Spec.Taints) ||
 		!equality.Semantic.DeepEqual(oldNode.Status.Allocatable, newNode.Status.Allocatable)
+	//mistake:instead !equality.Semantic.DeepEqual(oldNode.Spec.Taints, newNode.Spec.Taints)
+	//mistake:end
 	//lesson:end
 	//stage:old // poolNodeChanged reports whether an update changed something a NodePool pass reads of a
 	//stage:old // node: its labels (membership, and the pool's labels), the pools' records and its

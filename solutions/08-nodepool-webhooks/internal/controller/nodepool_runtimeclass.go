@@ -79,6 +79,7 @@ func (r *NodePoolReconciler) reconcileRuntimeClass(ctx context.Context, pool *no
 	switch {
 	case apierrors.IsNotFound(err):
 		err := r.Create(ctx, want)
+		//mistake:already-exists-is-an-error a RuntimeClass the cache does not show yet is no error
 		if apierrors.IsAlreadyExists(err) {
 			// "None" is what the cache says, and the cache may be behind: most often the
 			// pass before this one created the RuntimeClass, and the watch event of that
@@ -88,6 +89,7 @@ func (r *NodePoolReconciler) reconcileRuntimeClass(ctx context.Context, pool *no
 			log.Info("RuntimeClass exists already; waiting for the cache to show it", "runtimeClass", want.Name)
 			return nil
 		}
+		//mistake:end
 		if err != nil {
 			return fmt.Errorf("creating RuntimeClass %s: %w", want.Name, err)
 		}

@@ -97,23 +97,32 @@ func (r *NodePoolReconciler) patchStatus(ctx context.Context, orig, pool *nodesv
 	if passErr == nil {
 		pool.Status.ObservedGeneration = pool.Generation
 	}
+	//mistake:warning-on-every-retry the same error again is no news
+	//mistake:instead if passErr != nil {
+	//mistake:instead r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, EventReconcileError, "Reconcile", "%s", eventNote(passErr.Error()))
+	//mistake:instead }
+	//mistake:end
 	if equality.Semantic.DeepEqual(orig.Status, pool.Status) {
 		return nil
 	}
 
 	ready := meta.FindStatusCondition(pool.Status.Conditions, nodesv1.ConditionReady)
+	//mistake:warning-on-every-retry the same error again is no news
 	was := meta.FindStatusCondition(orig.Status.Conditions, nodesv1.ConditionReady)
 	newError := passErr != nil && (was == nil || was.Message != ready.Message) &&
 		!r.toldAlready(ctx, pool, ready.Message)
+	//mistake:end
 	log.FromContext(ctx).Info("Updating status", "nodeCount", pool.Status.NodeCount,
 		"ready", ready.Status, "reason", ready.Reason)
 	// A merge patch carries no resourceVersion: it cannot conflict with a spec change.
 	if err := r.Status().Patch(ctx, pool, client.MergeFrom(orig)); err != nil {
 		return fmt.Errorf("patching the status: %w", err)
 	}
+	//mistake:warning-on-every-retry the same error again is no news
 	if newError {
 		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, EventReconcileError, "Reconcile", "%s", eventNote(ready.Message))
 	}
+	//mistake:end
 	return nil
 	//lesson:end
 }

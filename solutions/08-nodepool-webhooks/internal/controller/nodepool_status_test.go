@@ -36,7 +36,8 @@ func TestNodePoolStatusCountsTheMembersAndTheirResources(t *testing.T) {
 
 	g.Eventually(func(g Gomega) {
 		got := latestPool(g, pool)
-		g.Expect(got.Status.NodeCount).To(BeEquivalentTo(2), "status.nodeCount should count the members")
+		g.Expect(got.Status.NodeCount).To(BeEquivalentTo(2),
+			"status.nodeCount should count the members: each pass counts from zero, not on from the count it read")
 		g.Expect(got.Status.Allocatable).To(haveQuantities("8", "16Gi"),
 			"status.allocatable should add up the members' allocatable resources")
 		g.Expect(got).To(havePoolReady(metav1.ConditionTrue, nodesv1.ReasonNodesConfigured), "the Ready condition")
@@ -90,7 +91,8 @@ func TestAFailingNodePoolPassReportsItsErrorOnce(t *testing.T) {
 			g.Expect(takeEvents(recorder)).To(HaveExactElements(HavePrefix("Warning ReconcileError")),
 				"a new error should be told once, as a Warning event")
 		} else {
-			g.Expect(takeEvents(recorder)).To(BeEmpty(), "the same error again is no news: no event on retry %d", pass)
+			g.Expect(takeEvents(recorder)).To(BeEmpty(), "the same error again is no news: no event on retry %d "+
+				"(a Warning event goes out when the Ready condition's message is new)", pass)
 		}
 	}
 

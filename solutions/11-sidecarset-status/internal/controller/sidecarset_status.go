@@ -114,7 +114,10 @@ func (r *SidecarSetReconciler) tellChanges(orig, set *sidecarsv1.SidecarSet, pas
 			"New pods get revision %s; %d running pods keep the sidecars of an older revision until they are recreated",
 			set.Status.Revision, set.Status.OutdatedPods)
 	}
+	//mistake:event-on-every-pass not on every pass that finds it still False
 	if is.Reason == sidecarsv1.ReasonPodsNotInjected && (was == nil || was.Reason != sidecarsv1.ReasonPodsNotInjected) {
+		//mistake:instead if is.Reason == sidecarsv1.ReasonPodsNotInjected {
+		//mistake:end
 		r.Recorder.Eventf(set, nil, corev1.EventTypeWarning, EventPodsNotInjected, "Inject", "%s", is.Message)
 	}
 	if passErr != nil && (was == nil || was.Message != is.Message) {

@@ -17,6 +17,10 @@ import (
 // schema refuses first (an unknown effect, a duplicate taint, a long name) show here too,
 // and a failure names the function.
 
+// reservedRule is the rule of reservedPrefix, which a failure states.
+const reservedRule = "Kubernetes reserves kubernetes.io/ and k8s.io/ with every subdomain (node.kubernetes.io/), " +
+	"and nothing that only ends in those words (example-kubernetes.io/)"
+
 func TestReservedPrefix(t *testing.T) {
 	tests := []struct {
 		key      string
@@ -40,8 +44,8 @@ func TestReservedPrefix(t *testing.T) {
 		t.Run(tt.key, func(t *testing.T) {
 			g := NewWithT(t)
 			prefix, reserved := reservedPrefix(tt.key)
-			g.Expect(reserved).To(Equal(tt.reserved), "is the prefix of %q reserved?", tt.key)
-			g.Expect(prefix).To(Equal(tt.prefix), "the reserved prefix of %q", tt.key)
+			g.Expect(reserved).To(Equal(tt.reserved), "is the prefix of %q reserved? %s", tt.key, reservedRule)
+			g.Expect(prefix).To(Equal(tt.prefix), "the reserved prefix of %q: %s", tt.key, reservedRule)
 		})
 	}
 }

@@ -106,9 +106,11 @@ func (v *MyDaemonSetCustomValidator) ValidateUpdate(_ context.Context, oldMDS, m
 	//lesson:todo (equality.Semantic.DeepEqual of the old and new spec); else check the new
 	//lesson:todo object as ValidateCreate does. See "Validating" in docs/lesson-04.md.
 	//lesson:stub return nil, nil
+	//mistake:validates-every-update a metadata change must go through, whatever the spec
 	if equality.Semantic.DeepEqual(oldMDS.Spec, mds.Spec) {
 		return nil, nil
 	}
+	//mistake:end
 	return validateMyDaemonSet(mds)
 	//lesson:end
 }
