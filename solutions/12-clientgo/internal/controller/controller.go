@@ -163,7 +163,13 @@ func (c *Controller) enqueueController(obj any) {
 		utilruntime.HandleError(fmt.Errorf("a pod event without a pod: %T", obj))
 		return
 	}
+	//mistake:first-owner-reference a pod owned, not controlled
 	ref := metav1.GetControllerOf(pod)
+	//mistake:instead var ref *metav1.OwnerReference
+	//mistake:instead if len(pod.OwnerReferences) > 0 {
+	//mistake:instead 	ref = &pod.OwnerReferences[0]
+	//mistake:instead }
+	//mistake:end
 	if ref == nil || ref.Kind != "ImoocPod" {
 		return
 	}
@@ -247,7 +253,9 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 		c.Syncs.Successes.Add(1)
 		// Forget clears the key's failure count, so that its next failure starts the
 		// backoff over.
+		//mistake:success-not-forgotten a successful pass should Forget the key's failures
 		c.queue.Forget(key)
+		//mistake:end
 	}
 	return true
 	//lesson:end

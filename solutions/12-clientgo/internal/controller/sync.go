@@ -179,9 +179,15 @@ func newPod(imoocPod *appsv1.ImoocPod) *corev1.Pod {
 			//lesson:todo (metav1.NewControllerRef with appsv1.GroupVersion.WithKind),
 			//lesson:todo which lets the garbage collector delete the pod with its
 			//lesson:todo ImoocPod and the pod's events find their ImoocPod.
+			//mistake:owner-not-controller should have a controller OwnerReference
 			OwnerReferences: []metav1.OwnerReference{
 				*metav1.NewControllerRef(imoocPod, appsv1.GroupVersion.WithKind("ImoocPod")),
 			},
+			//mistake:instead OwnerReferences: []metav1.OwnerReference{{
+			//mistake:instead 	APIVersion: appsv1.GroupVersion.String(), Kind: "ImoocPod",
+			//mistake:instead 	Name: imoocPod.Name, UID: imoocPod.UID,
+			//mistake:instead }},
+			//mistake:end
 			//lesson:end
 		},
 		Spec: corev1.PodSpec{
