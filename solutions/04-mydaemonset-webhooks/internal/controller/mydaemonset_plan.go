@@ -175,8 +175,11 @@ func nodeMatches(mds *appsv1.MyDaemonSet, node *corev1.Node) bool {
 	//lesson:todo spec.nodeSelector (an empty selector matches every node). See "Which nodes
 	//lesson:todo get a pod" in docs/lesson-03.md.
 	//lesson:stub return false
+	//mistake:cordon-ignored the cordoned node
 	return !node.Spec.Unschedulable &&
 		labels.SelectorFromSet(mds.Spec.NodeSelector).Matches(labels.Set(node.Labels))
+	//mistake:instead return labels.SelectorFromSet(mds.Spec.NodeSelector).Matches(labels.Set(node.Labels))
+	//mistake:end
 	//lesson:end
 }
 
@@ -201,9 +204,12 @@ func podName(mds, node string) string {
 	//lesson:todo docs/lesson-03.md.
 	//lesson:stub return ""
 	name := mds + "-" + node
+	//mistake:name-not-cut is too long
 	if len(name) <= maxPodNameLength {
 		return name
 	}
+	//mistake:instead return name
+	//mistake:end
 	// "/" appears in neither name, so the hash's input tells every pair of names apart.
 	sum := sha256.Sum256([]byte(mds + "/" + node))
 	suffix := hex.EncodeToString(sum[:])[:10]
