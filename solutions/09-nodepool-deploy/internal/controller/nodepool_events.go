@@ -4,7 +4,7 @@ package controller
 import (
 	corev1 "k8s.io/api/core/v1"
 
-	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/08-nodepool-webhooks/api/nodes/v1"
+	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/09-nodepool-deploy/api/nodes/v1"
 )
 
 // The reasons of the NodePool's events. An event tells of a change, once: `kubectl

@@ -12,7 +12,7 @@ import (
 	//stage:end
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/08-nodepool-webhooks/api/nodes/v1"
+	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/09-nodepool-deploy/api/nodes/v1"
 )
 
 // A pool's record is an annotation on the node, and the node's kubelet may write its own

@@ -1,0 +1,61 @@
+// Command manager runs the NodePool operator against the current kube context.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/kube-workshop/operator-workshop/shared/bootstrap"
+	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/08-nodepool-webhooks/api/nodes/v1"
+	"github.com/kube-workshop/operator-workshop/solutions/08-nodepool-webhooks/internal/controller"
+	webhooknodesv1 "github.com/kube-workshop/operator-workshop/solutions/08-nodepool-webhooks/internal/webhook/nodes/v1"
+)
+
+func main() {
+	// The default cache: it holds what the controller watches and reads, which is every
+	// NodePool, every node and every RuntimeClass, and nothing else. No pod: a pool
+	// never reads one.
+	opts := bootstrap.Options{Name: "nodepool"}
+	opts.BindFlags(flag.CommandLine)
+	flag.Parse()
+
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(nodesv1.AddToScheme(scheme))
+
+	err := bootstrap.Run(opts, scheme, func(mgr ctrl.Manager) error {
+		err := (&controller.NodePoolReconciler{
+			Client:    mgr.GetClient(),
+			Scheme:    mgr.GetScheme(),
+			APIReader: mgr.GetAPIReader(),
+			Recorder:  mgr.GetEventRecorder("nodepool-controller"),
+		}).SetupWithManager(mgr)
+		if err != nil {
+			return fmt.Errorf("setting up the NodePool controller: %w", err)
+		}
+		//lesson:todo Register the NodePool webhooks: import internal/webhook/nodes/v1 as
+		//lesson:todo webhooknodesv1 and call its SetupNodePoolWebhookWithManager. See
+		//lesson:todo "Registering the webhooks" in docs/lesson-08.md.
+		if err := webhooknodesv1.SetupNodePoolWebhookWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up the NodePool webhooks: %w", err)
+		}
+		//lesson:end
+
+		// Ready only once the webhook server answers: until then the API server refuses
+		// every NodePool (failurePolicy=fail), so a Service must not send it requests
+		// yet, and make lesson-N waits for it.
+		if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
+			return fmt.Errorf("adding the webhook server's ready check: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		os.Exit(1)
+	}
+}
