@@ -48,6 +48,15 @@ check-%: binaries ## Run lesson N's tests against your code (the solution's test
 diff-%: ## Show lesson N against solution N (FROM=solution: solution N-1 against lesson N).
 	@scripts/diff.sh $* $(FROM)
 
+deploy-%: binaries ## Deploy lesson N's operator (CODE=solution: solution N's) into the current cluster: image on kind, config/default, CRDs apart.
+	@scripts/deploy.sh deploy $(if $(filter solution%,$(CODE)),solutions,lessons) $*
+
+undeploy-%: ## Remove lesson N's operator; its CRDs and every custom resource stay.
+	@scripts/deploy.sh undeploy $(if $(filter solution%,$(CODE)),solutions,lessons) $*
+
+uninstall-%: ## Delete lesson N's CRDs and every resource of their kinds; lists them and asks (CONFIRM=yes).
+	@scripts/deploy.sh uninstall $(if $(filter solution%,$(CODE)),solutions,lessons) $*
+
 reset-%: binaries ## Put lesson N back to its starting state (your changes are lost).
 	@scripts/lessons.sh lesson $*
 
