@@ -44,7 +44,7 @@ start_as_manager() {
 # holder prints the identity that holds the lease (host name and a random suffix).
 holder() { kubectl -n "$NS" get lease "$LEASE" -o jsonpath='{.spec.holderIdentity}' 2>/dev/null; }
 # leads LOG succeeds when the replica that writes LOG has acquired the lease.
-leads() { grep -q 'successfully acquired lease' "$1"; }
+leads() { grep -qi 'successfully acquired lease' "$1"; }
 
 # pool_updates prints how many NodeUpdated events the pool's controller has emitted
 # about this very pool (series included): one per change applied to a member.
@@ -90,7 +90,7 @@ users:
     token: $token
 contexts:
 - name: $context
-  context: {cluster: workshop, user: $SA, namespace: $NS}
+  context: {cluster: workshop, user: $SA}
 current-context: $context
 KUBECONFIG
 chmod 600 "$SA_KUBECONFIG"
@@ -118,7 +118,7 @@ PID_B=$(start_as_manager B "$LOG_B" --webhook-port "$WEBHOOK_PORT" --metrics-bin
 expect "replica B serves the webhooks" "404" \
   "curl -sk -o /dev/null -w '%{http_code}' https://127.0.0.1:$WEBHOOK_PORT/"
 expect "and waits for the lease" "waiting" \
-  'grep -q "attempting to acquire leader lease" "$LOG_B" && ! leads "$LOG_B" && echo waiting'
+  'grep -qi "attempting to acquire leader lease" "$LOG_B" && ! leads "$LOG_B" && echo waiting'
 
 step "The metrics endpoint: HTTPS, for those the API server says may read it"
 expect "without a token, 401" "401" "curl -sk -o /dev/null -w '%{http_code}' https://127.0.0.1:$METRICS_PORT/metrics"
