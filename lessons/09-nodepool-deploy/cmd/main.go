@@ -73,7 +73,8 @@ func main() {
 // the one that holds the Lease reconciles, renewing it every RetryPeriod; the others try
 // to take it every RetryPeriod. A leader that cannot renew for RenewDeadline gives up and
 // exits; a leader that dies leaves the Lease to expire LeaseDuration after its last
-// renewal, so a crash stops reconciling for at most about LeaseDuration + RetryPeriod.
+// renewal, as another replica sees it: a crash stops reconciling for at most about
+// LeaseDuration plus two RetryPeriods (and their jitter).
 // A leader that stops cleanly (SIGTERM, a rolling update) releases the Lease at once.
 func leaderElection(o *ctrl.Options) {
 	// TODO: Set the lease's timing: LeaseDuration 10s, RenewDeadline 6s, RetryPeriod
