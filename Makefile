@@ -58,11 +58,17 @@ run-%: binaries ## Run lesson N's manager in the foreground on the cluster, to t
 install-%: binaries ## Install lesson N's CRDs on the cluster (regenerated from your API types).
 	@scripts/crds.sh install $*
 
-uninstall-%: binaries ## Remove lesson N's CRDs and so every object of their kinds (says what, asks first).
+uninstall-%: binaries ## Delete lesson N's CRDs and so every object of their kinds; lists them and asks (CONFIRM=yes).
 	@scripts/crds.sh uninstall $*
 
 diff-%: ## Show lesson N against solution N (FROM=solution: solution N-1 against lesson N).
 	@scripts/diff.sh $* $(FROM)
+
+deploy-%: binaries ## Deploy lesson N's operator (CODE=solution: solution N's) into the current cluster: image on kind, config/default, CRDs apart.
+	@scripts/deploy.sh deploy $(if $(filter solution%,$(CODE)),solutions,lessons) $*
+
+undeploy-%: ## Remove lesson N's operator; its CRDs and every custom resource stay.
+	@scripts/deploy.sh undeploy $(if $(filter solution%,$(CODE)),solutions,lessons) $*
 
 reset-%: binaries ## Put lesson N back to its starting state (your changes are lost).
 	@scripts/lessons.sh lesson $*

@@ -3,7 +3,7 @@
 # make uninstall-N), as kubebuilder's make install and make uninstall do.
 #
 # Removing a CRD deletes every object of its kind, in every namespace, with no way back:
-# uninstall first says what would go, and goes on only when you answer yes (or YES=1).
+# uninstall first says what would go, and goes on only when you answer yes (or CONFIRM=yes).
 #
 # Usage: scripts/crds.sh install|uninstall N
 source "$(dirname "$0")/lib/common.sh"
@@ -35,8 +35,8 @@ uninstall)
     count=$(kubectl get "$plural" --all-namespaces --no-headers 2>/dev/null | wc -l)
     printf '    %s: %d object(s)\n' "$plural" "$count" >&2
   done
-  if [[ ${YES:-} != 1 ]]; then
-    [[ -t 0 ]] || die "not removing anything: run it in a terminal to answer, or with YES=1"
+  if [[ ${CONFIRM:-} != yes ]]; then
+    [[ -t 0 ]] || die "not removing anything: run it in a terminal to answer, or with CONFIRM=yes"
     read -r -p "Type yes to remove them: " answer
     [[ $answer == yes ]] || die "nothing removed"
   fi

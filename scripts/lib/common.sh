@@ -13,12 +13,13 @@ CACHE="$ROOT/.cache"
 source "$ROOT/scripts/versions.env"
 
 # The binaries' folder is named after every input that changes them, so a new pin or a
-# new go.sum builds into a new folder and an unchanged tree never rebuilds.
+# new go.sum builds into a new folder and an unchanged tree never rebuilds. The pins
+# after the line "# -- Not built from source" in versions.env change no binary.
 bin_key() {
-  cat "$ROOT/scripts/versions.env" \
+  { sed '/^# -- Not built from source/,$d' "$ROOT/scripts/versions.env"; cat \
     "$ROOT/scripts/controlplane/go.mod" "$ROOT/scripts/controlplane/go.sum" \
     "$ROOT/scripts/controlplane/etcd/main.go" \
-    "$ROOT/scripts/tools/go.mod" "$ROOT/scripts/tools/go.sum" |
+    "$ROOT/scripts/tools/go.mod" "$ROOT/scripts/tools/go.sum"; } |
     sha256sum | cut -c1-12
 }
 BIN="$CACHE/bin/kubernetes-$KUBERNETES_VERSION-$(bin_key)"

@@ -1,4 +1,4 @@
-# What the NodePool walkthroughs (scripts/walkthroughs/05.sh to 08.sh) share. Source it
+# What the NodePool walkthroughs (scripts/walkthroughs/05.sh to 09.sh) share. Source it
 # after setting POOL, the walkthrough's own pool name.
 
 MEMBER=node-role.kubernetes.io/$POOL

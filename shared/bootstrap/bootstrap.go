@@ -42,6 +42,11 @@ type Options struct {
 	// sets it; cmd/main.go does. Run strips managedFields from every cached object unless
 	// Cache.DefaultTransform says otherwise.
 	Cache cache.Options
+
+	// Configure, when set, changes the manager's options after Run has filled them in
+	// from the flags and before the manager is created: what a stage sets in code and no
+	// flag does, such as the leader election lease's timing or how metrics are served.
+	Configure func(*ctrl.Options)
 }
 
 // BindFlags registers the options as command-line flags on fs with their defaults.
@@ -98,7 +103,7 @@ func Run(o Options, scheme *runtime.Scheme, setup func(ctrl.Manager) error) erro
 
 	cfg.QPS, cfg.Burst = float32(o.KubeAPIQPS), o.KubeAPIBurst
 
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+	mgrOpts := ctrl.Options{
 		Scheme:                  scheme,
 		Cache:                   WithDefaults(o.Cache),
 		Metrics:                 metricsserver.Options{BindAddress: o.MetricsAddr},
@@ -113,7 +118,11 @@ func Run(o Options, scheme *runtime.Scheme, setup func(ctrl.Manager) error) erro
 			Port:    o.WebhookPort,
 			CertDir: o.WebhookCertDir,
 		}),
-	})
+	}
+	if o.Configure != nil {
+		o.Configure(&mgrOpts)
+	}
+	mgr, err := ctrl.NewManager(cfg, mgrOpts)
 	if err != nil {
 		return fail(log, err, "Unable to create the manager")
 	}

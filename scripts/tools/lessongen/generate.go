@@ -13,12 +13,22 @@ import (
 	"golang.org/x/tools/imports"
 )
 
+// The lesson markers of Go files. YAML files, Dockerfiles and other files with #
+// comments use the same words after # (#lesson:todo, #lesson:stub, #lesson:end), and
+// their TODOs become # TODO: comments.
 const (
 	todoMarker = "//lesson:todo"
 	stubMarker = "//lesson:stub"
 	endMarker  = "//lesson:end"
 	anyMarker  = "//lesson:"
 )
+
+// lessonMarkers returns the todo, stub and end markers, and their common prefix, for
+// files whose comments start with comment (// or #).
+func lessonMarkers(comment string) (todo, stub, end, prefix string) {
+	prefix = comment + "lesson:"
+	return prefix + "todo", prefix + "stub", prefix + "end", prefix
+}
 
 // generate writes the lesson for the solution in from to the folder to, which it
 // empties first.
@@ -93,11 +103,15 @@ func lastElems(path string, n int) string {
 func lessonFile(path string, src []byte, fromMod, toMod string) ([]byte, error) {
 	if !strings.HasSuffix(path, ".go") {
 		if bytes.Contains(src, []byte(anyMarker)) {
-			return nil, fmt.Errorf("%s: lesson markers are only understood in Go files", path)
+			return nil, fmt.Errorf("%s: //lesson: markers are only understood in Go files; a file with # comments takes #lesson:", path)
 		}
-		return bytes.ReplaceAll(src, []byte(fromMod), []byte(toMod)), nil
+		out, _, err := replaceMarked(src, "#")
+		if err != nil {
+			return nil, fmt.Errorf("%s:%w", path, err)
+		}
+		return bytes.ReplaceAll(out, []byte(fromMod), []byte(toMod)), nil
 	}
-	out, changed, err := replaceMarked(src)
+	out, changed, err := replaceMarked(src, "//")
 	if err != nil {
 		return nil, fmt.Errorf("%s:%w", path, err)
 	}
@@ -124,9 +138,10 @@ func formatGo(path string, out []byte, changed bool, fromMod, toMod string) ([]b
 	return formatted, nil
 }
 
-// replaceMarked replaces every marked block with its TODO and stub. It reports whether
-// it replaced any.
-func replaceMarked(src []byte) ([]byte, bool, error) {
+// replaceMarked replaces every marked block with its TODO and stub, in a file whose
+// comments start with comment. It reports whether it replaced any.
+func replaceMarked(src []byte, comment string) ([]byte, bool, error) {
+	todoMarker, stubMarker, endMarker, anyMarker := lessonMarkers(comment)
 	var out bytes.Buffer
 	const (
 		outside = iota
@@ -151,9 +166,9 @@ func replaceMarked(src []byte) ([]byte, bool, error) {
 				return nil, false, fmt.Errorf("%d: %s inside a block: close the block above with %s first", line, todoMarker, endMarker)
 			}
 			if state == outside {
-				fmt.Fprintf(&out, "%s// TODO: %s\n", indent, words)
+				fmt.Fprintf(&out, "%s%s TODO: %s\n", indent, comment, words)
 			} else {
-				fmt.Fprintf(&out, "%s// %s\n", indent, words)
+				fmt.Fprintf(&out, "%s%s %s\n", indent, comment, words)
 			}
 			state, changed = inTodo, true
 		case marker == stubMarker:

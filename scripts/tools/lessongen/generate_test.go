@@ -74,10 +74,27 @@ func TestMarkerMistakesAreReportedWithTheLine(t *testing.T) {
 	}
 }
 
-func TestMarkersOutsideGoFilesAreRefused(t *testing.T) {
+func TestGoMarkersOutsideGoFilesAreRefused(t *testing.T) {
 	_, err := lessonFile("config/samples/x.yaml", []byte("#//lesson:todo x\n"), "a", "b")
 	if err == nil || !strings.Contains(err.Error(), "only understood in Go files") {
 		t.Errorf("error %v, want a refusal", err)
+	}
+}
+
+// A YAML file or a Dockerfile marks what the learner writes with #lesson: markers.
+func TestHashMarkersInOtherFiles(t *testing.T) {
+	src := "resources:\n- a.yaml\n#lesson:todo Add the patch.\n#lesson:todo See the docs.\n#lesson:stub patches: []\npatches:\n- path: p.yaml\n#lesson:end\nimage: example.com/w/solutions/01-x\n"
+	want := "resources:\n- a.yaml\n# TODO: Add the patch.\n# See the docs.\npatches: []\nimage: example.com/w/lessons/01-x\n"
+	got, err := lessonFile("config/default/kustomization.yaml", []byte(src), "example.com/w/solutions/01-x", "example.com/w/lessons/01-x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Errorf("lesson:\n%s\nwant:\n%s", got, want)
+	}
+	_, err = lessonFile("Dockerfile", []byte("#lesson:todo x\nFROM a\n"), "a", "b")
+	if err == nil || !strings.Contains(err.Error(), "a block is not closed: add #lesson:end") {
+		t.Errorf("error %v, want the unclosed block reported", err)
 	}
 }
 

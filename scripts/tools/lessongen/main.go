@@ -3,7 +3,7 @@
 // A track is one operator taught over several lessons; its last solution is the source
 // of the earlier ones (see stage.go for the //stage: markers):
 //
-//	lessongen -source solutions/08-nodepool-webhooks -first 5 -stage 6 -to solutions/06-nodepool-finalizer
+//	lessongen -source solutions/09-nodepool-deploy -first 5 -stage 6 -to solutions/06-nodepool-finalizer
 //
 // A lesson is its solution with every part the learner writes replaced by a TODO and, where
 // the code must still compile, a stub:

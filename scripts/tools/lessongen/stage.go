@@ -146,7 +146,7 @@ func selectStage(src []byte, comment string, first, stage int) ([]byte, bool, er
 		previous string // the line before, trimmed
 	)
 	marker := comment + "stage:"
-	lessonMarker := comment + "lesson:"
+	todoMarker, _, endMarker, lessonMarker := lessonMarkers(comment)
 	scanner := bufio.NewScanner(bytes.NewReader(src))
 	scanner.Buffer(make([]byte, 1<<20), 1<<20)
 	for line := 1; scanner.Scan(); line++ {

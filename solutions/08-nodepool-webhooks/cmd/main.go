@@ -34,17 +34,11 @@ func main() {
 			Client:    mgr.GetClient(),
 			Scheme:    mgr.GetScheme(),
 			APIReader: mgr.GetAPIReader(),
-			//stage:7
-			//lesson:todo Give the reconciler the manager's recorder of events.k8s.io Events,
-			//lesson:todo reporting as nodepool-controller. See "Events" in docs/lesson-07.md.
-			Recorder: mgr.GetEventRecorder("nodepool-controller"),
-			//lesson:end
-			//stage:end
+			Recorder:  mgr.GetEventRecorder("nodepool-controller"),
 		}).SetupWithManager(mgr)
 		if err != nil {
 			return fmt.Errorf("setting up the NodePool controller: %w", err)
 		}
-		//stage:8
 		//lesson:todo Register the NodePool webhooks: import internal/webhook/nodes/v1 as
 		//lesson:todo webhooknodesv1 and call its SetupNodePoolWebhookWithManager. See
 		//lesson:todo "Registering the webhooks" in docs/lesson-08.md.
@@ -59,7 +53,6 @@ func main() {
 		if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
 			return fmt.Errorf("adding the webhook server's ready check: %w", err)
 		}
-		//stage:end
 		return nil
 	})
 	if err != nil {

@@ -1,4 +1,3 @@
-//stage:8
 package v1
 
 import (
@@ -218,5 +217,3 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
-
-//stage:end

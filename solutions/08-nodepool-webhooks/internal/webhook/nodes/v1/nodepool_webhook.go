@@ -1,5 +1,3 @@
-//stage:8
-
 // Package v1 holds the admission webhooks of the nodes.workshop.dev/v1 kinds: the API
 // server calls them, over TLS, on every create and update of a NodePool, first the
 // defaulting webhook, then, after the CRD's schema and CEL rules, the validating one.
@@ -100,11 +98,9 @@ func (v *NodePoolCustomValidator) ValidateUpdate(_ context.Context, oldPool, poo
 	//lesson:todo pool as ValidateCreate does. See "Updates, and the controller's own
 	//lesson:todo writes" in docs/lesson-08.md.
 	//lesson:stub return nil, nil
-	//mistake:validates-every-update a metadata change must go through, whatever the spec
 	if equality.Semantic.DeepEqual(oldPool.Spec, pool.Spec) {
 		return nil, nil
 	}
-	//mistake:end
 	return validateNodePool(pool)
 	//lesson:end
 }
@@ -186,7 +182,6 @@ func reservedPrefix(key string) (string, bool) {
 	//lesson:todo or k8s.io or ends in ".kubernetes.io" or ".k8s.io"; else "" and false. See
 	//lesson:todo "Reserved prefixes" in docs/lesson-08.md.
 	//lesson:stub return "", false
-	//mistake:reserved-prefix-without-subdomains with every subdomain
 	prefix, _, found := strings.Cut(key, "/")
 	if !found {
 		return "", false
@@ -197,13 +192,6 @@ func reservedPrefix(key string) (string, bool) {
 		}
 	}
 	return "", false
-	//mistake:instead for _, domain := range []string{"kubernetes.io", "k8s.io"} {
-	//mistake:instead if strings.HasPrefix(key, domain+"/") {
-	//mistake:instead return domain, true
-	//mistake:instead }
-	//mistake:instead }
-	//mistake:instead return "", false
-	//mistake:end
 	//lesson:end
 }
 
@@ -349,5 +337,3 @@ func warningsFor(pool *nodesv1.NodePool, path *field.Path) admission.Warnings {
 	return warnings
 	//lesson:end
 }
-
-//stage:end

@@ -1,4 +1,3 @@
-//stage:8
 package v1
 
 import (
@@ -50,5 +49,3 @@ func fuzzing() bool {
 	f := flag.Lookup("test.fuzz")
 	return f != nil && f.Value.String() != ""
 }
-
-//stage:end

@@ -1,0 +1,287 @@
+package controller
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/types"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	nodesv1 "github.com/kube-workshop/operator-workshop/lessons/09-nodepool-deploy/api/nodes/v1"
+)
+
+func TestNodePoolStatusCountsTheMembersAndTheirResources(t *testing.T) {
+	g := NewWithT(t)
+	name := uniqueName("status")
+	a := createTestNode(t, g, name+"-a", map[string]string{poolMemberLabel(name): ""})
+	b := createTestNode(t, g, name+"-b", map[string]string{poolMemberLabel(name): ""})
+	outsider := createTestNode(t, g, name+"-outsider", nil)
+	for _, node := range []*corev1.Node{a, b, outsider} {
+		setAllocatable(g, node, "4", "8Gi")
+	}
+	pool := createPool(t, g, newNodePool(name, sampleLabels, sampleTaint))
+
+	g.Eventually(func(g Gomega) {
+		got := latestPool(g, pool)
+		g.Expect(got.Status.NodeCount).To(BeEquivalentTo(2),
+			"status.nodeCount should count the members: each pass counts from zero, not on from the count it read")
+		g.Expect(got.Status.Allocatable).To(haveQuantities("8", "16Gi"),
+			"status.allocatable should add up the members' allocatable resources")
+		g.Expect(got).To(havePoolReady(metav1.ConditionTrue, nodesv1.ReasonNodesConfigured), "the Ready condition")
+		g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation), "status.observedGeneration")
+	}).Should(Succeed())
+
+	setAllocatable(g, b, "2", "8Gi")
+	g.Eventually(func(g Gomega) {
+		g.Expect(latestPool(g, pool).Status.Allocatable).To(haveQuantities("6", "16Gi"),
+			"status.allocatable should follow a member's allocatable resources")
+	}).Should(Succeed())
+
+	labelNode(g, a, poolMemberLabel(name), nil)
+	g.Eventually(func(g Gomega) {
+		got := latestPool(g, pool)
+		g.Expect(got.Status.NodeCount).To(BeEquivalentTo(1), "a node that left no longer counts")
+		g.Expect(got.Status.Allocatable).To(haveQuantities("2", "8Gi"))
+	}).Should(Succeed())
+
+	labelNode(g, b, poolMemberLabel(name), nil)
+	g.Eventually(func(g Gomega) {
+		got := latestPool(g, pool)
+		g.Expect(got.Status.NodeCount).To(BeZero())
+		g.Expect(got.Status.Allocatable).To(BeEmpty())
+		g.Expect(got).To(havePoolReady(metav1.ConditionFalse, nodesv1.ReasonNoNodes),
+			"a pool without members has nowhere to run its pods")
+	}).Should(Succeed())
+}
+
+// Passes driven by hand, whose node patches fail and then work again.
+func TestAFailingNodePoolPassReportsItsErrorOnce(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	name := uniqueName("failing")
+	createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
+	recorder := events.NewFakeRecorder(10)
+	refused := errors.New("nodes is forbidden: the node authorizer says no")
+	broken := &NodePoolReconciler{Client: &failingNodePatches{Client: env.Client, err: refused},
+		Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
+	working := &NodePoolReconciler{Client: env.Client, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
+
+	for pass := range 3 {
+		_, err := broken.Reconcile(ctx, requestFor(pool))
+		g.Expect(err).To(MatchError(refused), "a pass whose node patches fail should return their error, to be retried")
+		got := latestPool(g, pool)
+		g.Expect(got).To(havePoolReady(metav1.ConditionFalse, nodesv1.ReasonReconcileError), "the Ready condition")
+		g.Expect(poolReadyCondition(got).Message).To(ContainSubstring(refused.Error()), "the Ready condition should say what failed")
+		g.Expect(got.Status.ObservedGeneration).To(BeZero(), "a failed pass has not acted on the spec")
+		if pass == 0 {
+			g.Expect(takeEvents(recorder)).To(HaveExactElements(HavePrefix("Warning ReconcileError")),
+				"a new error should be told once, as a Warning event")
+		} else {
+			g.Expect(takeEvents(recorder)).To(BeEmpty(), "the same error again is no news: no event on retry %d "+
+				"(a Warning event goes out when the Ready condition's message is new)", pass)
+		}
+	}
+
+	_, err := working.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	got := latestPool(g, pool)
+	g.Expect(got).To(havePoolReady(metav1.ConditionTrue, nodesv1.ReasonNodesConfigured))
+	g.Expect(got.Status.ObservedGeneration).To(BeEquivalentTo(1), "status.observedGeneration once a pass has succeeded")
+	g.Expect(takeEvents(recorder)).To(HaveExactElements(HavePrefix("Normal NodeJoined")))
+}
+
+// The retry of a failing pass comes within milliseconds, often before the cache shows
+// the status patch of the pass before it. The cache then says the error is new, and the
+// API server says it is not: it was told already.
+func TestAStalePoolCacheTellsAnErrorOnce(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	name := uniqueName("stale-pool")
+	createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
+	recorder := events.NewFakeRecorder(10)
+	refused := errors.New("nodes is forbidden: the node authorizer says no")
+	cache := &poolCacheBehind{Client: &failingNodePatches{Client: env.Client, err: refused}}
+	r := &NodePoolReconciler{Client: cache, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
+
+	// The first pass adds the finalizer; from then on the cache shows the pool as it was
+	// before the pass's status patch.
+	_, err := r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).To(MatchError(refused))
+	g.Expect(takeEvents(recorder)).To(HaveExactElements(HavePrefix("Warning ReconcileError")),
+		"a new error should be told once, as a Warning event")
+	stale := latestPool(g, pool)
+	stale.Status = nodesv1.NodePoolStatus{}
+	cache.pool = stale
+
+	for retry := range 2 {
+		_, err := r.Reconcile(ctx, requestFor(pool))
+		g.Expect(err).To(MatchError(refused))
+		g.Expect(takeEvents(recorder)).To(BeEmpty(),
+			"retry %d: the API server's Ready condition holds the error already; only the cache is behind", retry+1)
+	}
+	g.Expect(latestPool(g, pool)).To(havePoolReady(metav1.ConditionFalse, nodesv1.ReasonReconcileError))
+}
+
+// poolCacheBehind is a client whose cache, once pool is set, shows that copy of the pool,
+// as one that has not seen the writes after it yet.
+type poolCacheBehind struct {
+	client.Client
+	pool *nodesv1.NodePool
+}
+
+func (c *poolCacheBehind) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if p, ok := obj.(*nodesv1.NodePool); ok && c.pool != nil && key.Name == c.pool.Name {
+		c.pool.DeepCopyInto(p)
+		return nil
+	}
+	return c.Client.Get(ctx, key, obj, opts...)
+}
+
+// A condition's message holds at most 32768 bytes, and the API server refuses a status
+// patch with a longer one: the pass's error would then show nowhere but in the log. The
+// errors of 200 failing members, joined, are longer than that.
+func TestManyFailingNodesStillFitTheReadyCondition(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	name := uniqueName("many-failing")
+	const members = 200
+	for i := range members {
+		createTestNode(t, g, fmt.Sprintf("%s-%03d", name, i), map[string]string{poolMemberLabel(name): ""})
+	}
+	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
+	recorder := events.NewFakeRecorder(10)
+	denied := errors.New(`admission webhook "nodes.policy.example.com" denied the request: ` +
+		`labels under node-pool.workshop.dev may only be set by the platform team's tooling`)
+	r := &NodePoolReconciler{Client: &failingNodePatches{Client: env.Client, err: denied},
+		Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
+
+	_, err := r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).To(MatchError(denied), "the pass should return the nodes' error, to be retried")
+	got := latestPool(g, pool)
+	g.Expect(got).To(havePoolReady(metav1.ConditionFalse, nodesv1.ReasonReconcileError),
+		"the status patch should go through: its message must fit the CRD's limit")
+	message := poolReadyCondition(got).Message
+	g.Expect(len(message)).To(BeNumerically("<=", 32768), "the CRD's limit of a condition's message")
+	g.Expect(message).To(HavePrefix(fmt.Sprintf("%d of %d nodes failed; first: node %s-000: ", members, members, name)),
+		"the message should count the failures and show the first, in the order of the nodes' names")
+	g.Expect(message).To(ContainSubstring(denied.Error()))
+	g.Expect(takeEvents(recorder)).To(HaveExactElements(HavePrefix("Warning ReconcileError")),
+		"the error should be told once, as a Warning event")
+}
+
+// However long a single error, the condition holds at most its limit, and stays valid
+// UTF-8.
+func TestReadyConditionMessageFitsTheCRDsLimit(t *testing.T) {
+	g := NewWithT(t)
+	pool := newNodePool("long", nil)
+	setPoolReadyCondition(pool, errors.New(strings.Repeat("é", 20000)))
+	message := poolReadyCondition(pool).Message
+	g.Expect(len(message)).To(BeNumerically("<=", 32768))
+	g.Expect(message).To(HaveSuffix("..."))
+	g.Expect(utf8.ValidString(message)).To(BeTrue())
+}
+
+// `kubectl get nodepools` asks the API server for a table, whose columns are the CRD's
+// printer columns.
+func TestKubectlGetNodePoolsShowsStatusAndNodeCount(t *testing.T) {
+	g := NewWithT(t)
+	name := uniqueName("columns")
+	createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	pool := createPool(t, g, newNodePool(name, sampleLabels))
+	g.Eventually(func(g Gomega) {
+		g.Expect(latestPool(g, pool).Status.NodeCount).To(BeEquivalentTo(1))
+	}).Should(Succeed())
+
+	table := getTable(g, "/apis/nodes.workshop.dev/v1/nodepools/"+name)
+	var columns []string
+	for _, c := range table.ColumnDefinitions {
+		columns = append(columns, c.Name)
+	}
+	g.Expect(columns).To(Equal([]string{"Name", "Status", "NodeCount", "Handler", "Age"}),
+		"the printer columns of `kubectl get nodepools`")
+	g.Expect(table.Rows).To(HaveLen(1))
+	g.Expect(table.Rows[0].Cells[:4]).To(Equal([]any{name, nodesv1.ReasonNodesConfigured, float64(1), "runc"}),
+		"STATUS should be the Ready condition's reason and NODECOUNT the number of members")
+}
+
+// setAllocatable gives node allocatable resources, as its kubelet would report them.
+func setAllocatable(g Gomega, node *corev1.Node, cpu, memory string) {
+	got := latestNode(g, node)
+	got.Status.Allocatable = corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse(cpu),
+		corev1.ResourceMemory: resource.MustParse(memory),
+	}
+	g.ExpectWithOffset(1, env.Client.Status().Update(env.Context(), got)).To(Succeed())
+}
+
+// haveQuantities matches a ResourceList of cpu and memory, compared by value.
+func haveQuantities(cpu, memory string) types.GomegaMatcher {
+	return WithTransform(func(list corev1.ResourceList) map[corev1.ResourceName]string {
+		values := map[corev1.ResourceName]string{}
+		for name, q := range list {
+			values[name] = q.String()
+		}
+		return values
+	}, Equal(map[corev1.ResourceName]string{
+		corev1.ResourceCPU:    canonical(cpu),
+		corev1.ResourceMemory: canonical(memory),
+	}))
+}
+
+// canonical returns the quantity s as the API server writes it.
+func canonical(s string) string {
+	q := resource.MustParse(s)
+	return q.String()
+}
+
+// havePoolReady matches a NodePool whose Ready condition has status and reason.
+func havePoolReady(status metav1.ConditionStatus, reason string) types.GomegaMatcher {
+	return WithTransform(poolReadyCondition, And(HaveField("Status", status), HaveField("Reason", reason)))
+}
+
+// poolReadyCondition returns pool's Ready condition, or an empty one when it has none.
+func poolReadyCondition(pool *nodesv1.NodePool) metav1.Condition {
+	if ready := meta.FindStatusCondition(pool.Status.Conditions, nodesv1.ConditionReady); ready != nil {
+		return *ready
+	}
+	return metav1.Condition{}
+}
+
+// getTable reads path from the API server as the table kubectl get prints.
+func getTable(g Gomega, path string) *metav1.Table {
+	clientset, err := kubernetes.NewForConfig(env.Config)
+	g.Expect(err).NotTo(HaveOccurred())
+	body, err := clientset.CoreV1().RESTClient().Get().AbsPath(path).
+		SetHeader("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").DoRaw(env.Context())
+	g.Expect(err).NotTo(HaveOccurred(), "GET %s: %s", path, body)
+	var table metav1.Table
+	g.Expect(json.Unmarshal(body, &table)).To(Succeed())
+	return &table
+}
+
+// failingNodePatches is a client whose node patches all fail with err.
+type failingNodePatches struct {
+	client.Client
+	err error
+}
+
+func (f *failingNodePatches) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	if _, ok := obj.(*corev1.Node); ok {
+		return fmt.Errorf("patching node %s: %w", obj.GetName(), f.err)
+	}
+	return f.Client.Patch(ctx, obj, patch, opts...)
+}

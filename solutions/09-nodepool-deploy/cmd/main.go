@@ -1,0 +1,130 @@
+// Command manager runs the NodePool operator against the current kube context.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	//stage:9
+	"time"
+	//stage:end
+
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	//stage:9
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
+	//stage:end
+
+	"github.com/kube-workshop/operator-workshop/shared/bootstrap"
+	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/09-nodepool-deploy/api/nodes/v1"
+	"github.com/kube-workshop/operator-workshop/solutions/09-nodepool-deploy/internal/controller"
+	webhooknodesv1 "github.com/kube-workshop/operator-workshop/solutions/09-nodepool-deploy/internal/webhook/nodes/v1"
+)
+
+//stage:9
+
+// The manager's own permissions, beyond its controller's (internal/controller): the
+// metrics endpoint's filter (secureMetrics) asks the API server who a scraper is and
+// whether it may read /metrics. controller-gen writes them into config/rbac/role.yaml.
+//lesson:todo Grant what the secure metrics endpoint asks the API server: create on
+//lesson:todo tokenreviews (group authentication.k8s.io) and create on
+//lesson:todo subjectaccessreviews (group authorization.k8s.io), one +kubebuilder:rbac
+//lesson:todo marker each. See "RBAC from markers" in docs/lesson-09.md.
+//mistake:no-tokenreview-rbac cannot create resource "tokenreviews"
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+//mistake:end
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
+//lesson:end
+//stage:end
+
+func main() {
+	// The default cache: it holds what the controller watches and reads, which is every
+	// NodePool, every node and every RuntimeClass, and nothing else. No pod: a pool
+	// never reads one.
+	opts := bootstrap.Options{Name: "nodepool"}
+	//stage:9
+	opts.Configure = func(o *ctrl.Options) {
+		leaderElection(o)
+		secureMetrics(o)
+	}
+	//stage:end
+	opts.BindFlags(flag.CommandLine)
+	flag.Parse()
+
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(nodesv1.AddToScheme(scheme))
+
+	err := bootstrap.Run(opts, scheme, func(mgr ctrl.Manager) error {
+		err := (&controller.NodePoolReconciler{
+			Client:    mgr.GetClient(),
+			Scheme:    mgr.GetScheme(),
+			APIReader: mgr.GetAPIReader(),
+			//stage:7
+			//lesson:todo Give the reconciler the manager's recorder of events.k8s.io Events,
+			//lesson:todo reporting as nodepool-controller. See "Events" in docs/lesson-07.md.
+			Recorder: mgr.GetEventRecorder("nodepool-controller"),
+			//lesson:end
+			//stage:end
+		}).SetupWithManager(mgr)
+		if err != nil {
+			return fmt.Errorf("setting up the NodePool controller: %w", err)
+		}
+		//stage:8
+		//lesson:todo Register the NodePool webhooks: import internal/webhook/nodes/v1 as
+		//lesson:todo webhooknodesv1 and call its SetupNodePoolWebhookWithManager. See
+		//lesson:todo "Registering the webhooks" in docs/lesson-08.md.
+		if err := webhooknodesv1.SetupNodePoolWebhookWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up the NodePool webhooks: %w", err)
+		}
+		//lesson:end
+
+		// Ready only once the webhook server answers: until then the API server refuses
+		// every NodePool (failurePolicy=fail), so a Service must not send it requests
+		// yet, and make lesson-N waits for it.
+		if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
+			return fmt.Errorf("adding the webhook server's ready check: %w", err)
+		}
+		//stage:end
+		return nil
+	})
+	if err != nil {
+		os.Exit(1)
+	}
+}
+
+//stage:9
+
+// leaderElection sets how the Deployment's replicas share the work (with --leader-elect):
+// the one that holds the Lease reconciles, renewing it every RetryPeriod; the others try
+// to take it every RetryPeriod. A leader that cannot renew for RenewDeadline gives up and
+// exits; a leader that dies leaves the Lease to expire LeaseDuration after its last
+// renewal, as another replica sees it: a crash stops reconciling for at most about
+// LeaseDuration plus two RetryPeriods (and their jitter).
+// A leader that stops cleanly (SIGTERM, a rolling update) releases the Lease at once.
+func leaderElection(o *ctrl.Options) {
+	//lesson:todo Set the lease's timing: LeaseDuration 10s, RenewDeadline 6s, RetryPeriod
+	//lesson:todo 2s (ptr.To from k8s.io/utils/ptr), and LeaderElectionReleaseOnCancel,
+	//lesson:todo so that a replica stopped by a rolling update hands the Lease over at once.
+	//lesson:todo See "Leader election" in docs/lesson-09.md.
+	o.LeaseDuration = ptr.To(10 * time.Second)
+	o.RenewDeadline = ptr.To(6 * time.Second)
+	o.RetryPeriod = ptr.To(2 * time.Second)
+	o.LeaderElectionReleaseOnCancel = true
+	//lesson:end
+}
+
+// secureMetrics serves /metrics over HTTPS to whoever the API server says may read it,
+// as kubebuilder's scaffold does: the filter checks the caller's bearer token with a
+// TokenReview, then asks a SubjectAccessReview whether that user may get the URL /metrics
+// (config/rbac/metrics_reader_role.yaml grants it). Without a certificate folder
+// controller-runtime serves a self-signed certificate, made at start.
+func secureMetrics(o *ctrl.Options) {
+	o.Metrics.SecureServing = true
+	o.Metrics.FilterProvider = filters.WithAuthenticationAndAuthorization
+}
+
+//stage:end
