@@ -64,7 +64,10 @@ func TestMyDaemonSetRespectsTaints(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		g.Expect(nodeNames(daemonPodsOf(g, mds))).To(ConsistOf(names(plain)))
 	}).Should(Succeed(), "an untolerated NoSchedule taint keeps a new pod away")
-	g.Expect(latestMyDaemonSet(g, mds).Status.DesiredNumberScheduled).To(BeEquivalentTo(1), "status.desiredNumberScheduled")
+	// The pass writes the status after its creates: wait for it too.
+	g.Eventually(func(g Gomega) {
+		g.Expect(latestMyDaemonSet(g, mds).Status.DesiredNumberScheduled).To(BeEquivalentTo(1), "status.desiredNumberScheduled")
+	}).Should(Succeed(), "only the node without the untolerated taint is desired")
 
 	patch := client.MergeFrom(mds.DeepCopy())
 	mds.Spec.Tolerations = []corev1.Toleration{{Key: "example.com/dedicated", Operator: corev1.TolerationOpExists}}
