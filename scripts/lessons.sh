@@ -15,6 +15,8 @@
 #   scripts/lessons.sh check [TRACK]  fail if anything committed differs from what the
 #                                     sources generate (touches nothing)
 #   scripts/lessons.sh tracks         print each track: its source, then its stages
+#   scripts/lessons.sh todos [TRACK]  solve each lesson's tasks one by one in a scratch copy:
+#                                     each must turn exactly its own tests green
 #   scripts/lessons.sh mistakes [TRACK]
 #                                     make each mistake a track's source marks (//mistake:)
 #                                     in a scratch copy of its stage: the stage's tests must
@@ -78,9 +80,11 @@ write_track() {
 # write_lesson TOP SOLUTION_DIR writes the lesson of SOLUTION_DIR under TOP/lessons.
 write_lesson() {
   local top=$1 solution=$2
-  local lesson
-  lesson="$top/lessons/$(basename "$solution")"
-  lessongen -from "$solution" -to "$lesson"
+  local lesson name title
+  name=$(basename "$solution")
+  lesson="$top/lessons/$name"
+  title=$(head -n 1 "$ROOT/docs/lesson-${name%%-*}.md")
+  lessongen -from "$solution" -to "$lesson" -index "$top/lessons/index.json" -title "${title#*: }"
   # The lesson's API may lack markers the solution has: its CRDs are its own.
   "$ROOT/scripts/generate.sh" "$lesson"
 }
@@ -167,6 +171,11 @@ check() {
       done
     done
   done < <(tracks)
+  if [[ -z $only ]] && ! diff "$top/lessons/index.json" "$ROOT/lessons/index.json" >/dev/null 2>&1; then
+    warn "lessons/index.json differs from what the sources' //lesson: markers generate:"
+    diff "$top/lessons/index.json" "$ROOT/lessons/index.json" | head -20 >&2 || true
+    bad=1
+  fi
   ((bad == 0)) || die "generated stages or lessons are out of date or were edited by hand: edit the track's source (its last solution), run \`make generate\` and commit the result"
   say "Every earlier stage and every lesson matches its track's source"
 }
@@ -241,11 +250,87 @@ make_mistake() {
   rm -rf "$scratch"
 }
 
+# todos [TRACK] checks that each task of each lesson (a //lesson:todo(N) block and the
+# tests its //lesson:test lines name) is what turns its tests green: for k = 0 .. n-1, it
+# writes the lesson with tasks 1 to k solved (lessongen -done k) into a scratch checkout,
+# runs its tests as make check-N does, and requires tasks 1 to k done and task k+1
+# failing, no other task done. Lessons run two at a time, their steps one after another.
+todos() {
+  local only=${1:-} line track name results="$CACHE/test/todos" count=0 bad=0
+  rm -rf "$results" && mkdir -p "$results"
+  build_lessongen
+  TODOS=$(tool_path todos)
+  while read -r line; do
+    # shellcheck disable=SC2086
+    set -- $line
+    track=$(track_of "$1")
+    [[ -z $only || $only == "$track" ]] || continue
+    for name in "$@"; do
+      while (($(jobs -rp | wc -l) >= 2)); do wait -n || true; done
+      todos_lesson "$name" "$1" "${!#}" >"$results/$name.log" 2>&1 &
+      count=$((count + 1))
+    done
+  done < <(tracks)
+  wait
+  ((count > 0)) || die "no lessons in track ${only:-}"
+  for log in "$results"/*.log; do
+    if grep -q '^ok: ' "$log"; then
+      say "$(grep '^ok: ' "$log" | sed 's/^ok: //')"
+    else
+      warn "lessons/$(basename "$log" .log): the tasks and their tests disagree:"$'\n'"$(tail -n 30 "$log")"
+      bad=1
+    fi
+  done
+  ((bad == 0)) || die "some tasks are not what turns their tests green (logs: ${results#"$ROOT"/})"
+}
+
+# todos_lesson NAME FIRST SOURCE runs the steps of lesson NAME, of the track whose first
+# stage is FIRST and whose source is SOURCE.
+todos_lesson() {
+  local name=$1 first=$2 source=$3 n solution tasks k
+  n=$(stage_number "$name")
+  tasks=$(grep -c '"id":' <<<"$(lesson_entry "$n")" || true)
+  if ((tasks == 0)); then
+    echo "ok: lessons/$name has no numbered tasks yet" # TRANSITION
+    return
+  fi
+  local scratch
+  scratch=$(scratch_dir)
+  solution="$ROOT/solutions/$name"
+  if [[ $name == "$source" ]]; then
+    solution="$scratch/solutions/$name"
+    lessongen -source "$ROOT/solutions/$name" -first "$(stage_number "$first")" -stage "$n" -to "$solution"
+    cp -r "$ROOT/solutions/$name/config" "$solution/" # the generated files: the stage's own
+    find "$ROOT/solutions/$name" -name zz_generated.deepcopy.go | while read -r f; do cp "$f" "$solution/${f#"$ROOT/solutions/$name/"}"; done
+  fi
+  for ((k = 0; k < tasks; k++)); do
+    local dir="$scratch/lessons/$name"
+    lessongen -from "$solution" -to "$dir" -done "$k"
+    # controller-gen only when the solved tasks changed a marker of the committed lesson.
+    if diff <(grep -rh --include='*.go' '+kubebuilder:' "$ROOT/lessons/$name" | sort) \
+      <(grep -rh --include='*.go' '+kubebuilder:' "$dir" | sort) >/dev/null; then
+      rm -rf "$dir/config" && cp -r "$ROOT/lessons/$name/config" "$dir/"
+    else
+      "$ROOT/scripts/generate.sh" "$dir"
+    fi
+    echo "--- tasks 1-$k solved"
+    (cd "$dir" && GOWORK=off KUBEBUILDER_ASSETS="$CACHE/bin/current" go test -json -count=1 -failfast ./... 2>&1) |
+      "$TODOS" expect -index "$ROOT/lessons/index.json" -lesson "$n" -done "$k" || return 1
+  done
+  echo "ok: lessons/$name: each of its $tasks tasks turns its own tests green, in order"
+}
+
+# lesson_entry N prints lesson N's entry of lessons/index.json (one task's fields a line).
+lesson_entry() {
+  awk -v n="$1" '/"number": / { on = ($2 == n ",") } on' "$ROOT/lessons/index.json"
+}
+
 case ${1:-} in
   write) shift; write "$@" ;;
   lesson) shift; (($# > 0)) || die "usage: $0 lesson N..."; lesson "$@" ;;
   check) shift; check "$@" ;;
   tracks) tracks ;;
   mistakes) shift; mistakes "$@" ;;
+  todos) shift; todos "$@" ;;
   *) sed -n '2,/^source/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 esac

@@ -39,3 +39,9 @@ tool() {
 
 # seconds_since START prints the whole seconds elapsed since START (from `date +%s`).
 seconds_since() { echo $(($(date +%s) - $1)); }
+
+# tool_path NAME builds the workshop's tool scripts/tools/NAME into the cache (go build
+# does nothing when nothing changed) and prints its path: for tools run many times.
+tool_path() {
+  (cd "$ROOT/scripts/tools" && GOWORK=off go build -o "$CACHE/tools/$1" "./$1") && echo "$CACHE/tools/$1"
+}

@@ -6,15 +6,18 @@
 //	lessongen -source solutions/09-nodepool-deploy -first 5 -stage 6 -to solutions/06-nodepool-finalizer
 //
 // A lesson is its solution with every part the learner writes replaced by a TODO and, where
-// the code must still compile, a stub:
+// the code must still compile, a stub. Each TODO is a numbered task; its hints and the
+// tests that check it go to the index of the lessons (see index.go):
 //
-//	//lesson:todo Say what to write and where to look.     -> // TODO: Say what to write ...
-//	//lesson:todo A second line of the same TODO.           -> // A second line ...
-//	//lesson:stub return nil                                -> return nil
-//	...the solution's code...                               -> (dropped)
+//	//lesson:todo(3) The task's title.                 -> // TODO(3): The task's title.
+//	//lesson:todo What to write and where to look.      -> // What to write and where to look.
+//	//lesson:hint A nudge; the next hint names the API.    (lessons/index.json)
+//	//lesson:test TestThatFailsUntilTheTaskIsDone          (lessons/index.json)
+//	//lesson:stub return nil                            -> return nil
+//	...the solution's code...                           -> (dropped)
 //	//lesson:end
 //
-//	lessongen -from solutions/06-nodepool-finalizer -to lessons/06-nodepool-finalizer
+//	lessongen -from solutions/06-nodepool-finalizer -to lessons/06-nodepool-finalizer -index lessons/index.json -title T
 //
 // Either way import paths and the module path follow the target folder, imports nothing
 // uses any more are removed, and everything else is copied as it is. The target folder is
@@ -35,11 +38,17 @@ func main() {
 	to := flag.String("to", "", "the folder to write, replaced entirely")
 	mistakeName := flag.String("mistake", "", "with -source: make this mistake in the stage (see mistake.go)")
 	list := flag.Bool("list-mistakes", false, "with -source and -first: print each mistake's stage, name and message")
+	done := flag.Int("done", 0, "with -from: leave the tasks numbered up to this one solved")
+	indexFile := flag.String("index", "", "with -from: write the lesson's entry into this index (lessons/index.json)")
+	title := flag.String("title", "", "with -index: the lesson's title")
 	flag.Parse()
 	var err error
 	switch {
 	case *from != "" && *source == "" && *to != "":
-		err = generate(*from, *to)
+		var todos []todo
+		if todos, err = generate(*from, *to, *done); err == nil && *indexFile != "" {
+			err = updateIndex(*indexFile, *from, *to, *title, todos)
+		}
 	case *list && *source != "" && *first > 0:
 		var mistakes []mistake
 		if mistakes, err = listMistakes(*source, *first); err == nil {
@@ -50,7 +59,7 @@ func main() {
 	case *source != "" && *from == "" && *to != "" && *first > 0 && *stage >= *first:
 		err = generateStage(*source, *to, *first, *stage, *mistakeName)
 	default:
-		fmt.Fprintln(os.Stderr, "usage: lessongen -from solutions/NN-name -to lessons/NN-name")
+		fmt.Fprintln(os.Stderr, "usage: lessongen -from solutions/NN-name -to lessons/NN-name [-index lessons/index.json -title T] [-done N]")
 		fmt.Fprintln(os.Stderr, "       lessongen -source solutions/NN-name -first N -stage N [-mistake NAME] -to solutions/NN-name")
 		fmt.Fprintln(os.Stderr, "       lessongen -source solutions/NN-name -first N -list-mistakes")
 		os.Exit(2)

@@ -1,0 +1,282 @@
+// Command todos reads the tasks of a lesson (lessons/index.json, written by lessongen)
+// and what go test said of them.
+//
+//	go test -json -failfast ./... | todos check -index lessons/index.json -lesson 1 -result F
+//	todos hint -index lessons/index.json -lesson 1 [-task 3] -seen DIR -result F
+//	go test -json -failfast ./... | todos expect -index lessons/index.json -lesson 1 -done 2
+//
+// check prints one line per task, done or not, and for the first task not done the
+// failure of its first failing test and the hint command; it writes the result to F for
+// make progress and make hint-N. hint prints the next hint of a task (by default the first
+// task not done at the last check). expect is the maintainer's check that a lesson with
+// its tasks 1 to N solved, and no more, has exactly those tasks done and task N+1 failing.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+	}
+	cmd := os.Args[1]
+	fs := flag.NewFlagSet(cmd, flag.ExitOnError)
+	indexFile := fs.String("index", "lessons/index.json", "the index of the lessons")
+	number := fs.Int("lesson", 0, "the lesson's number")
+	resultFile := fs.String("result", "", "check writes, hint reads, the tasks' state after the last check")
+	verbose := fs.Bool("v", false, "check: print go test's whole output too")
+	task := fs.Int("task", 0, "hint: the task (default: the first one not done at the last check)")
+	seen := fs.String("seen", "", "hint: the folder that remembers the hints already shown")
+	done := fs.Int("done", 0, "expect: the tasks solved")
+	_ = fs.Parse(os.Args[2:])
+
+	l, err := readLesson(*indexFile, *number)
+	if err == nil {
+		switch cmd {
+		case "check":
+			err = check(os.Stdin, os.Stdout, l, *resultFile, *verbose)
+		case "hint":
+			err = hint(os.Stdout, l, *task, *seen, *resultFile)
+		case "expect":
+			err = expect(os.Stdin, os.Stdout, l, *done)
+		default:
+			usage()
+		}
+	}
+	var failed errFailed
+	switch {
+	case errors.As(err, &failed):
+		os.Exit(1) // said already
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "todos: %v\n", err)
+		os.Exit(2)
+	}
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: todos check|hint|expect -index lessons/index.json -lesson N [...]")
+	os.Exit(2)
+}
+
+// errFailed: the tests failed, or a task is not done; the output said how.
+type errFailed struct{}
+
+func (errFailed) Error() string { return "failed" }
+
+type todo struct {
+	ID    int      `json:"id"`
+	Title string   `json:"title"`
+	File  string   `json:"file"`
+	Line  int      `json:"line"`
+	Hints []string `json:"hints"`
+	Tests []string `json:"tests"`
+}
+
+type lesson struct {
+	Number int    `json:"number"`
+	Title  string `json:"title"`
+	Folder string `json:"folder"`
+	Todos  []todo `json:"todos"`
+}
+
+func readLesson(file string, number int) (lesson, error) {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return lesson{}, err
+	}
+	var idx struct{ Lessons []lesson }
+	if err := json.Unmarshal(src, &idx); err != nil {
+		return lesson{}, fmt.Errorf("%s: %w", file, err)
+	}
+	for _, l := range idx.Lessons {
+		if l.Number == number {
+			return l, nil
+		}
+	}
+	return lesson{}, fmt.Errorf("%s: there is no lesson %d", file, number)
+}
+
+// A task's state after a test run.
+type state int
+
+const (
+	notRun  state = iota // none of its tests ran: an earlier failure stopped them
+	failing              // one of its tests failed
+	done                 // all of its tests passed
+)
+
+func (s state) String() string { return [...]string{"not run", "failing", "done"}[s] }
+
+// states returns each task's state, in the order of l.Todos.
+func states(l lesson, r *run) []state {
+	out := make([]state, len(l.Todos))
+	for i, t := range l.Todos {
+		passed := 0
+		for _, name := range t.Tests {
+			switch r.results[name] {
+			case "fail":
+				out[i] = failing
+			case "pass":
+				passed++
+			}
+		}
+		if out[i] != failing && passed == len(t.Tests) {
+			out[i] = done
+		}
+	}
+	return out
+}
+
+func check(in io.Reader, w io.Writer, l lesson, resultFile string, verbose bool) error {
+	r, err := readRun(in)
+	if err != nil {
+		return err
+	}
+	if verbose {
+		fmt.Fprint(w, r.text.String())
+	}
+	if len(r.build) > 0 {
+		fmt.Fprint(w, strings.Join(r.build, ""))
+	}
+	st := states(l, r)
+	count, first := 0, 0
+	for i, s := range st {
+		if s == done {
+			count++
+		} else if first == 0 {
+			first = l.Todos[i].ID
+		}
+	}
+	width := 0
+	for _, t := range l.Todos {
+		width = max(width, len(t.Title))
+	}
+	fmt.Fprintf(w, "\nlessons/%s: %d of %d tasks done\n", filepath.Base(l.Folder), count, len(l.Todos))
+	shownFailure := false
+	for i, t := range l.Todos {
+		fmt.Fprintf(w, "  %-8s TODO(%d) %-*s  %s:%d\n", st[i], t.ID, width, t.Title, t.File, t.Line)
+		if st[i] == failing && !shownFailure {
+			shownFailure = true
+			for _, line := range r.failure(t.Tests) {
+				fmt.Fprintf(w, "           %s\n", line)
+			}
+			fmt.Fprintf(w, "           A hint: make hint-%d T=%d\n", l.Number, t.ID)
+		}
+	}
+	if !shownFailure && len(r.other) > 0 {
+		// Failed outside the tasks' tests: a build error, a panic, a test no task names.
+		for _, line := range r.other {
+			fmt.Fprintf(w, "  %s\n", line)
+		}
+	}
+	if resultFile != "" {
+		status := 0
+		if r.failed {
+			status = 1
+		}
+		if err := os.MkdirAll(filepath.Dir(resultFile), 0o755); err != nil {
+			return err
+		}
+		line := fmt.Sprintf("%d %d %d %d\n", count, len(l.Todos), status, first)
+		if err := os.WriteFile(resultFile, []byte(line), 0o644); err != nil {
+			return err
+		}
+	}
+	if r.failed || count < len(l.Todos) {
+		return errFailed{}
+	}
+	return nil
+}
+
+func expect(in io.Reader, w io.Writer, l lesson, solved int) error {
+	r, err := readRun(in)
+	if err != nil {
+		return err
+	}
+	st := states(l, r)
+	var problems []string
+	for i, t := range l.Todos {
+		switch {
+		case t.ID <= solved && st[i] != done:
+			problems = append(problems, fmt.Sprintf("task %d is solved but %s", t.ID, st[i]))
+		case t.ID == solved+1 && st[i] != failing:
+			problems = append(problems, fmt.Sprintf("task %d is not solved but %s: none of its tests (%s) fails without it, or a later task's test failed first", t.ID, st[i], strings.Join(t.Tests, ", ")))
+		case t.ID > solved+1 && st[i] == done:
+			problems = append(problems, fmt.Sprintf("task %d is not solved but done: its tests (%s) pass without it", t.ID, strings.Join(t.Tests, ", ")))
+		}
+	}
+	if len(r.build) > 0 {
+		problems = append(problems, "the lesson does not build:\n"+strings.Join(r.build, ""))
+	}
+	if len(problems) == 0 {
+		fmt.Fprintf(w, "lesson %d with tasks 1-%d solved: exactly those done, task %d failing\n", l.Number, solved, solved+1)
+		return nil
+	}
+	fmt.Fprintf(w, "lesson %d with tasks 1-%d solved:\n  %s\n", l.Number, solved, strings.Join(problems, "\n  "))
+	for _, line := range r.other {
+		fmt.Fprintf(w, "  %s\n", line)
+	}
+	return errFailed{}
+}
+
+// hint prints the next hint of a task, and remembers that it was shown.
+func hint(w io.Writer, l lesson, id int, seenDir, resultFile string) error {
+	if id == 0 {
+		first, err := firstNotDone(resultFile)
+		if err != nil {
+			return err
+		}
+		if first == 0 {
+			fmt.Fprintf(w, "Every task of lesson %d was done at your last check. Next: make lesson-%d\n", l.Number, l.Number)
+			return nil
+		}
+		id = first
+	}
+	if id < 1 || id > len(l.Todos) {
+		return fmt.Errorf("lesson %d has the tasks 1 to %d (T=%d)", l.Number, len(l.Todos), id)
+	}
+	t := l.Todos[id-1]
+	seen := filepath.Join(seenDir, fmt.Sprintf("%s.%d", filepath.Base(l.Folder), id))
+	shown := 0
+	if b, err := os.ReadFile(seen); err == nil {
+		shown, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	}
+	next := min(shown, len(t.Hints)-1)
+	fmt.Fprintf(w, "TODO(%d) %s (%s:%d)\n", t.ID, t.Title, filepath.Join(l.Folder, t.File), t.Line)
+	for i := 0; i <= next; i++ {
+		fmt.Fprintf(w, "  Hint %d of %d: %s\n", i+1, len(t.Hints), t.Hints[i])
+	}
+	if next == len(t.Hints)-1 {
+		fmt.Fprintf(w, "That is every hint. The solution's code: make diff-%d\n", l.Number)
+	} else {
+		fmt.Fprintf(w, "Another hint: make hint-%d T=%d\n", l.Number, t.ID)
+	}
+	if err := os.MkdirAll(seenDir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(seen, []byte(strconv.Itoa(next+1)+"\n"), 0o644)
+}
+
+func firstNotDone(resultFile string) (int, error) {
+	b, err := os.ReadFile(resultFile)
+	if errors.Is(err, os.ErrNotExist) {
+		return 1, nil // never checked: the first task
+	}
+	if err != nil {
+		return 0, err
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) < 4 {
+		return 1, nil
+	}
+	return strconv.Atoi(fields[3])
+}
