@@ -42,14 +42,17 @@ lesson-%: binaries ## Run lesson N's controller (your code) on a cluster and wal
 solution-%: binaries ## The same walkthrough with solution N's controller.
 	@scripts/run-stage.sh solutions $*
 
-check-%: binaries ## Run lesson N's tests against your code (the solution's tests, unchanged).
+check-%: binaries ## Run lesson N's tests against your code: a checklist of its tasks, TODO(1) to TODO(n).
 	@scripts/check.sh $*
 
-watch-%: binaries ## Run check-N again each time you save a Go file of lesson N (Ctrl-C stops).
+hint-%: ## Show a hint for task T of lesson N (make hint-1 T=3); again shows the next. No T: the first task not done.
+	@scripts/hint.sh $* $(T)
+
+watch-%: binaries ## Run check-N again each time you save a file of lesson N (Ctrl-C stops).
 	@scripts/watch.sh $*
 
 .PHONY: progress
-progress: ## Every lesson: not started, tests passing at your last check, or done; and the next step.
+progress: ## Every lesson: not started, k of n tasks done at your last check, or done; and the next step.
 	@scripts/progress.sh
 
 run-%: binaries ## Run lesson N's manager in the foreground on the cluster, to try with kubectl (Ctrl-C stops).

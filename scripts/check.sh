@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Runs lesson N's tests against the learner's code: the very tests solution N passes, in
-# the order of the lesson's tasks. They stop at the first failure, which is the task to
-# work on; the output is that failure alone, then how many tests pass.
+# Runs lesson N's tests against the learner's code: the very tests solution N passes,
+# and prints the lesson's checklist: each task (a TODO(k) in the code) done, failing or
+# not run yet. A task is done when the tests its solution names (lessons/index.json) pass.
+# The tests run in the order of the tasks and stop at the first failure, which is the
+# task to work on: its failure is shown in a line or two, with the command for a hint.
 # The CRDs are regenerated first, since the lesson's markers are the learner's too.
 #
 # Usage: scripts/check.sh N
@@ -12,45 +14,31 @@ source "$(dirname "$0")/lib/common.sh"
 source "$ROOT/scripts/lib/stage.sh"
 source "$ROOT/scripts/lib/symptoms.sh"
 
-dir=$(stage_dir lessons "${1:?usage: $0 N}")
+n=${1:?usage: $0 N}
+dir=$(stage_dir lessons "$n")
 name=$(basename "$dir")
+n=$((10#$n))
 generate_lesson "$dir"
+todos=$(tool_path todos)
 
-flags=(-count=1 -v)
+flags=(-count=1 -json)
 [[ -n ${ALL:-} ]] || flags+=(-failfast)
 say "Running the tests of lessons/$name$([[ -n ${ALL:-} ]] || echo ', up to the first failure')"
 log="$CACHE/check/$name.log"
 mkdir -p "$(dirname "$log")"
 status=0
-(cd "$dir" && go test "${flags[@]}" ./...) >"$log" 2>&1 || status=$?
+(cd "$dir" && go test "${flags[@]}" ./... 2>&1) |
+  "$todos" check -index "$ROOT/lessons/index.json" -lesson "$n" -log "$log" \
+    -result "$CACHE/check/$name.result" ${V:+-v} || status=$?
+((status != 2)) || die "could not read the test run (see above)"
 
-# failures prints go test -v's output without the tests that passed: for each failing
-# top-level test, what it printed and its FAIL line; outside tests, what go printed (build
-# errors, panics), but not its per-package summary lines.
-failures() {
-  awk '
-    /^=== RUN   [^\/]+$/ { inTest = 1; buf = ""; next }
-    /^=== (RUN|PAUSE|CONT|NAME)/ { next }
-    /^--- (PASS|SKIP): / { inTest = 0; buf = ""; next }
-    /^--- FAIL: / { printf "%s", buf; print; inTest = 0; buf = ""; next }
-    inTest { if ($0 !~ /^ +--- (PASS|SKIP): /) buf = buf $0 "\n"; next }
-    /^(PASS|FAIL)$/ || /^ok  / || /^\?  / || /^FAIL\t.*s$/ { next }
-    { print }
-  ' "$1"
-}
-
-if [[ -n ${V:-} ]]; then cat "$log"; else failures "$log"; fi
-# The tests in all, read from the test files: `go test -list` would start each package's
-# TestMain, and so an API server, only to print the names.
-total=$(grep -rhE --include='*_test.go' '^func Test[^(]*\([a-zA-Z_]+ \*testing\.T\)' "$dir" | wc -l)
-passed=$(grep -c '^--- PASS: ' "$log" || true)
-# make progress reads how this check ended: tests passed, tests in all, go test's status.
-echo "$passed $total $status" >"$CACHE/check/$name.result"
-if ((status == 0)); then
-  say "All $passed tests of lessons/$name pass. Compare with the solution (make diff-$1), then watch it work: make lesson-$1"
+# The result: tasks done, tasks in all, whether go test failed, the first task not done.
+read -r done total failed _ <"$CACHE/check/$name.result"
+if ((failed == 0 && done == total)); then
+  say "All $total tasks of lessons/$name are done. Compare with the solution (make diff-$n), then watch it work: make lesson-$n"
 else
   explain_symptoms "$log"
-  warn "$passed of $total tests pass; the first failure, above, says what to fix next. (Full output: ${log#"$ROOT"/})"
-  warn "TESTENV_VERBOSE=1 make check-$1 adds your controller's logs; docs/lesson-$(printf '%02d' "$((10#$1))").md has hints."
+  warn "$done of $total tasks done; the first failure, above, says what to fix next. (Full output: ${log#"$ROOT"/})"
+  warn "TESTENV_VERBOSE=1 make check-$n adds your controller's logs; docs/lesson-$(printf '%02d' "$n").md explains each task."
   exit 1
 fi

@@ -140,8 +140,9 @@ lesson() {
         fi
         say "Writing lessons/$name"
         write_lesson "$ROOT" "$solution"
-        # make progress: a reset lesson is not started, whatever its last check said.
-        rm -f "$CACHE/check/$name.result"
+        # make progress: a reset lesson is not started, whatever its last check said;
+        # make hint-N starts again from the first hint.
+        rm -f "$CACHE/check/$name.result" "$CACHE/hints/$name".*
       done
     done < <(tracks)
     [[ -n $found ]] || die "there is no lesson $n; the lessons are: $(cd "$ROOT/lessons" && ls -d [0-9]* | tr '\n' ' ')"
@@ -254,9 +255,11 @@ make_mistake() {
 # tests its //lesson:test lines name) is what turns its tests green: for k = 0 .. n-1, it
 # writes the lesson with tasks 1 to k solved (lessongen -done k) into a scratch checkout,
 # runs its tests as make check-N does, and requires tasks 1 to k done and task k+1
-# failing, no other task done. Lessons run two at a time, their steps one after another.
+# failing, no other task done. (Step n is the solution, whose tests run anyway.) The steps
+# are independent: three run at a time, as most of a step is waiting for a failing test
+# to give up.
 todos() {
-  local only=${1:-} line track name results="$CACHE/test/todos" count=0 bad=0
+  local only=${1:-} line track name results="$CACHE/test/todos" count=0 bad=0 tasks k
   rm -rf "$results" && mkdir -p "$results"
   build_lessongen
   TODOS=$(tool_path todos)
@@ -266,58 +269,76 @@ todos() {
     track=$(track_of "$1")
     [[ -z $only || $only == "$track" ]] || continue
     for name in "$@"; do
-      while (($(jobs -rp | wc -l) >= 2)); do wait -n || true; done
-      todos_lesson "$name" "$1" "${!#}" >"$results/$name.log" 2>&1 &
-      count=$((count + 1))
+      tasks=$(grep -c '"id":' <<<"$(lesson_entry "$(stage_number "$name")")" || true)
+      ((tasks > 0)) || { warn "lessons/$name has no numbered tasks yet"; continue; } # TRANSITION
+      local solution scratch
+      scratch=$(scratch_dir)
+      SCRATCH_DIRS+=("$scratch")
+      solution=$(stage_solution "$name" "$1" "${!#}" "$scratch")
+      for ((k = 0; k < tasks; k++)); do
+        while (($(jobs -rp | wc -l) >= 3)); do wait -n || true; done
+        todos_step "$name" "$solution" "$k" >"$results/$name.$k.log" 2>&1 &
+        count=$((count + 1))
+      done
+      echo "$name $tasks" >>"$results/list"
     done
   done < <(tracks)
   wait
-  ((count > 0)) || die "no lessons in track ${only:-}"
-  for log in "$results"/*.log; do
-    if grep -q '^ok: ' "$log"; then
-      say "$(grep '^ok: ' "$log" | sed 's/^ok: //')"
+  ((count > 0)) || die "no lessons with numbered tasks in ${only:-any track}"
+  while read -r name tasks; do
+    local failed=()
+    for ((k = 0; k < tasks; k++)); do
+      grep -q '^lesson .* exactly those done' "$results/$name.$k.log" || failed+=("$k")
+    done
+    if ((${#failed[@]} == 0)); then
+      say "lessons/$name: each of its $tasks tasks turns its own tests green, in order"
     else
-      warn "lessons/$(basename "$log" .log): the tasks and their tests disagree:"$'\n'"$(tail -n 30 "$log")"
+      for k in "${failed[@]}"; do
+        warn "lessons/$name with tasks 1-$k solved:"$'\n'"$(tail -n 20 "$results/$name.$k.log")"
+      done
       bad=1
     fi
-  done
+  done <"$results/list"
   ((bad == 0)) || die "some tasks are not what turns their tests green (logs: ${results#"$ROOT"/})"
+  say "All $count steps of the lessons' tasks are as their tests say"
 }
 
-# todos_lesson NAME FIRST SOURCE runs the steps of lesson NAME, of the track whose first
-# stage is FIRST and whose source is SOURCE.
-todos_lesson() {
-  local name=$1 first=$2 source=$3 n solution tasks k
-  n=$(stage_number "$name")
-  tasks=$(grep -c '"id":' <<<"$(lesson_entry "$n")" || true)
-  if ((tasks == 0)); then
-    echo "ok: lessons/$name has no numbered tasks yet" # TRANSITION
+# stage_solution NAME FIRST SOURCE SCRATCH prints the folder of solution NAME with its own
+# lesson markers: the committed one, or for the track's source (which has every stage's
+# markers) its own stage, written into the scratch checkout SCRATCH.
+stage_solution() {
+  local name=$1 first=$2 source=$3 scratch=$4 solution f
+  if [[ $name != "$source" ]]; then
+    echo "$ROOT/solutions/$name"
     return
   fi
-  local scratch
+  solution="$scratch/solutions/$name"
+  lessongen -source "$ROOT/solutions/$name" -first "$(stage_number "$first")" -stage "$(stage_number "$name")" -to "$solution"
+  # The generated files, which lessongen leaves out: the source's are its own stage's.
+  cp -r "$ROOT/solutions/$name/config/." "$solution/config/"
+  (cd "$ROOT/solutions/$name" && find . -name zz_generated.deepcopy.go) |
+    while read -r f; do cp "$ROOT/solutions/$name/$f" "$solution/$f"; done
+  echo "$solution"
+}
+
+# todos_step NAME SOLUTION K writes lesson NAME with tasks 1 to K solved from SOLUTION, in
+# a scratch checkout, and runs its tests: tasks 1 to K must be done, K+1 failing.
+todos_step() {
+  local name=$1 solution=$2 k=$3 scratch dir
   scratch=$(scratch_dir)
-  solution="$ROOT/solutions/$name"
-  if [[ $name == "$source" ]]; then
-    solution="$scratch/solutions/$name"
-    lessongen -source "$ROOT/solutions/$name" -first "$(stage_number "$first")" -stage "$n" -to "$solution"
-    cp -r "$ROOT/solutions/$name/config" "$solution/" # the generated files: the stage's own
-    find "$ROOT/solutions/$name" -name zz_generated.deepcopy.go | while read -r f; do cp "$f" "$solution/${f#"$ROOT/solutions/$name/"}"; done
+  dir="$scratch/lessons/$name"
+  lessongen -from "$solution" -to "$dir" -done "$k"
+  # controller-gen only when the solved tasks changed a marker of the committed lesson.
+  if diff <(grep -rh --include='*.go' '+kubebuilder:' "$ROOT/lessons/$name" | sort) \
+    <(grep -rh --include='*.go' '+kubebuilder:' "$dir" | sort) >/dev/null; then
+    rm -rf "$dir/config" && cp -r "$ROOT/lessons/$name/config" "$dir/"
+  else
+    "$ROOT/scripts/generate.sh" "$dir"
   fi
-  for ((k = 0; k < tasks; k++)); do
-    local dir="$scratch/lessons/$name"
-    lessongen -from "$solution" -to "$dir" -done "$k"
-    # controller-gen only when the solved tasks changed a marker of the committed lesson.
-    if diff <(grep -rh --include='*.go' '+kubebuilder:' "$ROOT/lessons/$name" | sort) \
-      <(grep -rh --include='*.go' '+kubebuilder:' "$dir" | sort) >/dev/null; then
-      rm -rf "$dir/config" && cp -r "$ROOT/lessons/$name/config" "$dir/"
-    else
-      "$ROOT/scripts/generate.sh" "$dir"
-    fi
-    echo "--- tasks 1-$k solved"
-    (cd "$dir" && GOWORK=off KUBEBUILDER_ASSETS="$CACHE/bin/current" go test -json -count=1 -failfast ./... 2>&1) |
-      "$TODOS" expect -index "$ROOT/lessons/index.json" -lesson "$n" -done "$k" || return 1
-  done
-  echo "ok: lessons/$name: each of its $tasks tasks turns its own tests green, in order"
+  # go test fails until the last step: what its output says is what counts.
+  (cd "$dir" && GOWORK=off KUBEBUILDER_ASSETS="$CACHE/bin/current" go test -json -count=1 -failfast ./... 2>&1 || true) |
+    "$TODOS" expect -index "$ROOT/lessons/index.json" -lesson "$(stage_number "$name")" -done "$k"
+  rm -rf "$scratch"
 }
 
 # lesson_entry N prints lesson N's entry of lessons/index.json (one task's fields a line).

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prints every lesson with how far you are (make progress): not started (the lesson's
-# files are as cloned), the result of your last make check-N, or done (every test passed
-# and nothing changed since); then the next step.
+# files are as cloned), the tasks done at your last make check-N, or done (every task
+# done and nothing changed since); then the next step.
 #
 # Usage: scripts/progress.sh
 source "$(dirname "$0")/lib/common.sh"
@@ -15,23 +15,23 @@ for dir in lessons/[0-9][0-9]-*/; do
   name=$(basename "$dir")
   n=$((10#${name%%-*}))
   result="$CACHE/check/$name.result"
-  todos=$(grep -r --include='*.go' -c 'TODO' "$dir" | awk -F: '{s += $2} END {print s + 0}')
+  tasks=$(grep -rhoE 'TODO\([0-9]+\)' "$dir" | sort -u | wc -l)
   if git rev-parse --git-dir >/dev/null 2>&1 && [[ -z $(git status --porcelain -- "$dir") ]] && [[ ! -f $result ]]; then
-    state="not started ($todos TODOs)"
+    state="not started ($tasks tasks)"
     [[ -n $next ]] || next="read docs/lesson-$(printf '%02d' "$n").md, then make check-$n"
   elif [[ ! -f $result ]]; then
     state="started, not checked yet"
     [[ -n $next ]] || next="make check-$n"
   else
-    read -r passed total status <"$result"
+    read -r done total failed first <"$result"
     if [[ -n $(find "$dir" -name '*.go' ! -name 'zz_generated*' -newer "$result" -print -quit) ]]; then
-      state="$passed of $total tests passed at the last check; changed since"
+      state="$done of $total tasks done at the last check; changed since"
       [[ -n $next ]] || next="make check-$n"
-    elif ((status == 0)); then
+    elif ((failed == 0 && done == total)); then
       state="done"
     else
-      state="$passed of $total tests pass"
-      [[ -n $next ]] || next="make check-$n (or make watch-$n), then fix the first failure"
+      state="$done of $total tasks done; next: TODO($first)"
+      [[ -n $next ]] || next="make check-$n (or make watch-$n) and TODO($first); make hint-$n gives a hint"
     fi
   fi
   printf '  %-28s %s\n' "$name" "$state"

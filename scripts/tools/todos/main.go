@@ -34,6 +34,7 @@ func main() {
 	number := fs.Int("lesson", 0, "the lesson's number")
 	resultFile := fs.String("result", "", "check writes, hint reads, the tasks' state after the last check")
 	verbose := fs.Bool("v", false, "check: print go test's whole output too")
+	logFile := fs.String("log", "", "check: write go test's whole output (as -v prints it) to this file")
 	task := fs.Int("task", 0, "hint: the task (default: the first one not done at the last check)")
 	seen := fs.String("seen", "", "hint: the folder that remembers the hints already shown")
 	done := fs.Int("done", 0, "expect: the tasks solved")
@@ -43,7 +44,7 @@ func main() {
 	if err == nil {
 		switch cmd {
 		case "check":
-			err = check(os.Stdin, os.Stdout, l, *resultFile, *verbose)
+			err = check(os.Stdin, os.Stdout, l, *resultFile, *logFile, *verbose)
 		case "hint":
 			err = hint(os.Stdout, l, *task, *seen, *resultFile)
 		case "expect":
@@ -136,10 +137,15 @@ func states(l lesson, r *run) []state {
 	return out
 }
 
-func check(in io.Reader, w io.Writer, l lesson, resultFile string, verbose bool) error {
+func check(in io.Reader, w io.Writer, l lesson, resultFile, logFile string, verbose bool) error {
 	r, err := readRun(in)
 	if err != nil {
 		return err
+	}
+	if logFile != "" {
+		if err := os.WriteFile(logFile, []byte(strings.Join(r.build, "")+r.text.String()), 0o644); err != nil {
+			return err
+		}
 	}
 	if verbose {
 		fmt.Fprint(w, r.text.String())
@@ -172,9 +178,9 @@ func check(in io.Reader, w io.Writer, l lesson, resultFile string, verbose bool)
 			fmt.Fprintf(w, "           A hint: make hint-%d T=%d\n", l.Number, t.ID)
 		}
 	}
-	if !shownFailure && len(r.other) > 0 {
-		// Failed outside the tasks' tests: a build error, a panic, a test no task names.
-		for _, line := range r.other {
+	if !shownFailure {
+		// Failed outside the tasks' tests: a test no task names, a panic, a timeout.
+		for _, line := range r.untied(l) {
 			fmt.Fprintf(w, "  %s\n", line)
 		}
 	}

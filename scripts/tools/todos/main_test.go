@@ -46,7 +46,7 @@ func quote(s string) string {
 func TestCheckListsEveryTaskAndTheFirstFailure(t *testing.T) {
 	result := filepath.Join(t.TempDir(), "r")
 	var out bytes.Buffer
-	err := check(strings.NewReader(goTest([]string{"TestAPI", "TestScaleUp"}, "TestScaleUpTwice")), &out, testLesson, result, false)
+	err := check(strings.NewReader(goTest([]string{"TestAPI", "TestScaleUp"}, "TestScaleUpTwice")), &out, testLesson, result, "", false)
 	if !errors.As(err, new(errFailed)) {
 		t.Errorf("err = %v, want the failure reported", err)
 	}
@@ -70,7 +70,7 @@ func TestCheckListsEveryTaskAndTheFirstFailure(t *testing.T) {
 
 func TestCheckPassesWhenEveryTaskIsDone(t *testing.T) {
 	var out bytes.Buffer
-	err := check(strings.NewReader(goTest([]string{"TestAPI", "TestScaleUp", "TestScaleUpTwice", "TestScaleDown"}, "")), &out, testLesson, "", false)
+	err := check(strings.NewReader(goTest([]string{"TestAPI", "TestScaleUp", "TestScaleUpTwice", "TestScaleDown"}, "")), &out, testLesson, "", "", false)
 	if err != nil || !strings.Contains(out.String(), "3 of 3 tasks done") {
 		t.Errorf("err = %v, output:\n%s", err, out.String())
 	}
@@ -80,7 +80,7 @@ func TestCheckShowsBuildErrors(t *testing.T) {
 	var out bytes.Buffer
 	stream := `{"ImportPath":"p","Action":"build-output","Output":"x.go:3:1: undefined: foo\n"}` + "\n" +
 		`{"ImportPath":"p","Action":"build-fail"}` + "\n"
-	err := check(strings.NewReader(stream), &out, testLesson, "", false)
+	err := check(strings.NewReader(stream), &out, testLesson, "", "", false)
 	if !errors.As(err, new(errFailed)) || !strings.Contains(out.String(), "undefined: foo") || !strings.Contains(out.String(), "0 of 3 tasks done") {
 		t.Errorf("err = %v, output:\n%s", err, out.String())
 	}
@@ -139,5 +139,14 @@ func TestHintShowsTheNextHintEachTime(t *testing.T) {
 	var out bytes.Buffer
 	if err := hint(&out, testLesson, 7, filepath.Join(dir, "seen"), result); err == nil || !strings.Contains(err.Error(), "tasks 1 to 3") {
 		t.Errorf("T=7: %v", err)
+	}
+}
+
+func TestCheckShowsAFailingTestOfNoTask(t *testing.T) {
+	var out bytes.Buffer
+	err := check(strings.NewReader(goTest([]string{"TestAPI", "TestScaleUp", "TestScaleUpTwice", "TestScaleDown"}, "TestLeftOver")), &out, testLesson, "", "", false)
+	if !errors.As(err, new(errFailed)) || !strings.Contains(out.String(), "A test of no task fails:") ||
+		!strings.Contains(out.String(), "TestLeftOver/three: the ImoocPod should have 3 pods") {
+		t.Errorf("err = %v, output:\n%s", err, out.String())
 	}
 }

@@ -132,3 +132,20 @@ func shorten(s string, n int) string {
 	}
 	return fmt.Sprintf("%s ... (V=1 shows all)", s[:n])
 }
+
+// untied says why the run failed where no task's test failed: the first failing test
+// that no task names, or what a failed package printed outside its tests.
+func (r *run) untied(l lesson) []string {
+	named := map[string]bool{}
+	for _, t := range l.Todos {
+		for _, name := range t.Tests {
+			named[name] = true
+		}
+	}
+	for _, f := range r.failures {
+		if !strings.Contains(f, "/") && !named[f] {
+			return append([]string{"A test of no task fails:"}, r.failure([]string{f})...)
+		}
+	}
+	return r.other
+}

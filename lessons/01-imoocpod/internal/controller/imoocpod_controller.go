@@ -87,7 +87,8 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 	// Compare what runs with what is asked for and fix the whole difference in this
 	// pass. Returning an error retries with backoff; there is never a reason to requeue
 	// when all is well: the next change of the ImoocPod or its pods brings us back.
-	// TODO: Compare len(active) with spec.replicas (it defaults to 1: ptr.Deref) and
+	// TODO(6): Scale to spec.replicas.
+	// Compare len(active) with spec.replicas (it defaults to 1: ptr.Deref) and
 	// create the missing pods with r.createPods, or delete the surplus with
 	// r.deletePods(ctx, imoocPod, podsToDelete(...)); never more than maxBurst
 	// in one pass. Return their error.
@@ -99,7 +100,8 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 // controls that are neither being deleted nor finished. A pod with the right label but
 // another controller, or none, belongs to someone else and is never touched.
 func activePods(owner *appsv1.ImoocPod, pods []corev1.Pod) []corev1.Pod {
-	// TODO: Keep only the pods that owner controls (metav1.IsControlledBy) and that
+	// TODO(4): Keep only the pods that count.
+	// Keep only the pods that owner controls (metav1.IsControlledBy) and that
 	// are still running or about to: not being deleted, not Succeeded or Failed.
 	return pods
 }
@@ -132,7 +134,8 @@ func (r *ImoocPodReconciler) createPods(ctx context.Context, imoocPod *appsv1.Im
 
 // newPod returns the pod imoocPod asks for, labelled with its name and controlled by it.
 func (r *ImoocPodReconciler) newPod(imoocPod *appsv1.ImoocPod) (*corev1.Pod, error) {
-	// TODO: Build the pod: a generated name starting with the ImoocPod's name, the
+	// TODO(3): Build the pod.
+	// Build the pod: a generated name starting with the ImoocPod's name, the
 	// NameLabel label, one container running spec.image, and a controller
 	// OwnerReference to imoocPod (controllerutil.SetControllerReference), which
 	// lets the garbage collector delete the pod with its ImoocPod.
@@ -159,7 +162,8 @@ func (r *ImoocPodReconciler) deletePods(ctx context.Context, imoocPod *appsv1.Im
 // podsToDelete picks count pods to delete, the ones whose loss hurts least first: pods
 // that are not ready yet, then the newest, whose work is least likely to be warmed up.
 func podsToDelete(pods []corev1.Pod, count int) []corev1.Pod {
-	// TODO: Return count pods: not-ready pods before ready ones (podcontrol.IsPodReady),
+	// TODO(5): Choose the pods to delete.
+	// Return count pods: not-ready pods before ready ones (podcontrol.IsPodReady),
 	// and within each group the newest first (CreationTimestamp). Sort a copy:
 	// pods comes from the cache and must not be changed.
 	return nil

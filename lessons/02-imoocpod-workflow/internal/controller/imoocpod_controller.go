@@ -53,7 +53,8 @@ type ImoocPodReconciler struct {
 // Our pods point at their ImoocPod with blockOwnerDeletion (SetControllerReference sets
 // it), which the API server allows only to who may update the ImoocPod's finalizers.
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods/finalizers,verbs=update
-// TODO: Let the manager write the status subresource: an RBAC marker for
+// TODO(5): Allow the status writes.
+// Let the manager write the status subresource: an RBAC marker for
 // imoocpods/status with the verbs get, update and patch.
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
 
@@ -81,7 +82,8 @@ func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	// Snapshot the ImoocPod before the pass changes its status. However the pass ends,
 	// the deferred patch sends the difference from the snapshot, once, so that an error
 	// shows in the Ready condition and not only in this log.
-	// TODO: Snapshot imoocPod (DeepCopy) and defer a call of r.patchStatus with the
+	// TODO(3): Patch the status once per pass.
+	// Snapshot imoocPod (DeepCopy) and defer a call of r.patchStatus with the
 	// snapshot and the pass's error (retErr, the named result); join the
 	// patch's own error into retErr. See "One status patch per pass" in
 	// docs/lesson-02.md.
@@ -109,7 +111,8 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 	// status.selector, the label the list above selects on, is how the scale
 	// subresource tells an autoscaler which pods to measure.
 	imoocPod.Status.Selector = labels.SelectorFromSet(labels.Set{NameLabel: imoocPod.Name}).String()
-	// TODO: Count the active pods and the ready ones among them (podcontrol.IsPodReady) into
+	// TODO(4): Count the pods into the status.
+	// Count the active pods and the ready ones among them (podcontrol.IsPodReady) into
 	// status.replicas and status.readyReplicas.
 
 	// Until the cache shows our last creates and deletes, its list is out of date, and
@@ -236,7 +239,8 @@ func podsToDelete(pods []corev1.Pod, count int) []corev1.Pod {
 // pod gets replaced.
 func (r *ImoocPodReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	// The predicates of eventFilters drop the events that cannot change what a pass does.
-	// TODO: Give For and Owns the predicates of r.eventFilters (builder.WithPredicates,
+	// TODO(8): Put the filters on the watches.
+	// Give For and Owns the predicates of r.eventFilters (builder.WithPredicates,
 	// one list per watch) and give the controller r.MaxConcurrentReconciles
 	// (WithOptions). See "Filtering events" in docs/lesson-02.md.
 	return ctrl.NewControllerManagedBy(mgr).

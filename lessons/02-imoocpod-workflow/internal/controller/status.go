@@ -11,7 +11,8 @@ import (
 // it: a pass with nothing new to say writes nothing. passErr is the pass's error; only a
 // pass without one has acted on the spec, so only such a pass moves observedGeneration.
 func (r *ImoocPodReconciler) patchStatus(ctx context.Context, orig, imoocPod *appsv1.ImoocPod, passErr error) error {
-	// TODO: Set the Ready condition (setReadyCondition) and, when the pass succeeded,
+	// TODO(3): Patch the status once per pass.
+	// Set the Ready condition (setReadyCondition) and, when the pass succeeded,
 	// status.observedGeneration. Then, only when the status differs from
 	// orig's (equality.Semantic.DeepEqual), patch it: r.Status().Patch with
 	// client.MergeFrom(orig). See "One status patch per pass" in docs/lesson-02.md.
@@ -22,7 +23,8 @@ func (r *ImoocPodReconciler) patchStatus(ctx context.Context, orig, imoocPod *ap
 // the pass's error. Its message holds only counts and errors, never times, so that a
 // pass that finds the same counts leaves the condition as it was.
 func setReadyCondition(imoocPod *appsv1.ImoocPod, passErr error) {
-	// TODO: Set the Ready condition with meta.SetStatusCondition. It is False with
+	// TODO(2): Set the Ready condition.
+	// Set the Ready condition with meta.SetStatusCondition. It is False with
 	// reason ReconcileError and the error as its message when passErr is set;
 	// else False with ScalingUp when fewer pods exist than spec.replicas asks
 	// for, ScalingDown when more, PodsNotReady when some are not ready; else

@@ -17,7 +17,8 @@ func (r *ImoocPodReconciler) eventFilters() (imoocPods, pods []predicate.Predica
 	if !r.FilterEvents {
 		return nil, nil
 	}
-	// TODO: Return predicate.GenerationChangedPredicate for the ImoocPods (the API
+	// TODO(7): Choose a filter for each watch.
+	// Return predicate.GenerationChangedPredicate for the ImoocPods (the API
 	// server bumps metadata.generation only for a change of spec, never for a
 	// status patch) and podChangedPredicate for the pods.
 	return nil, nil
@@ -47,7 +48,8 @@ func podChangedPredicate() predicate.Predicate {
 // (metav1.IsControlledBy, and Owns maps an event to the controlling ImoocPod through
 // them).
 func podChanged(oldPod, newPod *corev1.Pod) bool {
-	// TODO: Compare what the controller reads of the two pods: phase, whether the
+	// TODO(6): Say which pod updates matter.
+	// Compare what the controller reads of the two pods: phase, whether the
 	// pod is ready (podcontrol.IsPodReady), deletionTimestamp, labels and owner
 	// references. See "Filtering events" in docs/lesson-02.md.
 	return true

@@ -67,8 +67,12 @@ type ImoocPodReconciler struct {
 // it), which the API server allows only to who may update the ImoocPod's finalizers.
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods/finalizers,verbs=update
 //stage:2
+//lesson:todo(5) Allow the status writes.
 //lesson:todo Let the manager write the status subresource: an RBAC marker for
 //lesson:todo imoocpods/status with the verbs get, update and patch.
+//lesson:hint For RBAC the status subresource is a resource of its own: imoocpods/status.
+//lesson:hint One more +kubebuilder:rbac marker beside the others, with groups=apps.workshop.dev and the verbs get, update and patch; controller-gen writes config/rbac/role.yaml from it.
+//lesson:test TestTheManagersRoleAllowsAWholePass
 //mistake:no-status-rbac cannot patch resource "imoocpods/status"
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods/status,verbs=get;update;patch
 //mistake:end
@@ -110,6 +114,7 @@ func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	// Snapshot the ImoocPod before the pass changes its status. However the pass ends,
 	// the deferred patch sends the difference from the snapshot, once, so that an error
 	// shows in the Ready condition and not only in this log.
+	//lesson:todo(3) Patch the status once per pass.
 	//lesson:todo Snapshot imoocPod (DeepCopy) and defer a call of r.patchStatus with the
 	//lesson:todo snapshot and the pass's error (retErr, the named result); join the
 	//lesson:todo patch's own error into retErr. See "One status patch per pass" in
@@ -150,8 +155,12 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 	// status.selector, the label the list above selects on, is how the scale
 	// subresource tells an autoscaler which pods to measure.
 	imoocPod.Status.Selector = labels.SelectorFromSet(labels.Set{NameLabel: imoocPod.Name}).String()
+	//lesson:todo(4) Count the pods into the status.
 	//lesson:todo Count the active pods and the ready ones among them (podcontrol.IsPodReady) into
 	//lesson:todo status.replicas and status.readyReplicas.
+	//lesson:hint Count what this pass found, before its own creates and deletes: their events start the next pass, which counts them.
+	//lesson:hint Start both counts from zero in every pass; podcontrol.IsPodReady(&active[i]) tells a ready pod.
+	//lesson:test TestTheScaleSubresource TestStatusCountsActiveAndReadyPods TestObservedGenerationFollowsTheSpec TestReadyConditionSaysWhatAPassFound TestAnIdlePassLeavesTheStatusAlone
 	imoocPod.Status.Replicas = int32(len(active))
 	//mistake:ready-count-not-reset start counting from zero
 	imoocPod.Status.ReadyReplicas = 0
@@ -181,10 +190,14 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 	// Compare what runs with what is asked for and fix the whole difference in this
 	// pass. Returning an error retries with backoff; there is never a reason to requeue
 	// when all is well: the next change of the ImoocPod or its pods brings us back.
+	//lesson:todo(6) Scale to spec.replicas.
 	//lesson:todo Compare len(active) with spec.replicas (it defaults to 1: ptr.Deref) and
 	//lesson:todo create the missing pods with r.createPods, or delete the surplus with
 	//lesson:todo r.deletePods(ctx, imoocPod, podsToDelete(...)); never more than maxBurst
 	//lesson:todo in one pass. Return their error.
+	//lesson:hint The sign of spec.replicas minus len(active) says what to do; zero means nothing to do, and no requeue.
+	//lesson:hint Fix the whole difference in one pass, at most maxBurst pods: r.createPods(ctx, imoocPod, n), or r.deletePods(ctx, imoocPod, podsToDelete(active, n)).
+	//lesson:test TestOnePassScalesTheWholeDifference TestStaleCacheNeverCreatesTooMany TestAnImoocPodCreatedAgainDoesNotWaitForThePodsOfTheFirst TestIdlePassWritesNothing TestCreatesPodsOwnedByTheImoocPod TestLeavesOtherPodsAlone TestReplacesAPodDeletedBySomeoneElse TestReplacesATerminatingPod TestReplacesFinishedPods TestScaleDownKeepsTheReadyPods
 	//lesson:stub _ = active
 	want := int(ptr.Deref(imoocPod.Spec.Replicas, 1))
 	switch diff := want - len(active); {
@@ -215,8 +228,12 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 // controls that are neither being deleted nor finished. A pod with the right label but
 // another controller, or none, belongs to someone else and is never touched.
 func activePods(owner *appsv1.ImoocPod, pods []corev1.Pod) []corev1.Pod {
+	//lesson:todo(4) Keep only the pods that count.
 	//lesson:todo Keep only the pods that owner controls (metav1.IsControlledBy) and that
 	//lesson:todo are still running or about to: not being deleted, not Succeeded or Failed.
+	//lesson:hint Anyone can copy a label; only one owner has controller: true in the pod's OwnerReferences.
+	//lesson:hint metav1.IsControlledBy(&pod, owner); a set DeletionTimestamp means the pod is going; PodSucceeded and PodFailed pods never run again.
+	//lesson:test TestActivePodsKeepsOnlyThePodsThatCount
 	//lesson:stub return pods
 	var active []corev1.Pod
 	for _, pod := range pods {
@@ -265,10 +282,15 @@ func (r *ImoocPodReconciler) createPods(ctx context.Context, imoocPod *appsv1.Im
 
 // newPod returns the pod imoocPod asks for, labelled with its name and controlled by it.
 func (r *ImoocPodReconciler) newPod(imoocPod *appsv1.ImoocPod) (*corev1.Pod, error) {
+	//lesson:todo(3) Build the pod.
 	//lesson:todo Build the pod: a generated name starting with the ImoocPod's name, the
 	//lesson:todo NameLabel label, one container running spec.image, and a controller
 	//lesson:todo OwnerReference to imoocPod (controllerutil.SetControllerReference), which
 	//lesson:todo lets the garbage collector delete the pod with its ImoocPod.
+	//lesson:hint Pod names must be unique in a namespace: give a prefix and let the API server finish it (ObjectMeta.GenerateName).
+	//lesson:hint The label is how the next pass finds its pods (the List with MatchingLabels{NameLabel: ...}); the container runs spec.image.
+	//lesson:hint controllerutil.SetControllerReference(imoocPod, pod, r.Scheme) writes the controller OwnerReference; return its error.
+	//lesson:test TestNewPodIsControlledByTheImoocPod
 	//lesson:stub return nil, errors.New("newPod is not written yet")
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
@@ -309,9 +331,13 @@ func (r *ImoocPodReconciler) deletePods(ctx context.Context, imoocPod *appsv1.Im
 // podsToDelete picks count pods to delete, the ones whose loss hurts least first: pods
 // that are not ready yet, then the newest, whose work is least likely to be warmed up.
 func podsToDelete(pods []corev1.Pod, count int) []corev1.Pod {
+	//lesson:todo(5) Choose the pods to delete.
 	//lesson:todo Return count pods: not-ready pods before ready ones (podcontrol.IsPodReady),
 	//lesson:todo and within each group the newest first (CreationTimestamp). Sort a copy:
 	//lesson:todo pods comes from the cache and must not be changed.
+	//lesson:hint Deleting a pod that serves costs more than deleting one that does not serve yet.
+	//lesson:hint slices.Clone first (the cache's objects are shared), then slices.SortFunc: not ready first (podcontrol.IsPodReady), then the newest CreationTimestamp.
+	//lesson:test TestPodsToDeletePrefersNotReadyThenNewest
 	//lesson:stub return nil
 	//mistake:sorts-the-cache the input comes from the cache and must not be reordered
 	sorted := append([]corev1.Pod(nil), pods...)
@@ -336,9 +362,13 @@ func podsToDelete(pods []corev1.Pod, count int) []corev1.Pod {
 func (r *ImoocPodReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	//stage:2
 	// The predicates of eventFilters drop the events that cannot change what a pass does.
+	//lesson:todo(8) Put the filters on the watches.
 	//lesson:todo Give For and Owns the predicates of r.eventFilters (builder.WithPredicates,
 	//lesson:todo one list per watch) and give the controller r.MaxConcurrentReconciles
 	//lesson:todo (WithOptions). See "Filtering events" in docs/lesson-02.md.
+	//lesson:hint Each watch takes its own predicates; the controller takes its options once.
+	//lesson:hint builder.WithPredicates(filters...) as the second argument of For and of Owns; WithOptions(controller.Options{MaxConcurrentReconciles: ...}).
+	//lesson:test TestFilteringSavesPassesThatFindNothingToDo
 	//lesson:stub return ctrl.NewControllerManagedBy(mgr).
 	//lesson:stub For(&appsv1.ImoocPod{}).
 	//lesson:stub Owns(&corev1.Pod{}).

@@ -4,6 +4,7 @@ package controller
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -14,10 +15,134 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/solutions/02-imoocpod-workflow/api/apps/v1"
 )
+
+// The markers on ImoocPod give its CRD a status subresource (the spec and the status are
+// then written apart), a scale subresource and the columns of kubectl get.
+func TestTheCRDHasSubresourcesAndColumns(t *testing.T) {
+	g := NewWithT(t)
+	crd := &unstructured.Unstructured{}
+	crd.SetGroupVersionKind(schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"})
+	g.Expect(env.Client.Get(env.Context(), client.ObjectKey{Name: "imoocpods." + appsv1.GroupVersion.Group}, crd)).To(Succeed())
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	g.Expect(versions).To(HaveLen(1), "the CRD's versions")
+	version := versions[0].(map[string]any)
+
+	_, found, _ := unstructured.NestedMap(version, "subresources", "status")
+	g.Expect(found).To(BeTrue(), "the CRD should have a status subresource: a +kubebuilder:subresource:status marker on ImoocPod")
+	scale, _, _ := unstructured.NestedStringMap(version, "subresources", "scale")
+	g.Expect(scale).To(Equal(map[string]string{
+		"specReplicasPath":   ".spec.replicas",
+		"statusReplicasPath": ".status.replicas",
+		"labelSelectorPath":  ".status.selector",
+	}), "the CRD's scale subresource: a +kubebuilder:subresource:scale marker with specpath, statuspath and selectorpath")
+
+	columns, _, _ := unstructured.NestedSlice(version, "additionalPrinterColumns")
+	var got []string
+	for _, c := range columns {
+		column := c.(map[string]any)
+		got = append(got, fmt.Sprintf("%s=%s", column["name"], column["jsonPath"]))
+	}
+	g.Expect(got).To(Equal([]string{"Desired=.spec.replicas", "Current=.status.replicas", "Ready=.status.readyReplicas",
+		"Age=.metadata.creationTimestamp"}), "kubectl get's columns, as for a ReplicaSet: +kubebuilder:printcolumn markers")
+}
+
+// setReadyCondition alone: what the Ready condition says of each state a pass can find,
+// and that the same state again leaves the condition as it was.
+func TestSetReadyConditionFollowsTheCounts(t *testing.T) {
+	quota := errors.New("exceeded quota: pods")
+	tests := []struct {
+		name            string
+		replicas, ready int32
+		passErr         error
+		status          metav1.ConditionStatus
+		reason          string
+	}{
+		{"fewer pods than asked for", 1, 0, nil, metav1.ConditionFalse, appsv1.ReasonScalingUp},
+		{"more pods than asked for", 5, 5, nil, metav1.ConditionFalse, appsv1.ReasonScalingDown},
+		{"some pods not ready", 3, 2, nil, metav1.ConditionFalse, appsv1.ReasonPodsNotReady},
+		{"every pod ready", 3, 3, nil, metav1.ConditionTrue, appsv1.ReasonAllReplicasReady},
+		{"the pass failed", 3, 3, quota, metav1.ConditionFalse, appsv1.ReasonReconcileError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			ip := newImoocPod("default", "ready", 3)
+			ip.Generation = 4
+			ip.Status.Replicas, ip.Status.ReadyReplicas = tt.replicas, tt.ready
+			setReadyCondition(ip, tt.passErr)
+			g.Expect(ip).To(haveReady(tt.status, tt.reason), "the Ready condition with %d pods, %d ready, of 3 (error: %v)",
+				tt.replicas, tt.ready, tt.passErr)
+			ready := readyCondition(ip)
+			g.Expect(ready.ObservedGeneration).To(BeEquivalentTo(4), "the condition's observedGeneration: the ImoocPod's generation")
+			if tt.passErr != nil {
+				g.Expect(ready.Message).To(ContainSubstring(quota.Error()), "the condition's message should say what failed")
+			}
+			setReadyCondition(ip, tt.passErr)
+			g.Expect(readyCondition(ip)).To(Equal(ready), "the same state again should leave the condition as it was")
+		})
+	}
+}
+
+func TestAFailedPassReportsTheErrorAndDoesNotObserveTheSpec(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	ip := unmanaged(newImoocPod(env.Namespace(t), "failing", 2))
+	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	quota := errors.New("exceeded quota: pods")
+	broken := &ImoocPodReconciler{Client: &failingCreates{Client: env.Client, err: quota}, Scheme: env.Client.Scheme()}
+	working := &ImoocPodReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
+
+	_, err := broken.Reconcile(ctx, requestFor(ip))
+	g.Expect(err).To(MatchError(quota), "a pass whose creates fail should return their error, to be retried")
+	got := latest(g, ip)
+	g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv1.ReasonReconcileError), "the Ready condition after a failed "+
+		"pass: if it says nothing of the error, the deferred patchStatus got the error before the pass ended "+
+		"(`defer r.patchStatus(..., retErr)` reads retErr at the defer line; defer a closure instead)")
+	g.Expect(readyCondition(got).Message).To(ContainSubstring(quota.Error()), "the Ready condition should say what failed")
+	g.Expect(got.Status.ObservedGeneration).To(BeZero(), "status.observedGeneration after a failed pass: "+
+		"only a pass that succeeded has acted on the spec")
+
+	_, err = working.Reconcile(ctx, requestFor(ip))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(latest(g, ip).Status.ObservedGeneration).To(BeEquivalentTo(1),
+		"status.observedGeneration once a pass has succeeded")
+
+	scaleTo(g, ip, 5)
+	_, err = broken.Reconcile(ctx, requestFor(ip))
+	g.Expect(err).To(MatchError(quota))
+	got = latest(g, ip)
+	g.Expect(got.Status.ObservedGeneration).To(BeEquivalentTo(1),
+		"status.observedGeneration should stay at the last generation a pass succeeded with")
+	g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv1.ReasonReconcileError), "the Ready condition")
+	g.Expect(readyCondition(got).Message).To(ContainSubstring(quota.Error()), "the Ready condition should say what failed")
+}
+
+// kubectl get shows the counts through the printer columns' JSONPaths, which print
+// <none> for a field the object lacks: a count of 0 must be in the object, not left out.
+func TestTheStatusHoldsCountsOfZero(t *testing.T) {
+	g := NewWithT(t)
+	ip := newImoocPod(env.Namespace(t), "zero", 0)
+	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+
+	g.Eventually(func(g Gomega) {
+		got := &unstructured.Unstructured{}
+		got.SetGroupVersionKind(appsv1.GroupVersion.WithKind("ImoocPod"))
+		g.Expect(env.Client.Get(env.Context(), client.ObjectKeyFromObject(ip), got)).To(Succeed())
+		g.Expect(got.Object).To(HaveKeyWithValue("status", HaveKey("conditions")), "the status after a pass")
+		for _, field := range []string{"replicas", "readyReplicas"} {
+			count, found, err := unstructured.NestedInt64(got.Object, "status", field)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(found).To(BeTrue(), "status.%s of an ImoocPod without pods should be 0, not missing "+
+				"(kubectl get would show <none>)", field)
+			g.Expect(count).To(BeZero(), "status.%s", field)
+		}
+	}).Should(Succeed())
+}
 
 // The scale subresource is what `kubectl scale` and autoscalers use.
 func TestTheScaleSubresource(t *testing.T) {
@@ -46,28 +171,6 @@ func TestTheScaleSubresource(t *testing.T) {
 		g.Expect(got.Spec.Replicas).To(HaveValue(BeEquivalentTo(5)), "scaling should set spec.replicas")
 		g.Expect(got.Status.Replicas).To(BeEquivalentTo(5), "status.replicas")
 		g.Expect(len(podsOf(g, ip))).To(Equal(5), "the controller should follow the scale to 5 pods")
-	}).Should(Succeed())
-}
-
-// kubectl get shows the counts through the printer columns' JSONPaths, which print
-// <none> for a field the object lacks: a count of 0 must be in the object, not left out.
-func TestTheStatusHoldsCountsOfZero(t *testing.T) {
-	g := NewWithT(t)
-	ip := newImoocPod(env.Namespace(t), "zero", 0)
-	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
-
-	g.Eventually(func(g Gomega) {
-		got := &unstructured.Unstructured{}
-		got.SetGroupVersionKind(appsv1.GroupVersion.WithKind("ImoocPod"))
-		g.Expect(env.Client.Get(env.Context(), client.ObjectKeyFromObject(ip), got)).To(Succeed())
-		g.Expect(got.Object).To(HaveKeyWithValue("status", HaveKey("conditions")), "the status after a pass")
-		for _, field := range []string{"replicas", "readyReplicas"} {
-			count, found, err := unstructured.NestedInt64(got.Object, "status", field)
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(found).To(BeTrue(), "status.%s of an ImoocPod without pods should be 0, not missing "+
-				"(kubectl get would show <none>)", field)
-			g.Expect(count).To(BeZero(), "status.%s", field)
-		}
 	}).Should(Succeed())
 }
 
@@ -159,40 +262,6 @@ func TestReadyConditionSaysWhatAPassFound(t *testing.T) {
 	got = pass()
 	g.Expect(got.Status.ReadyReplicas).To(BeEquivalentTo(1), "status.readyReplicas")
 	g.Expect(got).To(haveReady(metav1.ConditionTrue, appsv1.ReasonAllReplicasReady), "the Ready condition")
-}
-
-func TestAFailedPassReportsTheErrorAndDoesNotObserveTheSpec(t *testing.T) {
-	g := NewWithT(t)
-	ctx := env.Context()
-	ip := unmanaged(newImoocPod(env.Namespace(t), "failing", 2))
-	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
-	quota := errors.New("exceeded quota: pods")
-	broken := &ImoocPodReconciler{Client: &failingCreates{Client: env.Client, err: quota}, Scheme: env.Client.Scheme()}
-	working := &ImoocPodReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
-
-	_, err := broken.Reconcile(ctx, requestFor(ip))
-	g.Expect(err).To(MatchError(quota), "a pass whose creates fail should return their error, to be retried")
-	got := latest(g, ip)
-	g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv1.ReasonReconcileError), "the Ready condition after a failed "+
-		"pass: if it says nothing of the error, the deferred patchStatus got the error before the pass ended "+
-		"(`defer r.patchStatus(..., retErr)` reads retErr at the defer line; defer a closure instead)")
-	g.Expect(readyCondition(got).Message).To(ContainSubstring(quota.Error()), "the Ready condition should say what failed")
-	g.Expect(got.Status.ObservedGeneration).To(BeZero(), "status.observedGeneration after a failed pass: "+
-		"only a pass that succeeded has acted on the spec")
-
-	_, err = working.Reconcile(ctx, requestFor(ip))
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(latest(g, ip).Status.ObservedGeneration).To(BeEquivalentTo(1),
-		"status.observedGeneration once a pass has succeeded")
-
-	scaleTo(g, ip, 5)
-	_, err = broken.Reconcile(ctx, requestFor(ip))
-	g.Expect(err).To(MatchError(quota))
-	got = latest(g, ip)
-	g.Expect(got.Status.ObservedGeneration).To(BeEquivalentTo(1),
-		"status.observedGeneration should stay at the last generation a pass succeeded with")
-	g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv1.ReasonReconcileError), "the Ready condition")
-	g.Expect(readyCondition(got).Message).To(ContainSubstring(quota.Error()), "the Ready condition should say what failed")
 }
 
 // Once the status says what the pods are, a pass that finds them unchanged writes nothing:

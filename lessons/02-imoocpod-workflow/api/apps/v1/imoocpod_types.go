@@ -72,7 +72,8 @@ type ImoocPodStatus struct {
 
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:shortName=imp
-// TODO: Give ImoocPod a status subresource, a scale subresource that maps
+// TODO(1): Give ImoocPod its subresources and columns.
+// Give ImoocPod a status subresource, a scale subresource that maps
 // spec.replicas, status.replicas and status.selector (so that `kubectl scale`
 // and an autoscaler work), and the printer columns DESIRED, CURRENT, READY and
 // AGE of `kubectl get rs`.
