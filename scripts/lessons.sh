@@ -259,7 +259,7 @@ make_mistake() {
 # are independent: three run at a time, as most of a step is waiting for a failing test
 # to give up.
 todos() {
-  local only=${1:-} line track name results="$CACHE/test/todos" count=0 bad=0 tasks k
+  local only=${1:-} line track name results="$CACHE/test/todos-${1:-all}" count=0 bad=0 tasks k
   rm -rf "$results" && mkdir -p "$results"
   build_lessongen
   TODOS=$(tool_path todos)

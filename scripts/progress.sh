@@ -5,6 +5,7 @@
 #
 # Usage: scripts/progress.sh
 source "$(dirname "$0")/lib/common.sh"
+source "$ROOT/scripts/lib/stage.sh"
 cd "$ROOT"
 
 git rev-parse --git-dir >/dev/null 2>&1 || warn "not a git checkout: cannot tell untouched lessons from started ones"
@@ -15,7 +16,7 @@ for dir in lessons/[0-9][0-9]-*/; do
   name=$(basename "$dir")
   n=$((10#${name%%-*}))
   result="$CACHE/check/$name.result"
-  tasks=$(grep -rhoE 'TODO\([0-9]+\)' "$dir" | sort -u | wc -l)
+  tasks=$({ grep -rhoE 'TODO\([0-9]+\)' "$dir" || true; } | sort -u | wc -l)
   if git rev-parse --git-dir >/dev/null 2>&1 && [[ -z $(git status --porcelain -- "$dir") ]] && [[ ! -f $result ]]; then
     state="not started ($tasks tasks)"
     [[ -n $next ]] || next="read docs/lesson-$(printf '%02d' "$n").md, then make check-$n"
@@ -24,7 +25,7 @@ for dir in lessons/[0-9][0-9]-*/; do
     [[ -n $next ]] || next="make check-$n"
   else
     read -r done total failed first <"$result"
-    if [[ -n $(find "$dir" -name '*.go' ! -name 'zz_generated*' -newer "$result" -print -quit) ]]; then
+    if [[ -n $(edited_since "$dir" "$result") ]]; then
       state="$done of $total tasks done at the last check; changed since"
       [[ -n $next ]] || next="make check-$n"
     elif ((failed == 0 && done == total)); then

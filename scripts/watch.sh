@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs lesson N's check (scripts/check.sh) again whenever you save a Go file of the
-# lesson (make watch-N), until you stop it with Ctrl-C. When every test passes it says
-# what comes next. Files are polled once a second: no file-watching tool is needed.
+# Runs lesson N's check (scripts/check.sh) again whenever you save a file of the lesson
+# (make watch-N), until you stop it with Ctrl-C. When every task is done it says what
+# comes next. Files are polled once a second: no file-watching tool is needed.
 #
 # Usage: scripts/watch.sh N   (ALL=1, V=1 and TESTENV_VERBOSE=1 work as for make check-N)
 source "$(dirname "$0")/lib/common.sh"
@@ -12,18 +12,12 @@ dir=$(stage_dir lessons "$n")
 stamp="$CACHE/check/watch-$(basename "$dir").stamp"
 mkdir -p "$(dirname "$stamp")"
 
-# changed lists the lesson's Go files saved since the last check began; the check itself
-# regenerates the DeepCopy code and YAML, which does not count.
-changed() {
-  find "$dir" -name '*.go' ! -name 'zz_generated*' -newer "$stamp" -print -quit
-}
-
 while :; do
   touch "$stamp"
   clear 2>/dev/null || true
   if "$ROOT/scripts/check.sh" "$n"; then
     say "All done. Next: make lesson-$n shows your controller at work on a cluster."
   fi
-  say "Watching $(basename "$dir") for saved Go files (Ctrl-C stops)"
-  until [[ -n $(changed) ]]; do sleep 1; done
+  say "Watching lessons/$(basename "$dir") for saved files (Ctrl-C stops)"
+  until [[ -n $(edited_since "$dir" "$stamp") ]]; do sleep 1; done
 done

@@ -49,3 +49,11 @@ generate_lesson() {
   mkdir -p "$(dirname "$stamp")"
   generated_inputs >"$stamp"
 }
+
+# edited_since DIR FILE prints a file of lesson DIR changed after FILE, if any: the
+# learner's files, not those make check-N regenerates (DeepCopy code, CRDs, RBAC role,
+# webhook configuration).
+edited_since() {
+  find "$1" -type f ! -name 'zz_generated*' ! -path '*/config/crd/bases/*' ! -path '*/config/rbac/role.yaml' \
+    ! -path '*/config/webhook/manifests.yaml' -newer "$2" -print -quit
+}
