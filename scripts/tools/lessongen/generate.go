@@ -179,17 +179,13 @@ func modulePaths(from, to string) (string, string, error) {
 	if !ok {
 		return "", "", fmt.Errorf("%s/go.mod: the first line should be the module line", from)
 	}
-	fromDir := filepath.ToSlash(filepath.Clean(from))
-	toDir := filepath.ToSlash(filepath.Clean(to))
-	prefix, ok := strings.CutSuffix(fromMod, fromDir)
+	// A stage's folder is solutions/NN-name or lessons/NN-name wherever the checkout is:
+	// its module path ends in those two elements.
+	fromTail := lastElems(filepath.ToSlash(filepath.Clean(from)), 2)
+	toDir := lastElems(filepath.ToSlash(filepath.Clean(to)), 2)
+	prefix, ok := strings.CutSuffix(fromMod, fromTail)
 	if !ok {
-		// Called with absolute or odd paths: match on the last two elements.
-		fromTail := lastElems(fromDir, 2)
-		prefix, ok = strings.CutSuffix(fromMod, fromTail)
-		if !ok {
-			return "", "", fmt.Errorf("module path %s does not end in %s", fromMod, fromTail)
-		}
-		toDir = lastElems(toDir, 2)
+		return "", "", fmt.Errorf("module path %s does not end in %s", fromMod, fromTail)
 	}
 	return fromMod, prefix + toDir, nil
 }

@@ -26,9 +26,10 @@ func TestMain(m *testing.M) {
 		CRDDirectoryPaths: []string{filepath.Join("..", "..", "config", "crd", "bases")},
 		Setup: func(mgr ctrl.Manager) error {
 			return (&ImoocPodReconciler{
-				Client:       mgr.GetClient(),
-				Scheme:       mgr.GetScheme(),
-				FilterEvents: true,
+				Client:                  mgr.GetClient(),
+				Scheme:                  mgr.GetScheme(),
+				FilterEvents:            true,
+				MaxConcurrentReconciles: 2,
 			}).SetupWithManager(mgr)
 		},
 	}, &env))

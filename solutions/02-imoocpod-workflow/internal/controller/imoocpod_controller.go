@@ -368,7 +368,7 @@ func (r *ImoocPodReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	//lesson:todo (WithOptions). See "Filtering events" in docs/lesson-02.md.
 	//lesson:hint Each watch takes its own predicates; the controller takes its options once.
 	//lesson:hint builder.WithPredicates(filters...) as the second argument of For and of Owns; WithOptions(controller.Options{MaxConcurrentReconciles: ...}).
-	//lesson:test TestFilteringSavesPassesThatFindNothingToDo
+	//lesson:test TestTheControllerRunsWithItsOptionsAndFilters
 	//lesson:stub return ctrl.NewControllerManagedBy(mgr).
 	//lesson:stub For(&appsv1.ImoocPod{}).
 	//lesson:stub Owns(&corev1.Pod{}).

@@ -29,7 +29,8 @@ func TestMain(m *testing.M) {
 				Client: mgr.GetClient(),
 				Scheme: mgr.GetScheme(),
 				//stage:2
-				FilterEvents: true,
+				FilterEvents:            true,
+				MaxConcurrentReconciles: 2,
 				//stage:end
 			}).SetupWithManager(mgr)
 		},

@@ -28,7 +28,7 @@ func (r *ImoocPodReconciler) eventFilters() (imoocPods, pods []predicate.Predica
 	//lesson:todo status patch) and podChangedPredicate for the pods.
 	//lesson:hint The controller's own status patches come back as update events of the ImoocPod; only a change of spec should start a pass.
 	//lesson:hint predicate.GenerationChangedPredicate{} for the ImoocPods, podChangedPredicate() for the pods, one slice each.
-	//lesson:test TestEventFiltersAreSwitchable
+	//lesson:test TestEventFiltersAreSwitchable TestFilteringSavesPassesThatFindNothingToDo
 	//lesson:stub return nil, nil
 	return []predicate.Predicate{predicate.GenerationChangedPredicate{}},
 		//mistake:generation-predicate-on-pods the pod's update must start a pass

@@ -2,6 +2,7 @@
 package controller
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/solutions/02-imoocpod-workflow/api/apps/v1"
@@ -131,6 +133,70 @@ func TestFilteringSavesPassesThatFindNothingToDo(t *testing.T) {
 	// the events that change what a pass finds, and drop the status patches, the
 	// annotations and the restarts.
 	g.Expect(filtered).To(Equal(11), "the filters should keep exactly the events a pass needs")
+}
+
+// SetupWithManager gives the controller its options and each watch its filters. The
+// manager of these tests runs with two workers and --filter-events (suite_test.go).
+func TestTheControllerRunsWithItsOptionsAndFilters(t *testing.T) {
+	g := NewWithT(t)
+	g.Expect(controllerMetric(g, "controller_runtime_max_concurrent_reconciles")).To(BeEquivalentTo(2),
+		"the controller's workers: SetupWithManager should give it r.MaxConcurrentReconciles (WithOptions)")
+
+	ctx := env.Context()
+	ip := newImoocPod(env.Namespace(t), "options", 2)
+	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	pods := waitForPods(g, ip, 2)
+	for _, pod := range pods {
+		markReady(g, ip.Namespace, pod.Name)
+	}
+	g.Eventually(func(g Gomega) {
+		g.Expect(latest(g, ip).Status.ReadyReplicas).To(BeEquivalentTo(2), "status.readyReplicas")
+	}).Should(Succeed())
+
+	// Annotations change nothing a pass reads: once the manager's cache has them, and a
+	// second more, no pass has run for them. A pass of another test's ImoocPod may run
+	// meanwhile, so a try with passes is tried again.
+	cache := env.Manager.GetClient()
+	try := 0
+	g.Eventually(func(g Gomega) {
+		try++
+		value := fmt.Sprintf(`{"metadata":{"annotations":{"workshop.dev/touched":"%d"}}}`, try)
+		before := controllerMetric(g, "controller_runtime_reconcile_total")
+		for _, obj := range []client.Object{&pods[0], &pods[1], ip} {
+			g.Expect(env.Client.Patch(ctx, obj, client.RawPatch("application/merge-patch+json", []byte(value)))).To(Succeed())
+		}
+		g.Eventually(func(g Gomega) {
+			for _, pod := range cachedPods(g, cache, ip) {
+				g.Expect(pod.Annotations).To(HaveKeyWithValue("workshop.dev/touched", fmt.Sprint(try)), "the cached pod %s", pod.Name)
+			}
+			g.Expect(cachedImoocPod(g, cache, ip).Annotations).To(HaveKeyWithValue("workshop.dev/touched", fmt.Sprint(try)))
+		}).Should(Succeed())
+		time.Sleep(time.Second)
+		g.Expect(controllerMetric(g, "controller_runtime_reconcile_total")-before).To(BeZero(), "passes after annotating "+
+			"the ImoocPod and its pods: SetupWithManager should give For and Owns the predicates of r.eventFilters "+
+			"(builder.WithPredicates)")
+	}).WithTimeout(20 * time.Second).Should(Succeed())
+}
+
+// controllerMetric sums a controller-runtime metric of the imoocpod controller, read from
+// the registry the manager exports on /metrics.
+func controllerMetric(g Gomega, name string) float64 {
+	families, err := metrics.Registry.Gather()
+	g.Expect(err).NotTo(HaveOccurred())
+	sum := 0.0
+	for _, family := range families {
+		if family.GetName() != name {
+			continue
+		}
+		for _, m := range family.GetMetric() {
+			for _, label := range m.GetLabel() {
+				if label.GetName() == "controller" && label.GetValue() == "imoocpod" {
+					sum += m.GetGauge().GetValue() + m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return sum
 }
 
 // eventLog keeps the events the manager's informers deliver for one namespace.
