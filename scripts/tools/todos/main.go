@@ -214,6 +214,8 @@ func expect(in io.Reader, w io.Writer, l lesson, solved int) error {
 		switch {
 		case t.ID <= solved && st[i] != done:
 			problems = append(problems, fmt.Sprintf("task %d is solved but %s", t.ID, st[i]))
+		case t.ID == solved+1 && st[i] == notRun && len(r.other) > 0:
+			problems = append(problems, fmt.Sprintf("task %d's tests did not run: a package failed outside its tests (below)", t.ID))
 		case t.ID == solved+1 && st[i] != failing:
 			problems = append(problems, fmt.Sprintf("task %d is not solved but %s: none of its tests (%s) fails without it, or a later task's test failed first", t.ID, st[i], strings.Join(t.Tests, ", ")))
 		case t.ID > solved+1 && st[i] == done:
