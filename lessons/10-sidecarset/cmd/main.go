@@ -24,14 +24,18 @@ func main() {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(sidecarsv1.AddToScheme(scheme))
 
-	err := bootstrap.Run(opts, scheme, func(mgr ctrl.Manager) error {
-		// TODO: Register both webhooks: webhookv1.SetupSidecarSetWebhookWithManager and
-		// webhookv1.SetupPodWebhookWithManager. Then add a ready check named
-		// "webhook" that passes once the webhook server answers
-		// (mgr.GetWebhookServer().StartedChecker()), as in lesson 04.
-		return nil
-	})
-	if err != nil {
+	if err := bootstrap.Run(opts, scheme, setup); err != nil {
 		os.Exit(1)
 	}
+}
+
+// setup registers with the manager what the operator runs: from lesson 11 on its
+// controller, and its two webhooks with the ready check of their server.
+func setup(mgr ctrl.Manager) error {
+	// TODO(1): Register the webhooks and their ready check.
+	// Register both webhooks: webhookv1.SetupSidecarSetWebhookWithManager and
+	// webhookv1.SetupPodWebhookWithManager. Then add a ready check named
+	// "webhook" that passes once the webhook server answers
+	// (mgr.GetWebhookServer().StartedChecker()), as in lesson 04.
+	return nil
 }

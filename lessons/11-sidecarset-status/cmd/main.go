@@ -30,29 +30,32 @@ func main() {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(sidecarsv1.AddToScheme(scheme))
 
-	err := bootstrap.Run(opts, scheme, func(mgr ctrl.Manager) error {
-		err := (&controller.SidecarSetReconciler{
-			Client:   mgr.GetClient(),
-			Scheme:   mgr.GetScheme(),
-			Recorder: mgr.GetEventRecorder("sidecarset-controller"),
-		}).SetupWithManager(mgr)
-		if err != nil {
-			return fmt.Errorf("setting up the SidecarSet controller: %w", err)
-		}
-		if err := webhookv1.SetupSidecarSetWebhookWithManager(mgr); err != nil {
-			return fmt.Errorf("setting up the SidecarSet webhook: %w", err)
-		}
-		if err := webhookv1.SetupPodWebhookWithManager(mgr); err != nil {
-			return fmt.Errorf("setting up the pod webhook: %w", err)
-		}
-		// Ready only once the webhook server answers: until then pod creations wait for
-		// the webhook's timeout and go through without sidecars.
-		if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
-			return fmt.Errorf("adding the webhook server's ready check: %w", err)
-		}
-		return nil
-	})
-	if err != nil {
+	if err := bootstrap.Run(opts, scheme, setup); err != nil {
 		os.Exit(1)
 	}
+}
+
+// setup registers with the manager what the operator runs: from lesson 11 on its
+// controller, and its two webhooks with the ready check of their server.
+func setup(mgr ctrl.Manager) error {
+	err := (&controller.SidecarSetReconciler{
+		Client:   mgr.GetClient(),
+		Scheme:   mgr.GetScheme(),
+		Recorder: mgr.GetEventRecorder("sidecarset-controller"),
+	}).SetupWithManager(mgr)
+	if err != nil {
+		return fmt.Errorf("setting up the SidecarSet controller: %w", err)
+	}
+	if err := webhookv1.SetupSidecarSetWebhookWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the SidecarSet webhook: %w", err)
+	}
+	if err := webhookv1.SetupPodWebhookWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the pod webhook: %w", err)
+	}
+	// Ready only once the webhook server answers: until then pod creations wait for
+	// the webhook's timeout and go through without sidecars.
+	if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
+		return fmt.Errorf("adding the webhook server's ready check: %w", err)
+	}
+	return nil
 }

@@ -25,7 +25,8 @@ func Excluded(namespace string) bool {
 // nothing, with an error: the validating webhook refuses such SidecarSets, but one stored
 // before it ran must not break pod creation.
 func Selects(set *sidecarsv1.SidecarSet, podLabels, namespaceLabels map[string]string) (bool, error) {
-	// TODO: Convert spec.selector with metav1.LabelSelectorAsSelector and match it
+	// TODO(2): Decide which pods a SidecarSet selects.
+	// Convert spec.selector with metav1.LabelSelectorAsSelector and match it
 	// against podLabels (labels.Set); a nil selector selects nothing. Then, when
 	// spec.namespaceSelector is set, do the same with namespaceLabels. Return
 	// false and the error, wrapped with the field's name, when a selector does

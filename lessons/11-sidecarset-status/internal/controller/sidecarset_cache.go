@@ -20,7 +20,8 @@ func podMetadata() *metav1.PartialObjectMetadata {
 // server sends no spec and no status, which are most of a pod. TrimPod then drops from
 // that metadata what the controller never reads.
 func CacheOptions() cache.Options {
-	// TODO: Return cache options whose ByObject gives the pods' metadata
+	// TODO(7): Give the pods' cache the transform TrimPod.
+	// Return cache options whose ByObject gives the pods' metadata
 	// (podMetadata()) the Transform TrimPod. See "Cache only what you read" in
 	// docs/lesson-11.md.
 	return cache.Options{}
@@ -39,7 +40,8 @@ func TrimPod(obj any) (any, error) {
 		// stored as it is.
 		return obj, nil
 	}
-	// TODO: Return a new *metav1.PartialObjectMetadata with pod's TypeMeta and only
+	// TODO(6): Keep only what the controller reads of a pod.
+	// Return a new *metav1.PartialObjectMetadata with pod's TypeMeta and only
 	// the metadata fields named above. See "Cache only what you read" in
 	// docs/lesson-11.md.
 	return pod, nil

@@ -96,7 +96,8 @@ func (r *SidecarSetReconciler) countPods(ctx context.Context, set *sidecarsv1.Si
 // outdated when the revision it records is not revision.
 func countPod(status *sidecarsv1.SidecarSetStatus, pod *metav1.PartialObjectMetadata, name, revision string,
 	namespaceSelector labels.Selector, namespaceLabels map[string]map[string]string) {
-	// TODO: Skip the pods being deleted, those of the excluded namespaces
+	// TODO(1): Count the pods a SidecarSet selects.
+	// Skip the pods being deleted, those of the excluded namespaces
 	// (sidecars.Excluded) and, when namespaceSelector is not nil, those whose
 	// namespace's labels (namespaceLabels) it does not match. Count the rest as
 	// matched; of those, count as injected the pods whose record
@@ -146,7 +147,8 @@ func (r *SidecarSetReconciler) namespaceLabels(ctx context.Context, namespaceSel
 // of pods whose labels, injection record or deletion changed (as metadata only, see
 // sidecarset_cache.go), and of namespaces whose labels changed.
 func (r *SidecarSetReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	// TODO: Watch SidecarSets (For) with predicate.GenerationChangedPredicate; pods
+	// TODO(2): Hear of SidecarSets, pods and namespaces.
+	// Watch SidecarSets (For) with predicate.GenerationChangedPredicate; pods
 	// (Watches &corev1.Pod{}) as metadata only (builder.OnlyMetadata), mapped to
 	// their SidecarSets by r.sidecarSetsOfPod, with the predicate podChanged();
 	// and namespaces, mapped by r.sidecarSetsWithNamespaceSelector, with
@@ -198,7 +200,8 @@ func (r *SidecarSetReconciler) sidecarSetsWithNamespaceSelector(ctx context.Cont
 // updates of a pod are its status, written by the kubelet many times in its life; they
 // change no count.
 func podChanged() predicate.Predicate {
-	// TODO: Return a predicate.Funcs whose UpdateFunc passes an update only when the
+	// TODO(3): Let through only pod updates that change a count.
+	// Return a predicate.Funcs whose UpdateFunc passes an update only when the
 	// labels, the sidecars.InjectedAnnotation or the deletion timestamp differ
 	// between e.ObjectOld and e.ObjectNew. See "Watching every pod" in
 	// docs/lesson-11.md.

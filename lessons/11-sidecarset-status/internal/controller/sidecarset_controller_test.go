@@ -5,11 +5,118 @@ import (
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/lessons/11-sidecarset-status/api/sidecars/v1"
 	"github.com/kube-workshop/operator-workshop/lessons/11-sidecarset-status/internal/sidecars"
 )
+
+// What countPod makes of one pod the SidecarSet's selector matches, without an API
+// server: matched unless it is being deleted or outside the SidecarSet's namespaces,
+// injected when its record names the SidecarSet, outdated when that record's revision
+// is not the current one.
+func TestCountPod(t *testing.T) {
+	team := labels.SelectorFromSet(labels.Set{"team": "web"})
+	namespaceLabels := map[string]map[string]string{"web": {"team": "web"}, "db": {"team": "db"}}
+	now := metav1.Now()
+	record := func(value string) func(*metav1.PartialObjectMetadata) {
+		return func(pod *metav1.PartialObjectMetadata) {
+			pod.Annotations = map[string]string{sidecars.InjectedAnnotation: value}
+		}
+	}
+	in := func(namespace string) func(*metav1.PartialObjectMetadata) {
+		return func(pod *metav1.PartialObjectMetadata) { pod.Namespace = namespace }
+	}
+	tests := []struct {
+		name              string
+		pod               func(*metav1.PartialObjectMetadata)
+		namespaceSelector labels.Selector
+		want              counts
+	}{
+		{"a pod without a record", nil, nil, counts{Matched: 1}},
+		{"a pod of the current revision", record(`{"logging":"rev-2"}`), nil, counts{Matched: 1, Injected: 1}},
+		{"a pod of an older revision", record(`{"logging":"rev-1"}`), nil, counts{Matched: 1, Injected: 1, Outdated: 1}},
+		{"a pod another SidecarSet injected", record(`{"metrics":"rev-2"}`), nil, counts{Matched: 1}},
+		{"a record that does not parse", record(`{"logging":`), nil, counts{Matched: 1}},
+		{"a pod being deleted", func(pod *metav1.PartialObjectMetadata) { pod.DeletionTimestamp = &now }, nil, counts{}},
+		{"a pod in an excluded namespace", in("kube-system"), nil, counts{}},
+		{"a namespace the namespaceSelector matches", in("web"), team, counts{Matched: 1}},
+		{"a namespace it does not match", in("db"), team, counts{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			pod := podMetadata()
+			pod.Namespace, pod.Name = "web", "web-1"
+			if tt.pod != nil {
+				tt.pod(pod)
+			}
+			var status sidecarsv1.SidecarSetStatus
+			countPod(&status, pod, "logging", "rev-2", tt.namespaceSelector, namespaceLabels)
+			g.Expect(countsOf(status)).To(Equal(tt.want), "what countPod counts of %s", tt.name)
+		})
+	}
+}
+
+// A pod whose labels change leaves the SidecarSet's counts; one in another SidecarSet's
+// selection joins that one's.
+func TestAPodThatLosesTheLabelLeavesTheCounts(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	value := newCase("relabel")
+	set := createSidecarSet(t, g, value, "busybox:1.37")
+	pods := createPods(g, ns, "pod", value, 2)
+	g.Eventually(func(g Gomega) { g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 2, Injected: 2})) }).Should(Succeed())
+
+	patch := client.MergeFrom(pods[0].DeepCopy())
+	pods[0].Labels[caseLabel] = "elsewhere"
+	g.Expect(env.Client.Patch(env.Context(), pods[0], patch)).To(Succeed())
+	g.Eventually(func(g Gomega) { g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 1, Injected: 1})) }).
+		Should(Succeed(), "the controller should hear of a pod's new labels, through its old ones")
+}
+
+// Of the pod updates the controller hears of, only those that can change a count reach
+// it: most updates of a pod are the kubelet's writes of its status.
+func TestPodChangedLetsThroughOnlyWhatChangesACount(t *testing.T) {
+	now := metav1.Now()
+	tests := []struct {
+		name   string
+		change func(*metav1.PartialObjectMetadata)
+		want   bool
+	}{
+		{"a new label", func(pod *metav1.PartialObjectMetadata) { pod.Labels["tier"] = "front" }, true},
+		{"a label removed", func(pod *metav1.PartialObjectMetadata) { delete(pod.Labels, "app") }, true},
+		{"a new record", func(pod *metav1.PartialObjectMetadata) {
+			pod.Annotations[sidecars.InjectedAnnotation] = `{"logging":"rev-2"}`
+		}, true},
+		{"the deletion starts", func(pod *metav1.PartialObjectMetadata) { pod.DeletionTimestamp = &now }, true},
+		{"a status write: a new resourceVersion only", func(pod *metav1.PartialObjectMetadata) { pod.ResourceVersion = "2" }, false},
+		{"another annotation", func(pod *metav1.PartialObjectMetadata) { pod.Annotations["note"] = "restarted" }, false},
+		{"a finalizer", func(pod *metav1.PartialObjectMetadata) { pod.Finalizers = []string{"example.com/hold"} }, false},
+	}
+	changed := podChanged()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			before := podMetadata()
+			before.ObjectMeta = metav1.ObjectMeta{
+				Namespace: "web", Name: "web-1", ResourceVersion: "1",
+				Labels:      map[string]string{"app": "web"},
+				Annotations: map[string]string{sidecars.InjectedAnnotation: `{"logging":"rev-1"}`},
+			}
+			after := before.DeepCopy()
+			tt.change(after)
+			g.Expect(changed.Update(event.UpdateEvent{ObjectOld: before, ObjectNew: after})).To(Equal(tt.want),
+				"should podChanged let through an update with %s?", tt.name)
+		})
+	}
+	g := NewWithT(t)
+	g.Expect(changed.Create(event.CreateEvent{Object: podMetadata()})).To(BeTrue(), "a new pod can change a count")
+	g.Expect(changed.Delete(event.DeleteEvent{Object: podMetadata()})).To(BeTrue(), "so can a pod deleted")
+}
 
 // Pods created before the SidecarSet match it but run no sidecar; the pods created after
 // run it. The status counts both, and says which pods lack the sidecars.
@@ -48,23 +155,6 @@ func TestTheStatusCountsMatchedAndInjectedPods(t *testing.T) {
 		g.Expect(countsOf(s)).To(Equal(counts{Matched: 3, Injected: 3}))
 		g.Expect(condition(s, sidecarsv1.ConditionInjected)).To(Equal("True AllPodsInjected"))
 	}).Should(Succeed(), "deleted pods leave the counts")
-}
-
-// A pod whose labels change leaves the SidecarSet's counts; one in another SidecarSet's
-// selection joins that one's.
-func TestAPodThatLosesTheLabelLeavesTheCounts(t *testing.T) {
-	g := NewWithT(t)
-	ns := newNamespace(t)
-	value := newCase("relabel")
-	set := createSidecarSet(t, g, value, "busybox:1.37")
-	pods := createPods(g, ns, "pod", value, 2)
-	g.Eventually(func(g Gomega) { g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 2, Injected: 2})) }).Should(Succeed())
-
-	patch := client.MergeFrom(pods[0].DeepCopy())
-	pods[0].Labels[caseLabel] = "elsewhere"
-	g.Expect(env.Client.Patch(env.Context(), pods[0], patch)).To(Succeed())
-	g.Eventually(func(g Gomega) { g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 1, Injected: 1})) }).
-		Should(Succeed(), "the controller should hear of a pod's new labels, through its old ones")
 }
 
 // Changing a SidecarSet changes no running pod: the status counts the pods of the older

@@ -49,7 +49,8 @@ func (r *SidecarSetReconciler) patchStatus(ctx context.Context, orig, set *sidec
 // error. Their messages hold counts and revisions, never times, so that a pass that finds
 // the same leaves them as they were.
 func setConditions(set *sidecarsv1.SidecarSet, passErr error) {
-	// TODO: Set the Injected condition (meta.SetStatusCondition, with the
+	// TODO(4): Set the Injected and UpToDate conditions.
+	// Set the Injected condition (meta.SetStatusCondition, with the
 	// observedGeneration): False ReconcileError with the error when passErr is
 	// set (and nothing else changes); else True NoMatchingPods when no pod
 	// matches, True AllPodsInjected when every matched pod is injected, False
@@ -63,7 +64,8 @@ func setConditions(set *sidecarsv1.SidecarSet, passErr error) {
 // run no sidecar where before all did, a new error. Never on a pass that changed nothing
 // of these: an event repeated on every pass drowns the ones that matter.
 func (r *SidecarSetReconciler) tellChanges(orig, set *sidecarsv1.SidecarSet, passErr error) {
-	// TODO: Emit, with r.Recorder.Eventf(set, nil, type, reason, action, note...):
+	// TODO(5): Tell real changes with events.
+	// Emit, with r.Recorder.Eventf(set, nil, type, reason, action, note...):
 	// a Normal EventRevisionChanged when status.revision changed from a
 	// non-empty one and some pods are outdated; a Warning EventPodsNotInjected
 	// when Injected turned False with reason PodsNotInjected; a Warning

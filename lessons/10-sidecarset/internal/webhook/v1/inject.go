@@ -23,7 +23,8 @@ import (
 //   - a sidecar that mounts a volume that is neither the SidecarSet's nor the pod's;
 //   - a sidecar validateContainer refuses (a SidecarSet stored without the webhook).
 func Inject(pod *corev1.Pod, sets []sidecarsv1.SidecarSet) []string {
-	// TODO: Read the pod's record (sidecars.Injected). For each SidecarSet the record
+	// TODO(4): Inject each SidecarSet once, and record it.
+	// Read the pod's record (sidecars.Injected). For each SidecarSet the record
 	// does not list, call injectSet; when it added something, record the
 	// SidecarSet's name with sidecars.Revision of its spec. When anything was
 	// added, write the record back (sidecars.FormatInjected) into the pod's
@@ -62,7 +63,8 @@ func injectSet(pod *corev1.Pod, set *sidecarsv1.SidecarSet) (bool, []string) {
 		own.Insert(v.Name)
 	}
 
-	// TODO: For each container of the SidecarSet: skip it, with a warning (warn),
+	// TODO(3): Add the sidecars of one SidecarSet that fit.
+	// For each container of the SidecarSet: skip it, with a warning (warn),
 	// when validateContainer refuses it, when containerNamesIn(pod) has its name, or
 	// when missingVolume finds a volume it cannot mount. Else append a deep copy
 	// to pod.Spec.Containers and remember its name. When none was

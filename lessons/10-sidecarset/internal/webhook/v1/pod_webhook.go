@@ -40,7 +40,8 @@ func SetupPodWebhookWithManager(mgr ctrl.Manager) error {
 //   - the namespaceSelector leaves out sidecars.ExcludedNamespaces: the API server never
 //     calls the manager for their pods, whatever the failure policy.
 //
-// TODO: Add to this marker a patch (patch=`{...}`, JSON) with a namespaceSelector
+// TODO(6): Keep the excluded namespaces out of the webhook.
+// Add to this marker a patch (patch=`{...}`, JSON) with a namespaceSelector
 // whose one matchExpression leaves out the namespaces of
 // sidecars.ExcludedNamespaces by their label kubernetes.io/metadata.name
 // (operator NotIn). See "Never block the cluster" in docs/lesson-10.md.
@@ -73,7 +74,8 @@ func (i *PodSidecarInjector) Handle(ctx context.Context, req admission.Request) 
 	if err := i.Decoder.Decode(req, &pod); err != nil {
 		return admission.Errored(http.StatusBadRequest, err)
 	}
-	// TODO: Find the SidecarSets that select the pod (i.selecting; the pod's namespace
+	// TODO(5): Answer the API server with a patch.
+	// Find the SidecarSets that select the pod (i.selecting; the pod's namespace
 	// is req.Namespace: a new pod's own field may be empty). When it fails, log
 	// the error and allow the pod with a warning that says it got no sidecars.
 	// When none selects it, allow it with selecting's warnings. Else Inject into a

@@ -1,31 +1,47 @@
 package v1
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/yaml"
 
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/lessons/10-sidecarset/api/sidecars/v1"
-	"github.com/kube-workshop/operator-workshop/lessons/10-sidecarset/internal/sidecars"
 )
 
-// Each bad SidecarSet is refused with the fields of its problems, and nothing else.
-func TestValidateSidecarSet(t *testing.T) {
-	mount := func(name, path string) corev1.VolumeMount { return corev1.VolumeMount{Name: name, MountPath: path} }
-	tests := []struct {
-		name   string
-		change func(*sidecarsv1.SidecarSet)
-		want   []string // the fields of the causes, in order; none: admitted
-	}{
+// A validationCase changes a valid SidecarSet and says what the validator answers.
+type validationCase struct {
+	name   string
+	change func(*sidecarsv1.SidecarSet)
+	want   []string // the fields of the causes, in order; none: admitted
+}
+
+// checkValidation validates, for each case, a valid SidecarSet of one sidecar and one
+// volume with the case's change: a bad one is refused with the fields of its problems,
+// and nothing else.
+func checkValidation(t *testing.T, tests []validationCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			set := newSidecarSet("logging", "x", []corev1.Container{sidecar("log-shipper", mount("logs", "/var/log/app"))}, emptyDir("logs"))
+			tt.change(set)
+			_, err := validateSidecarSet(set)
+			if tt.want == nil {
+				g.Expect(err).NotTo(HaveOccurred(), "the SidecarSet should be admitted")
+				return
+			}
+			g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "the refusal should be an Invalid error (apierrors.NewInvalid), got %v", err)
+			g.Expect(causeFields(err)).To(Equal(tt.want), "the fields of the refusal: %v", err)
+		})
+	}
+}
+
+func TestValidateSelectors(t *testing.T) {
+	checkValidation(t, []validationCase{
 		{"a valid SidecarSet", func(*sidecarsv1.SidecarSet) {}, nil},
-		{"no selector", func(s *sidecarsv1.SidecarSet) { s.Spec.Selector = nil }, []string{"spec.selector"}},
 		{"a selector operator that does not exist", func(s *sidecarsv1.SidecarSet) {
 			s.Spec.Selector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 				{Key: "app", Operator: "Like", Values: []string{"web"}}}}
@@ -37,6 +53,11 @@ func TestValidateSidecarSet(t *testing.T) {
 			s.Spec.NamespaceSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 				{Key: "team", Operator: metav1.LabelSelectorOpIn}}}
 		}, []string{"spec.namespaceSelector.matchExpressions[0].values"}},
+	})
+}
+
+func TestValidateContainers(t *testing.T) {
+	checkValidation(t, []validationCase{
 		{"no container", func(s *sidecarsv1.SidecarSet) { s.Spec.Containers = nil }, []string{"spec.containers"}},
 		{"two sidecars of one name", func(s *sidecarsv1.SidecarSet) {
 			s.Spec.Containers = append(s.Spec.Containers, sidecar("log-shipper"))
@@ -54,43 +75,7 @@ func TestValidateSidecarSet(t *testing.T) {
 		{"a host port", func(s *sidecarsv1.SidecarSet) {
 			s.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 9102, HostPort: 9102}}
 		}, []string{"spec.containers[0].ports[0].hostPort"}},
-		{"a volume named like the service account token's", func(s *sidecarsv1.SidecarSet) {
-			s.Spec.Volumes = append(s.Spec.Volumes, emptyDir("kube-api-access-x1y2z"))
-		}, []string{"spec.volumes[1].name"}},
-		{"two volumes of one name", func(s *sidecarsv1.SidecarSet) { s.Spec.Volumes = append(s.Spec.Volumes, emptyDir("logs")) },
-			[]string{"spec.volumes[1].name"}},
-		{"every problem at once, volumes before containers", func(s *sidecarsv1.SidecarSet) {
-			s.Spec.Selector = nil
-			s.Spec.Containers[0].Image = ""
-			s.Spec.Volumes[0].Name = "Logs"
-		}, []string{"spec.selector", "spec.volumes[0].name", "spec.containers[0].image"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			g := NewWithT(t)
-			set := newSidecarSet("logging", "x", []corev1.Container{sidecar("log-shipper", mount("logs", "/var/log/app"))}, emptyDir("logs"))
-			tt.change(set)
-			_, err := validateSidecarSet(set)
-			if tt.want == nil {
-				g.Expect(err).NotTo(HaveOccurred(), "the SidecarSet should be admitted")
-				return
-			}
-			g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "the refusal should be an Invalid error (apierrors.NewInvalid), got %v", err)
-			g.Expect(causeFields(err)).To(Equal(tt.want), "the fields of the refusal: %v", err)
-		})
-	}
-}
-
-func TestAllowedButSurprisingSidecarSetsAreWarnedAbout(t *testing.T) {
-	g := NewWithT(t)
-	set := newSidecarSet("shared", "x", []corev1.Container{sidecar("reader", corev1.VolumeMount{Name: "data", MountPath: "/data"})})
-	set.Spec.Selector = &metav1.LabelSelector{}
-	warnings, err := validateSidecarSet(set)
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(warnings).To(ConsistOf(
-		HavePrefix("spec.selector: an empty selector selects every pod"),
-		HavePrefix(`spec.containers[0].volumeMounts[0].name: "data" is no volume of this SidecarSet`),
-	))
+	})
 }
 
 // An update that leaves the spec alone goes through, even for a SidecarSet the rules
@@ -111,39 +96,46 @@ func TestValidateUpdateChecksOnlyAChangedSpec(t *testing.T) {
 	g.Expect(causeFields(err)).To(Equal([]string{"spec.containers[1].name"}), "a changed spec is checked whole")
 }
 
-// The pod webhook's configuration: every choice of its marker, as the API server gets it.
-func TestTheWebhookConfigurationLeavesTheExcludedNamespacesOut(t *testing.T) {
+func TestValidateVolumes(t *testing.T) {
+	checkValidation(t, []validationCase{
+		{"two volumes of one name", func(s *sidecarsv1.SidecarSet) { s.Spec.Volumes = append(s.Spec.Volumes, emptyDir("logs")) },
+			[]string{"spec.volumes[1].name"}},
+		{"two volumes of two names", func(s *sidecarsv1.SidecarSet) { s.Spec.Volumes = append(s.Spec.Volumes, emptyDir("data")) }, nil},
+	})
+}
+
+func TestValidateVolumeNames(t *testing.T) {
+	checkValidation(t, []validationCase{
+		{"a volume named like the service account token's", func(s *sidecarsv1.SidecarSet) {
+			s.Spec.Volumes = append(s.Spec.Volumes, emptyDir("kube-api-access-x1y2z"))
+		}, []string{"spec.volumes[1].name"}},
+		{"a volume name that is no DNS label", func(s *sidecarsv1.SidecarSet) { s.Spec.Volumes[0].Name = "Logs" },
+			[]string{"spec.volumes[0].name"}},
+		{"a volume without a name", func(s *sidecarsv1.SidecarSet) { s.Spec.Volumes[0].Name = "" },
+			[]string{"spec.volumes[0].name"}},
+	})
+}
+
+// Every problem of a SidecarSet in one answer, in the order of its fields.
+func TestValidateSidecarSet(t *testing.T) {
+	checkValidation(t, []validationCase{
+		{"no selector", func(s *sidecarsv1.SidecarSet) { s.Spec.Selector = nil }, []string{"spec.selector"}},
+		{"every problem at once, volumes before containers", func(s *sidecarsv1.SidecarSet) {
+			s.Spec.Selector = nil
+			s.Spec.Containers[0].Image = ""
+			s.Spec.Volumes[0].Name = "Logs"
+		}, []string{"spec.selector", "spec.volumes[0].name", "spec.containers[0].image"}},
+	})
+}
+
+func TestAllowedButSurprisingSidecarSetsAreWarnedAbout(t *testing.T) {
 	g := NewWithT(t)
-	data, err := os.ReadFile(filepath.Join("..", "..", "..", "config", "webhook", "manifests.yaml"))
+	set := newSidecarSet("shared", "x", []corev1.Container{sidecar("reader", corev1.VolumeMount{Name: "data", MountPath: "/data"})})
+	set.Spec.Selector = &metav1.LabelSelector{}
+	warnings, err := validateSidecarSet(set)
 	g.Expect(err).NotTo(HaveOccurred())
-	var found bool
-	for _, doc := range strings.Split(string(data), "\n---\n") {
-		var config struct {
-			Kind     string `json:"kind"`
-			Webhooks []struct {
-				Name              string                `json:"name"`
-				FailurePolicy     string                `json:"failurePolicy"`
-				TimeoutSeconds    int                   `json:"timeoutSeconds"`
-				NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector"`
-				Rules             []struct {
-					Operations []string `json:"operations"`
-					Resources  []string `json:"resources"`
-				} `json:"rules"`
-			} `json:"webhooks"`
-		}
-		g.Expect(yaml.Unmarshal([]byte(doc), &config)).To(Succeed())
-		for _, hook := range config.Webhooks {
-			if len(hook.Rules) == 0 || hook.Rules[0].Resources[0] != "pods" {
-				continue
-			}
-			found = true
-			g.Expect(hook.Rules[0].Operations).To(Equal([]string{"CREATE"}), "the pod webhook sees creations only")
-			g.Expect(hook.FailurePolicy).To(Equal("Ignore"), "a manager that is down must not stop pod creation")
-			g.Expect(hook.TimeoutSeconds).To(Equal(5), "a pod creation waits for the manager 5 seconds at most")
-			g.Expect(hook.NamespaceSelector).To(Equal(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
-				Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn, Values: sidecars.ExcludedNamespaces,
-			}}}), "the marker's namespaceSelector should leave out sidecars.ExcludedNamespaces (a patch=`{...}` in the marker)")
-		}
-	}
-	g.Expect(found).To(BeTrue(), "config/webhook/manifests.yaml should hold a webhook on pods")
+	g.Expect(warnings).To(ConsistOf(
+		HavePrefix("spec.selector: an empty selector selects every pod"),
+		HavePrefix(`spec.containers[0].volumeMounts[0].name: "data" is no volume of this SidecarSet`),
+	))
 }

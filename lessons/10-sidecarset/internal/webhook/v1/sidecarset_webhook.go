@@ -100,7 +100,8 @@ func validateSpec(spec *sidecarsv1.SidecarSetSpec, path *field.Path) field.Error
 // keys and values that labels can have, operators that exist, values where the operator
 // needs them.
 func validateSelector(selector *metav1.LabelSelector, path *field.Path) field.ErrorList {
-	// TODO: Return the errors of metav1validation.ValidateLabelSelector for selector
+	// TODO(7): Validate the label selectors.
+	// Return the errors of metav1validation.ValidateLabelSelector for selector
 	// at path (default options). See "Validating a SidecarSet" in
 	// docs/lesson-10.md.
 	return nil
@@ -110,7 +111,8 @@ func validateSelector(selector *metav1.LabelSelector, path *field.Path) field.Er
 // unique within the SidecarSet. A name that clashes with the pod's own containers can
 // only be found when a pod is created: the pod webhook skips that sidecar then.
 func validateContainers(containers []corev1.Container, path *field.Path) field.ErrorList {
-	// TODO: Return field.Required(path, ...) when there is no container. Else add the
+	// TODO(8): Validate the list of sidecars.
+	// Return field.Required(path, ...) when there is no container. Else add the
 	// errors of validateContainer for each one, at path.Index(i), and a
 	// field.Duplicate at path.Index(i).Child("name") for a name an earlier
 	// container has. See "Validating a SidecarSet" in docs/lesson-10.md.
@@ -157,7 +159,8 @@ func validateContainer(c *corev1.Container, path *field.Path) field.ErrorList {
 // validateVolumes requires valid names, unique within the SidecarSet, and none of the
 // names the API server gives pods itself.
 func validateVolumes(volumes []corev1.Volume, path *field.Path) field.ErrorList {
-	// TODO: For each volume, add validateVolume's errors at path.Index(i), and a
+	// TODO(9): Refuse two volumes of one name.
+	// For each volume, add validateVolume's errors at path.Index(i), and a
 	// field.Duplicate at path.Index(i).Child("name") for a name an earlier volume
 	// has. See "Reserved names" in docs/lesson-10.md.
 	return nil
@@ -166,7 +169,8 @@ func validateVolumes(volumes []corev1.Volume, path *field.Path) field.ErrorList 
 // validateVolume checks one volume's name: a DNS label that the service account token's
 // volume cannot have. Its source is the CRD schema's to check.
 func validateVolume(v *corev1.Volume, path *field.Path) field.ErrorList {
-	// TODO: Return validateName's errors for the name; when there are none and the
+	// TODO(10): Refuse bad and reserved volume names.
+	// Return validateName's errors for the name; when there are none and the
 	// name starts with ReservedVolumePrefix, a field.Forbidden that says why.
 	// See "Reserved names" in docs/lesson-10.md.
 	return nil

@@ -54,6 +54,10 @@ func sidecar(name string, mounts ...corev1.VolumeMount) corev1.Container {
 	return corev1.Container{Name: name, Image: sidecarImage, VolumeMounts: mounts}
 }
 
+func mount(name, path string) corev1.VolumeMount {
+	return corev1.VolumeMount{Name: name, MountPath: path}
+}
+
 func emptyDir(name string) corev1.Volume {
 	return corev1.Volume{Name: name, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}
 }

@@ -3,16 +3,15 @@ package v1
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	sidecarsv1 "github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/api/sidecars/v1"
 	"github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/internal/sidecars"
 )
 
@@ -173,44 +172,39 @@ func TestAChangedSidecarSetLeavesExistingPodsAlone(t *testing.T) {
 		"the two pods should record different revisions")
 }
 
-func TestTheAPIServerRefusesBadSidecarSets(t *testing.T) {
+// The pod webhook's configuration: every choice of its marker, as the API server gets it.
+func TestTheWebhookConfigurationLeavesTheExcludedNamespacesOut(t *testing.T) {
 	g := NewWithT(t)
-	newNamespace(t)
-	file, err := os.Open(filepath.Join("..", "..", "..", "config", "samples", "bad_sidecarset.yaml"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "config", "webhook", "manifests.yaml"))
 	g.Expect(err).NotTo(HaveOccurred())
-	defer file.Close()
-	var bad sidecarsv1.SidecarSet
-	g.Expect(yaml.NewYAMLOrJSONDecoder(file, 4096).Decode(&bad)).To(Succeed())
-
-	err = env.Client.Create(env.Context(), &bad)
-	g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "the bad sample should be refused as Invalid, got %v", err)
-	g.Expect(causeFields(err)).To(Equal([]string{
-		"spec.selector.matchExpressions[0].operator",
-		"spec.volumes[0].name",
-		"spec.containers[0].volumeMounts[0].mountPath",
-		"spec.containers[1].name",
-	}), "every problem in one answer, each with its field: %v", err)
-	g.Expect(apierrors.IsNotFound(env.Client.Get(env.Context(), client.ObjectKeyFromObject(&bad), &sidecarsv1.SidecarSet{}))).
-		To(BeTrue(), "nothing should be stored")
-
-	good := newSidecarSet(newCase("update"), "x", []corev1.Container{sidecar("proxy")})
-	createSidecarSet(t, g, good)
-	good.Spec.Containers = append(good.Spec.Containers, sidecar("proxy"))
-	err = env.Client.Update(env.Context(), good)
-	g.Expect(causeFields(err)).To(Equal([]string{"spec.containers[1].name"}), "an update is checked like a create")
-}
-
-func TestTheSamplesAreAdmitted(t *testing.T) {
-	g := NewWithT(t)
-	newNamespace(t)
-	for _, name := range []string{"sidecars_v1_sidecarset.yaml", "metrics_sidecarset.yaml"} {
-		file, err := os.Open(filepath.Join("..", "..", "..", "config", "samples", name))
-		g.Expect(err).NotTo(HaveOccurred())
-		var set sidecarsv1.SidecarSet
-		g.Expect(yaml.NewYAMLOrJSONDecoder(file, 4096).Decode(&set)).To(Succeed())
-		file.Close()
-		set.Name = newCase("sample")
-		g.Expect(env.Client.Create(env.Context(), &set)).To(Succeed(), "the sample %s", name)
-		g.Expect(env.Client.Delete(env.Context(), &set)).To(Succeed())
+	var found bool
+	for _, doc := range strings.Split(string(data), "\n---\n") {
+		var config struct {
+			Kind     string `json:"kind"`
+			Webhooks []struct {
+				Name              string                `json:"name"`
+				FailurePolicy     string                `json:"failurePolicy"`
+				TimeoutSeconds    int                   `json:"timeoutSeconds"`
+				NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector"`
+				Rules             []struct {
+					Operations []string `json:"operations"`
+					Resources  []string `json:"resources"`
+				} `json:"rules"`
+			} `json:"webhooks"`
+		}
+		g.Expect(yaml.Unmarshal([]byte(doc), &config)).To(Succeed())
+		for _, hook := range config.Webhooks {
+			if len(hook.Rules) == 0 || hook.Rules[0].Resources[0] != "pods" {
+				continue
+			}
+			found = true
+			g.Expect(hook.Rules[0].Operations).To(Equal([]string{"CREATE"}), "the pod webhook sees creations only")
+			g.Expect(hook.FailurePolicy).To(Equal("Ignore"), "a manager that is down must not stop pod creation")
+			g.Expect(hook.TimeoutSeconds).To(Equal(5), "a pod creation waits for the manager 5 seconds at most")
+			g.Expect(hook.NamespaceSelector).To(Equal(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+				Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn, Values: sidecars.ExcludedNamespaces,
+			}}}), "the marker's namespaceSelector should leave out sidecars.ExcludedNamespaces (a patch=`{...}` in the marker)")
+		}
 	}
+	g.Expect(found).To(BeTrue(), "config/webhook/manifests.yaml should hold a webhook on pods")
 }

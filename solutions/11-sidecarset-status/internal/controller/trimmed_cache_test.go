@@ -1,3 +1,5 @@
+//stage:11
+
 package controller
 
 import (
@@ -8,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kube-workshop/operator-workshop/lessons/11-sidecarset-status/internal/sidecars"
+	"github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/internal/sidecars"
 )
 
 func TestTrimPodKeepsOnlyWhatTheControllerReads(t *testing.T) {
@@ -45,18 +47,30 @@ func TestTrimPodKeepsOnlyWhatTheControllerReads(t *testing.T) {
 }
 
 // The manager caches pods as trimmed metadata: a pod read back from its cache has no
-// spec to read, and of its annotations only the record.
+// spec to read, and of its annotations only the record, however many it has.
 func TestTheCacheHoldsTrimmedPodMetadata(t *testing.T) {
 	g := NewWithT(t)
 	ns := newNamespace(t)
 	value := newCase("cache")
 	set := createSidecarSet(t, g, value, "busybox:1.37")
-	pods := createPods(g, ns, "pod", value, 1)
-	g.Eventually(func(g Gomega) { g.Expect(countsOf(statusOf(g, set)).Injected).To(Equal(int32(1))) }).Should(Succeed())
+	pod := createPods(g, ns, "pod", value, 1)[0]
+	g.Expect(pod.Annotations).To(HaveKey(sidecars.InjectedAnnotation), "the webhook should have injected the pod")
+	record := pod.Annotations[sidecars.InjectedAnnotation]
+	g.Expect(sidecars.Injected(pod.Annotations)).To(HaveKey(set.Name))
 
-	cached := podMetadata()
-	g.Expect(env.Manager.GetCache().Get(env.Context(), client.ObjectKeyFromObject(pods[0]), cached)).To(Succeed())
-	g.Expect(cached.Annotations).To(HaveLen(1))
-	g.Expect(cached.Annotations).To(HaveKey(sidecars.InjectedAnnotation))
-	g.Expect(cached.ManagedFields).To(BeEmpty())
+	// kubectl apply writes the whole object it applied into an annotation of its own.
+	patch := client.MergeFrom(pod.DeepCopy())
+	pod.Annotations["kubectl.kubernetes.io/last-applied-configuration"] = strings.Repeat("x", 4096)
+	g.Expect(env.Client.Patch(env.Context(), pod, patch)).To(Succeed())
+
+	g.Eventually(func(g Gomega) {
+		cached := podMetadata()
+		g.Expect(env.Manager.GetCache().Get(env.Context(), client.ObjectKeyFromObject(pod), cached)).To(Succeed())
+		g.Expect(cached.ResourceVersion).To(Equal(pod.ResourceVersion), "the cache should hold the pod as patched")
+		g.Expect(cached.Annotations).To(Equal(map[string]string{sidecars.InjectedAnnotation: record}),
+			"of a pod's annotations the cache should hold only the record: CacheOptions should give the pods' metadata the transform TrimPod")
+		g.Expect(cached.ManagedFields).To(BeEmpty())
+	}).Should(Succeed())
 }
+
+//stage:end

@@ -1,13 +1,12 @@
-package v1
+package sidecars
 
 import (
 	"testing"
 
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kube-workshop/operator-workshop/lessons/11-sidecarset-status/internal/sidecars"
+	sidecarsv1 "github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/api/sidecars/v1"
 )
 
 func TestSelects(t *testing.T) {
@@ -34,9 +33,8 @@ func TestSelects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			set := newSidecarSet("s", "x", []corev1.Container{sidecar("c")})
-			set.Spec.Selector, set.Spec.NamespaceSelector = tt.selector, tt.namespaceSelector
-			got, err := sidecars.Selects(set, tt.pod, tt.namespace)
+			set := &sidecarsv1.SidecarSet{Spec: sidecarsv1.SidecarSetSpec{Selector: tt.selector, NamespaceSelector: tt.namespaceSelector}}
+			got, err := Selects(set, tt.pod, tt.namespace)
 			if tt.wantErr {
 				g.Expect(err).To(MatchError(HavePrefix("spec.selector: ")), "the error should name the field")
 			} else {

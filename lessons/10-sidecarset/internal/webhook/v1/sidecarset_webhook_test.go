@@ -2,15 +2,49 @@ package v1
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/lessons/10-sidecarset/api/sidecars/v1"
 )
+
+// The bad sample is refused by the API server, every problem in one answer; an update
+// is checked like a create.
+func TestTheAPIServerRefusesBadSidecarSets(t *testing.T) {
+	g := NewWithT(t)
+	newNamespace(t)
+	file, err := os.Open(filepath.Join("..", "..", "..", "config", "samples", "bad_sidecarset.yaml"))
+	g.Expect(err).NotTo(HaveOccurred())
+	defer file.Close()
+	var bad sidecarsv1.SidecarSet
+	g.Expect(yaml.NewYAMLOrJSONDecoder(file, 4096).Decode(&bad)).To(Succeed())
+
+	err = env.Client.Create(env.Context(), &bad)
+	g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "the bad sample should be refused as Invalid, got %v", err)
+	g.Expect(causeFields(err)).To(Equal([]string{
+		"spec.selector.matchExpressions[0].operator",
+		"spec.volumes[0].name",
+		"spec.containers[0].volumeMounts[0].mountPath",
+		"spec.containers[1].name",
+	}), "every problem in one answer, each with its field: %v", err)
+	g.Expect(apierrors.IsNotFound(env.Client.Get(env.Context(), client.ObjectKeyFromObject(&bad), &sidecarsv1.SidecarSet{}))).
+		To(BeTrue(), "nothing should be stored")
+
+	good := newSidecarSet(newCase("update"), "x", []corev1.Container{sidecar("proxy")})
+	createSidecarSet(t, g, good)
+	good.Spec.Containers = append(good.Spec.Containers, sidecar("proxy"))
+	err = env.Client.Update(env.Context(), good)
+	g.Expect(causeFields(err)).To(Equal([]string{"spec.containers[1].name"}), "an update is checked like a create")
+}
 
 // Malformed SidecarSets, sent as JSON through the real API server: each must be refused
 // as Invalid, with a cause naming the field at fault. Some are the CRD schema's to refuse
@@ -135,5 +169,20 @@ func TestMalformedSidecarSetsAreRefusedWithTheirField(t *testing.T) {
 			g.Expect(causeFields(err)).To(ContainElement(tt.field),
 				"the refusal of a SidecarSet with %s should name the field %s; got: %v", tt.name, tt.field, err)
 		})
+	}
+}
+
+func TestTheSamplesAreAdmitted(t *testing.T) {
+	g := NewWithT(t)
+	newNamespace(t)
+	for _, name := range []string{"sidecars_v1_sidecarset.yaml", "metrics_sidecarset.yaml"} {
+		file, err := os.Open(filepath.Join("..", "..", "..", "config", "samples", name))
+		g.Expect(err).NotTo(HaveOccurred())
+		var set sidecarsv1.SidecarSet
+		g.Expect(yaml.NewYAMLOrJSONDecoder(file, 4096).Decode(&set)).To(Succeed())
+		file.Close()
+		set.Name = newCase("sample")
+		g.Expect(env.Client.Create(env.Context(), &set)).To(Succeed(), "the sample %s", name)
+		g.Expect(env.Client.Delete(env.Context(), &set)).To(Succeed())
 	}
 }
