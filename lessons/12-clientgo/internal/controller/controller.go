@@ -146,7 +146,8 @@ func (c *Controller) updatePod(oldObj, newObj any) {
 // does for Owns. A pod with our label but no controller reference to an ImoocPod
 // belongs to someone else and enqueues nothing.
 func (c *Controller) enqueueController(obj any) {
-	// TODO: Find the pod's controller and enqueue the ImoocPod it names, in the
+	// TODO(2): Enqueue the ImoocPod that controls a pod.
+	// Find the pod's controller and enqueue the ImoocPod it names, in the
 	// pod's namespace. Unwrap a cache.DeletedFinalStateUnknown tombstone
 	// first (a delete event may carry one instead of the pod);
 	// metav1.GetControllerOf returns the controller reference, which must be
@@ -169,7 +170,8 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	defer c.queue.ShutDown()
 
 	// A pass that read a half-filled cache would see pods missing and create them again.
-	// TODO: Wait until c.cacheSynced all report true before starting any worker
+	// TODO(6): Wait for the caches before the workers start.
+	// Wait until c.cacheSynced all report true before starting any worker
 	// (cache.WaitForNamedCacheSyncWithContext); if ctx ends first, return an
 	// error. See "Waiting for the caches" in docs/lesson-12.md.
 
@@ -192,7 +194,8 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 // processNextWorkItem takes one key from the queue, syncs it and tells the queue how the
 // pass went. It returns false once the queue is shut down.
 func (c *Controller) processNextWorkItem(ctx context.Context) bool {
-	// TODO: Get a key from c.queue (return false when it is shut down) and mark it
+	// TODO(5): Process one key of the work queue.
+	// Get a key from c.queue (return false when it is shut down) and mark it
 	// Done when the pass ends, whatever happens. Sync it with c.sync, then:
 	// on an error, log it (utilruntime.HandleErrorWithContext) and requeue
 	// with backoff (AddRateLimited); when sync asks to wait, Forget the

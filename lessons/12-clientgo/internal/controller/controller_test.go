@@ -227,28 +227,6 @@ func TestImoocPodUpdatesEnqueueOnlySpecChanges(t *testing.T) {
 	g.Expect(queued(f.c)).To(Equal([]string{"ns/web"}), "a spec change should start a pass")
 }
 
-func TestSyncCreatesTheWholeDifferenceInOnePass(t *testing.T) {
-	g := NewWithT(t)
-	ip := unitImoocPod("web", 5)
-	f := newFixture(t, ip)
-
-	wait, err := f.sync(keyOf(ip))
-
-	g.Expect(errorText(err)).To(BeEmpty(), "the pass's error")
-	g.Expect(wait).To(BeZero(), "a pass that creates pods should not ask to wait")
-	g.Expect(f.writes()).To(Equal([]string{
-		"create pods", "create pods", "create pods", "create pods", "create pods", "patch imoocpods/status",
-	}), "one pass should create the 5 missing pods, then patch the status once")
-	for _, pod := range f.createdPods() {
-		g.Expect(pod.Labels).To(HaveKeyWithValue(NameLabel, "web"), "pod %s should carry the %s label", pod.Name, NameLabel)
-		g.Expect(describeRef(metav1.GetControllerOf(pod))).To(Equal("ImoocPod/web uid uid-web controller=true blockOwnerDeletion=true"),
-			"pod %s should have a controller OwnerReference to the ImoocPod (metav1.NewControllerRef)", pod.Name)
-	}
-	status := f.patchedStatus()
-	g.Expect(status).To(HaveKeyWithValue("observedGeneration", BeNumerically("==", 1)), "the patch should set observedGeneration")
-	g.Expect(status).NotTo(HaveKey("replicas"), "the pass found no pods: status.replicas stays unset (0)")
-}
-
 func TestSyncDeletesTheSurplusNotReadyFirst(t *testing.T) {
 	g := NewWithT(t)
 	ip := unitImoocPod("web", 1)
@@ -314,6 +292,28 @@ func TestSyncOfAnImoocPodThatIsGoneSendsNothing(t *testing.T) {
 		"an error would retry a name that never comes back")
 	g.Expect(wait).To(BeZero())
 	g.Expect(f.writes()).To(BeEmpty())
+}
+
+func TestSyncCreatesTheWholeDifferenceInOnePass(t *testing.T) {
+	g := NewWithT(t)
+	ip := unitImoocPod("web", 5)
+	f := newFixture(t, ip)
+
+	wait, err := f.sync(keyOf(ip))
+
+	g.Expect(errorText(err)).To(BeEmpty(), "the pass's error")
+	g.Expect(wait).To(BeZero(), "a pass that creates pods should not ask to wait")
+	g.Expect(f.writes()).To(Equal([]string{
+		"create pods", "create pods", "create pods", "create pods", "create pods", "patch imoocpods/status",
+	}), "one pass should create the 5 missing pods, then patch the status once")
+	for _, pod := range f.createdPods() {
+		g.Expect(pod.Labels).To(HaveKeyWithValue(NameLabel, "web"), "pod %s should carry the %s label", pod.Name, NameLabel)
+		g.Expect(describeRef(metav1.GetControllerOf(pod))).To(Equal("ImoocPod/web uid uid-web controller=true blockOwnerDeletion=true"),
+			"pod %s should have a controller OwnerReference to the ImoocPod (metav1.NewControllerRef)", pod.Name)
+	}
+	status := f.patchedStatus()
+	g.Expect(status).To(HaveKeyWithValue("observedGeneration", BeNumerically("==", 1)), "the patch should set observedGeneration")
+	g.Expect(status).NotTo(HaveKey("replicas"), "the pass found no pods: status.replicas stays unset (0)")
 }
 
 func TestProcessNextWorkItemRetriesAFailedSyncWithBackoff(t *testing.T) {

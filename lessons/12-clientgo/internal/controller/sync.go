@@ -34,7 +34,8 @@ const maxBurst = 500
 func (c *Controller) sync(ctx context.Context, key types.NamespacedName) (_ time.Duration, retErr error) {
 	// The lister reads the cache. NotFound means the ImoocPod is gone: the garbage
 	// collector deletes its pods through their OwnerReferences, so we are done.
-	// TODO: Read the ImoocPod from c.imoocPodLister. When it is gone (NotFound),
+	// TODO(3): Read the ImoocPod and defer its status patch.
+	// Read the ImoocPod from c.imoocPodLister. When it is gone (NotFound),
 	// forget its expectations and return; return any other error. Leave an
 	// ImoocPod that is being deleted alone. The object is the cache's own:
 	// DeepCopy it before the pass changes its status, keep a second copy as
@@ -147,7 +148,8 @@ func newPod(imoocPod *appsv1.ImoocPod) *corev1.Pod {
 			Labels:       map[string]string{NameLabel: imoocPod.Name},
 			// controllerutil.SetControllerReference finds the kind in the scheme; here
 			// we name it. NewControllerRef sets controller and blockOwnerDeletion.
-			// TODO: Give the pod a controller OwnerReference to imoocPod
+			// TODO(4): Make each pod controlled by its ImoocPod.
+			// Give the pod a controller OwnerReference to imoocPod
 			// (metav1.NewControllerRef with appsv1.GroupVersion.WithKind),
 			// which lets the garbage collector delete the pod with its
 			// ImoocPod and the pod's events find their ImoocPod.

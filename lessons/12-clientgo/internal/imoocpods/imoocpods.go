@@ -48,7 +48,8 @@ func Informer(factory dynamicinformer.DynamicSharedInformerFactory) (cache.Share
 // lister then only ever see ImoocPods. It also drops managedFields, which nothing here
 // reads, as the workshop's other managers do (bootstrap.WithDefaults).
 func toImoocPod(obj any) (any, error) {
-	// TODO: Convert u.Object (a map[string]any) into a new appsv1.ImoocPod with
+	// TODO(1): Convert the informer's objects to ImoocPods.
+	// Convert u.Object (a map[string]any) into a new appsv1.ImoocPod with
 	// runtime.DefaultUnstructuredConverter.FromUnstructured and return it;
 	// pass anything that is not an *unstructured.Unstructured through
 	// unchanged (a transform may see an object twice). See "A typed client
