@@ -175,7 +175,7 @@ func nodeMatches(mds *appsv1.MyDaemonSet, node *corev1.Node) bool {
 	//lesson:todo spec.nodeSelector (an empty selector matches every node). See "Which nodes
 	//lesson:todo get a pod" in docs/lesson-03.md.
 	//lesson:stub return false
-	//mistake:cordon-ignored the cordoned node
+	//mistake:cordon-ignored when the node is cordoned
 	return !node.Spec.Unschedulable &&
 		labels.SelectorFromSet(mds.Spec.NodeSelector).Matches(labels.Set(node.Labels))
 	//mistake:instead return labels.SelectorFromSet(mds.Spec.NodeSelector).Matches(labels.Set(node.Labels))
