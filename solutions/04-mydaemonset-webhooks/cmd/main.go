@@ -77,11 +77,15 @@ func setup(mgr ctrl.Manager, maxConcurrentReconciles int) error {
 		return fmt.Errorf("setting up the MyDaemonSet controller: %w", err)
 	}
 	//stage:4
+	//lesson:todo(9) Register the webhooks with the manager
 	//lesson:todo Register the MyDaemonSet webhooks: import internal/webhook/apps/v1 as
 	//lesson:todo webhookappsv1 and call its SetupMyDaemonSetWebhookWithManager. Then add a
 	//lesson:todo ready check named "webhook" that passes once the webhook server answers
 	//lesson:todo (mgr.GetWebhookServer().StartedChecker()). See "Registering the webhooks"
 	//lesson:todo in docs/lesson-04.md.
+	//lesson:hint The webhooks are registered like the controller above them: one call that takes the manager, its error wrapped.
+	//lesson:hint mgr.AddReadyzCheck takes a name and a healthz.Checker; the webhook server's StartedChecker is one.
+	//lesson:test TestTheManagerServesItsWebhooksOnceReady
 	if err := webhookappsv1.SetupMyDaemonSetWebhookWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the MyDaemonSet webhooks: %w", err)
 	}
