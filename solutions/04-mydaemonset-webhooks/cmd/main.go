@@ -77,7 +77,7 @@ func setup(mgr ctrl.Manager, maxConcurrentReconciles int) error {
 		return fmt.Errorf("setting up the MyDaemonSet controller: %w", err)
 	}
 	//stage:4
-	//lesson:todo(9) Register the webhooks with the manager
+	//lesson:todo(1) Register the webhooks with the manager
 	//lesson:todo Register the MyDaemonSet webhooks: import internal/webhook/apps/v1 as
 	//lesson:todo webhookappsv1 and call its SetupMyDaemonSetWebhookWithManager. Then add a
 	//lesson:todo ready check named "webhook" that passes once the webhook server answers

@@ -429,7 +429,7 @@ func (r *MyDaemonSetReconciler) newDaemonPod(mds *appsv1.MyDaemonSet, node *core
 // daemonContainer returns the container every pod of mds runs.
 func daemonContainer(mds *appsv1.MyDaemonSet) corev1.Container {
 	//stage:4
-	//lesson:todo(8) Run the pods with spec.imagePullPolicy
+	//lesson:todo(2) Run the pods with spec.imagePullPolicy
 	//lesson:todo Run the container with the MyDaemonSet's spec.imagePullPolicy. See
 	//lesson:todo "Defaulting" in docs/lesson-04.md.
 	//lesson:hint corev1.Container has an ImagePullPolicy field of the same type as the spec's.
