@@ -54,23 +54,30 @@ func main() {
 	utilruntime.Must(appsv1.AddToScheme(scheme))
 
 	err := bootstrap.Run(opts, scheme, func(mgr ctrl.Manager) error {
-		err := (&controller.MyDaemonSetReconciler{
-			Client:                  mgr.GetClient(),
-			Scheme:                  mgr.GetScheme(),
-			APIReader:               mgr.GetAPIReader(),
-			MaxConcurrentReconciles: maxConcurrentReconciles,
-		}).SetupWithManager(mgr)
-		if err != nil {
-			return fmt.Errorf("setting up the MyDaemonSet controller: %w", err)
-		}
-		// TODO: Register the MyDaemonSet webhooks: import internal/webhook/apps/v1 as
-		// webhookappsv1 and call its SetupMyDaemonSetWebhookWithManager. Then add a
-		// ready check named "webhook" that passes once the webhook server answers
-		// (mgr.GetWebhookServer().StartedChecker()). See "Registering the webhooks"
-		// in docs/lesson-04.md.
-		return nil
+		return setup(mgr, maxConcurrentReconciles)
 	})
 	if err != nil {
 		os.Exit(1)
 	}
+}
+
+// setup registers with the manager what it runs: the MyDaemonSet controller and, from
+// lesson 04 on, the MyDaemonSet webhooks.
+func setup(mgr ctrl.Manager, maxConcurrentReconciles int) error {
+	err := (&controller.MyDaemonSetReconciler{
+		Client:                  mgr.GetClient(),
+		Scheme:                  mgr.GetScheme(),
+		APIReader:               mgr.GetAPIReader(),
+		MaxConcurrentReconciles: maxConcurrentReconciles,
+	}).SetupWithManager(mgr)
+	if err != nil {
+		return fmt.Errorf("setting up the MyDaemonSet controller: %w", err)
+	}
+	// TODO(1): Register the webhooks with the manager
+	// Register the MyDaemonSet webhooks: import internal/webhook/apps/v1 as
+	// webhookappsv1 and call its SetupMyDaemonSetWebhookWithManager. Then add a
+	// ready check named "webhook" that passes once the webhook server answers
+	// (mgr.GetWebhookServer().StartedChecker()). See "Registering the webhooks"
+	// in docs/lesson-04.md.
+	return nil
 }

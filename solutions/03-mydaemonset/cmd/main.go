@@ -54,18 +54,24 @@ func main() {
 	utilruntime.Must(appsv1.AddToScheme(scheme))
 
 	err := bootstrap.Run(opts, scheme, func(mgr ctrl.Manager) error {
-		err := (&controller.MyDaemonSetReconciler{
-			Client:                  mgr.GetClient(),
-			Scheme:                  mgr.GetScheme(),
-			APIReader:               mgr.GetAPIReader(),
-			MaxConcurrentReconciles: maxConcurrentReconciles,
-		}).SetupWithManager(mgr)
-		if err != nil {
-			return fmt.Errorf("setting up the MyDaemonSet controller: %w", err)
-		}
-		return nil
+		return setup(mgr, maxConcurrentReconciles)
 	})
 	if err != nil {
 		os.Exit(1)
 	}
+}
+
+// setup registers with the manager what it runs: the MyDaemonSet controller and, from
+// lesson 04 on, the MyDaemonSet webhooks.
+func setup(mgr ctrl.Manager, maxConcurrentReconciles int) error {
+	err := (&controller.MyDaemonSetReconciler{
+		Client:                  mgr.GetClient(),
+		Scheme:                  mgr.GetScheme(),
+		APIReader:               mgr.GetAPIReader(),
+		MaxConcurrentReconciles: maxConcurrentReconciles,
+	}).SetupWithManager(mgr)
+	if err != nil {
+		return fmt.Errorf("setting up the MyDaemonSet controller: %w", err)
+	}
+	return nil
 }

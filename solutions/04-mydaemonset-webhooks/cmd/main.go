@@ -57,35 +57,45 @@ func main() {
 	utilruntime.Must(appsv1.AddToScheme(scheme))
 
 	err := bootstrap.Run(opts, scheme, func(mgr ctrl.Manager) error {
-		err := (&controller.MyDaemonSetReconciler{
-			Client:                  mgr.GetClient(),
-			Scheme:                  mgr.GetScheme(),
-			APIReader:               mgr.GetAPIReader(),
-			MaxConcurrentReconciles: maxConcurrentReconciles,
-		}).SetupWithManager(mgr)
-		if err != nil {
-			return fmt.Errorf("setting up the MyDaemonSet controller: %w", err)
-		}
-		//stage:4
-		//lesson:todo Register the MyDaemonSet webhooks: import internal/webhook/apps/v1 as
-		//lesson:todo webhookappsv1 and call its SetupMyDaemonSetWebhookWithManager. Then add a
-		//lesson:todo ready check named "webhook" that passes once the webhook server answers
-		//lesson:todo (mgr.GetWebhookServer().StartedChecker()). See "Registering the webhooks"
-		//lesson:todo in docs/lesson-04.md.
-		if err := webhookappsv1.SetupMyDaemonSetWebhookWithManager(mgr); err != nil {
-			return fmt.Errorf("setting up the MyDaemonSet webhooks: %w", err)
-		}
-		// Ready only once the webhook server answers: until then the API server refuses
-		// every MyDaemonSet (failurePolicy=fail), so a Service must not send it requests
-		// yet, and make lesson-N waits for it.
-		if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
-			return fmt.Errorf("adding the webhook server's ready check: %w", err)
-		}
-		//lesson:end
-		//stage:end
-		return nil
+		return setup(mgr, maxConcurrentReconciles)
 	})
 	if err != nil {
 		os.Exit(1)
 	}
+}
+
+// setup registers with the manager what it runs: the MyDaemonSet controller and, from
+// lesson 04 on, the MyDaemonSet webhooks.
+func setup(mgr ctrl.Manager, maxConcurrentReconciles int) error {
+	err := (&controller.MyDaemonSetReconciler{
+		Client:                  mgr.GetClient(),
+		Scheme:                  mgr.GetScheme(),
+		APIReader:               mgr.GetAPIReader(),
+		MaxConcurrentReconciles: maxConcurrentReconciles,
+	}).SetupWithManager(mgr)
+	if err != nil {
+		return fmt.Errorf("setting up the MyDaemonSet controller: %w", err)
+	}
+	//stage:4
+	//lesson:todo(1) Register the webhooks with the manager
+	//lesson:todo Register the MyDaemonSet webhooks: import internal/webhook/apps/v1 as
+	//lesson:todo webhookappsv1 and call its SetupMyDaemonSetWebhookWithManager. Then add a
+	//lesson:todo ready check named "webhook" that passes once the webhook server answers
+	//lesson:todo (mgr.GetWebhookServer().StartedChecker()). See "Registering the webhooks"
+	//lesson:todo in docs/lesson-04.md.
+	//lesson:hint The webhooks are registered like the controller above them: one call that takes the manager, its error wrapped.
+	//lesson:hint mgr.AddReadyzCheck takes a name and a healthz.Checker; the webhook server's StartedChecker is one.
+	//lesson:test TestTheManagerServesItsWebhooksOnceReady
+	if err := webhookappsv1.SetupMyDaemonSetWebhookWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the MyDaemonSet webhooks: %w", err)
+	}
+	// Ready only once the webhook server answers: until then the API server refuses
+	// every MyDaemonSet (failurePolicy=fail), so a Service must not send it requests
+	// yet, and make lesson-N waits for it.
+	if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
+		return fmt.Errorf("adding the webhook server's ready check: %w", err)
+	}
+	//lesson:end
+	//stage:end
+	return nil
 }

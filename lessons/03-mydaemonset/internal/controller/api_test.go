@@ -113,3 +113,43 @@ func setPath(obj map[string]any, path string, value any) {
 	}
 	obj[keys[len(keys)-1]] = value
 }
+
+func TestTheAPIServerRejectsBadMyDaemonSets(t *testing.T) {
+	ns := env.Namespace(t)
+	tests := []struct {
+		name    string
+		objName string
+		spec    map[string]any
+		message string
+	}{
+		{"no image", "", map[string]any{}, "spec.image: Required value"},
+		{"an empty image", "", map[string]any{"image": ""}, "spec.image in body should be at least 1 chars long"},
+		{"a node selector value that is not a string", "", map[string]any{"image": pauseImage, "nodeSelector": map[string]any{"disk": 1}},
+			"spec.nodeSelector.disk: Invalid value"},
+		{"a name longer than a label value", strings.Repeat("x", 64), map[string]any{"image": pauseImage},
+			"a MyDaemonSet's name is at most 63 characters"},
+		{"a toleration operator that does not exist", "", map[string]any{"image": pauseImage,
+			"tolerations": []any{map[string]any{"key": "k", "operator": "Lt", "value": "1"}}}, "operator must be Equal or Exists"},
+		{"a toleration without a key that is not Exists", "", map[string]any{"image": pauseImage,
+			"tolerations": []any{map[string]any{"value": "v"}}}, "a toleration without a key must have the operator Exists"},
+		{"a toleration with tolerationSeconds", "", map[string]any{"image": pauseImage,
+			"tolerations": []any{map[string]any{"key": "k", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 60}}},
+			"tolerationSeconds is not supported"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			name := tt.objName
+			if name == "" {
+				name = fmt.Sprintf("bad-%d", i)
+			}
+			obj := &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": appsv1.GroupVersion.String(),
+				"kind":       "MyDaemonSet",
+				"metadata":   map[string]any{"namespace": ns, "name": name},
+				"spec":       tt.spec,
+			}}
+			g.Expect(env.Client.Create(env.Context(), obj)).To(MatchError(ContainSubstring(tt.message)))
+		})
+	}
+}

@@ -68,39 +68,9 @@ func TestNodeMatches(t *testing.T) {
 	}
 }
 
-func TestTheRollingBudget(t *testing.T) {
-	g := NewWithT(t)
-	outdated := func(name string, ready bool) *corev1.Pod {
-		status := corev1.ConditionFalse
-		if ready {
-			status = corev1.ConditionTrue
-		}
-		return &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: name},
-			Status:     corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: status}}},
-		}
-	}
-	podNames := func(pods []*corev1.Pod) []string {
-		out := []string{}
-		for _, p := range pods {
-			out = append(out, p.Name)
-		}
-		return out
-	}
-	a, b, c := outdated("a", true), outdated("b", true), outdated("c", true)
-	broken := outdated("broken", false)
-
-	g.Expect(podNames(outdatedPodsToDelete([]*corev1.Pod{a, b, c}, 0))).To(Equal([]string{"a"}),
-		"every node has a ready pod: one ready pod may go")
-	g.Expect(podNames(outdatedPodsToDelete([]*corev1.Pod{a, b, c}, 1))).To(BeEmpty(),
-		"a node is without a ready pod already: no ready pod may go")
-	g.Expect(podNames(outdatedPodsToDelete([]*corev1.Pod{a, broken, b}, 1))).To(Equal([]string{"broken"}),
-		"a pod that is not ready serves nothing and goes without using the budget")
-	g.Expect(podNames(outdatedPodsToDelete(nil, 0))).To(BeEmpty(), "nothing outdated, nothing to delete")
-}
-
-func TestPlanPods(t *testing.T) {
-	g := NewWithT(t)
+// planFixture is a MyDaemonSet with the nodes and pods of every case planPods decides:
+// each node says in its comment what should happen to it.
+func planFixture() (*appsv1.MyDaemonSet, []corev1.Node, []corev1.Pod) {
 	mds := &appsv1.MyDaemonSet{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "agent", UID: "mds-uid"},
 		Spec:       appsv1.MyDaemonSetSpec{Image: pauseImage, NodeSelector: map[string]string{"role": "agent"}},
@@ -170,15 +140,25 @@ func TestPlanPods(t *testing.T) {
 		pod("copy-of-agent-ready", "ready", true),
 		pod("agent-new", "new", true, foreign),
 	}
+	return mds, nodes, pods
+}
+
+// The first half of planPods: which pods go whatever else the pass decides.
+func TestPlanPodsPicksThePodsToRemove(t *testing.T) {
+	g := NewWithT(t)
+	mds, nodes, pods := planFixture()
+	plan := planPods(mds, nodes, pods)
+	g.Expect(podNames(plan.remove)).To(ConsistOf("agent-cordoned", "agent-relabelled", "agent-gone",
+		"agent-crashed", "copy-of-agent-ready", "agent-noexecute"),
+		"the pods to remove: on a node that is gone, cordoned, relabelled or tainted NoExecute; finished; "+
+			"or not named after their node")
+}
+
+func TestPlanPods(t *testing.T) {
+	g := NewWithT(t)
+	mds, nodes, pods := planFixture()
 	plan := planPods(mds, nodes, pods)
 
-	podNames := func(pods []*corev1.Pod) []string {
-		out := []string{}
-		for _, p := range pods {
-			out = append(out, p.Name)
-		}
-		return out
-	}
 	g.Expect(names(plan.create...)).To(ConsistOf("new"),
 		"a pod is created on each Ready, matching node without one, once the node's old pod is gone")
 	g.Expect(podNames(plan.remove)).To(ConsistOf("agent-cordoned", "agent-relabelled", "agent-gone",
@@ -190,4 +170,37 @@ func TestPlanPods(t *testing.T) {
 	g.Expect(plan.updated).To(BeEquivalentTo(3), "ready, notready, noschedule run spec.image")
 	g.Expect(plan.available).To(BeEquivalentTo(4), "ready, notready, outdated, noschedule are ready")
 	g.Expect(pods[0].Name).To(Equal("agent-ready"), "the input comes from the cache and must not change")
+}
+
+func TestTheRollingBudget(t *testing.T) {
+	g := NewWithT(t)
+	outdated := func(name string, ready bool) *corev1.Pod {
+		status := corev1.ConditionFalse
+		if ready {
+			status = corev1.ConditionTrue
+		}
+		return &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Status:     corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: status}}},
+		}
+	}
+	a, b, c := outdated("a", true), outdated("b", true), outdated("c", true)
+	broken := outdated("broken", false)
+
+	g.Expect(podNames(outdatedPodsToDelete([]*corev1.Pod{a, b, c}, 0))).To(Equal([]string{"a"}),
+		"every node has a ready pod: one ready pod may go")
+	g.Expect(podNames(outdatedPodsToDelete([]*corev1.Pod{a, b, c}, 1))).To(BeEmpty(),
+		"a node is without a ready pod already: no ready pod may go")
+	g.Expect(podNames(outdatedPodsToDelete([]*corev1.Pod{a, broken, b}, 1))).To(Equal([]string{"broken"}),
+		"a pod that is not ready serves nothing and goes without using the budget")
+	g.Expect(podNames(outdatedPodsToDelete(nil, 0))).To(BeEmpty(), "nothing outdated, nothing to delete")
+}
+
+// podNames returns the names of the pods, in their order.
+func podNames(pods []*corev1.Pod) []string {
+	out := []string{}
+	for _, p := range pods {
+		out = append(out, p.Name)
+	}
+	return out
 }

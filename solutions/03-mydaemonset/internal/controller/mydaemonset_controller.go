@@ -77,8 +77,12 @@ type MyDaemonSetReconciler struct {
 // sets it), which the API server allows only to who may update its finalizers.
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=mydaemonsets/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;patch;delete
+//lesson:todo(12) Let the manager's role read the nodes
 //lesson:todo Let the manager read and watch the nodes: an RBAC marker for the core group's
 //lesson:todo nodes with the verbs get, list and watch.
+//lesson:hint The pods marker above has the form; the core group is written groups="".
+//lesson:hint controller-gen writes the markers into the ClusterRole config/rbac/role.yaml (make check-3 runs it); nodes belong to no namespace, so only a cluster-wide binding grants them.
+//lesson:test TestTheManagersRoleAllowsAWholeMyDaemonSetPass
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
 //lesson:end
 
@@ -143,6 +147,7 @@ func (r *MyDaemonSetReconciler) reconcilePods(ctx context.Context, mds *appsv1.M
 	// pass does all three. maxBurst caps the creates, and the deletes: removals first,
 	// then replacements. The rolling budget spares the replacements of pods that are not
 	// ready, which can be as many as there are nodes.
+	//lesson:todo(7) Carry out the plan
 	//lesson:todo Carry out the plan: create the pods of plan.create with r.createPods and
 	//lesson:todo delete plan.remove and plan.replace with r.deletePods, at most maxBurst
 	//lesson:todo creates and maxBurst deletes (removals first, then replacements) in one
@@ -151,6 +156,11 @@ func (r *MyDaemonSetReconciler) reconcilePods(ctx context.Context, mds *appsv1.M
 	//lesson:todo every other error joined (errors.Join) with the taken names, or, when there
 	//lesson:todo is none, the taken names alone as a reconcile.TerminalError. See "Carrying
 	//lesson:todo out the plan" in docs/lesson-03.md.
+	//lesson:hint Do not return at the first error: collect them in a slice, since the three lists concern different nodes.
+	//lesson:hint maxBurst caps each kind of write: cut plan.create to it, and give the replacements what the removals left of it.
+	//lesson:hint errors.Join of the collected errors is nil when all of them are; only then may taken go back as reconcile.TerminalError.
+	//lesson:test TestATakenPodNameSkipsOnlyItsNode TestATakenNameDoesNotStopTheRetryOfOtherErrors
+	//lesson:test TestAnImageChangeReplacesOnePodAtATime TestAnImageChangeDeletesAtMostABurstOfPodsThatAreNotReady
 	var errs []error
 	var taken error
 	if len(plan.create) > 0 {
@@ -379,11 +389,16 @@ func (r *MyDaemonSetReconciler) adoptPod(ctx context.Context, mds *appsv1.MyDaem
 // newDaemonPod returns the pod mds runs on node, bound to it, labelled with the
 // MyDaemonSet's name (which is also what the manager's cache selects) and controlled by it.
 func (r *MyDaemonSetReconciler) newDaemonPod(mds *appsv1.MyDaemonSet, node *corev1.Node) (*corev1.Pod, error) {
+	//lesson:todo(6) Build the pod of a node
 	//lesson:todo Return the pod of mds for node: named podName(mds.Name, node.Name), in the
 	//lesson:todo MyDaemonSet's namespace, labelled MyDaemonSetLabel=<its name>, the one
 	//lesson:todo container of daemonContainer(mds), bound to the node through spec.nodeName,
 	//lesson:todo with the tolerations of daemonTolerations(mds) and a controller OwnerReference
 	//lesson:todo to mds. See "Binding a pod to its node" in docs/lesson-03.md.
+	//lesson:hint Lesson 01's newPod is the model; here the name is fixed and spec.nodeName binds the pod.
+	//lesson:hint daemonContainer(mds) and daemonTolerations(mds) give the container and the tolerations.
+	//lesson:hint controllerutil.SetControllerReference, given r.Scheme, adds the owner reference that makes mds the controller; wrap its error.
+	//lesson:test TestTheDaemonPodIsBoundToItsNode
 	//lesson:stub return nil, errors.New("newDaemonPod is not written yet")
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
@@ -464,10 +479,15 @@ func (r *MyDaemonSetReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err != nil {
 		return fmt.Errorf("indexing pods by node: %w", err)
 	}
+	//lesson:todo(11) Watch the nodes
 	//lesson:todo Watch the nodes: Watches(&corev1.Node{}, ...) with
 	//lesson:todo handler.EnqueueRequestsFromMapFunc(r.mydaemonsetsForNode) and the predicate
 	//lesson:todo nodeChangedPredicate(). See "Watching objects you do not own" in
 	//lesson:todo docs/lesson-03.md.
+	//lesson:hint Owns cannot do it: a node has no owner reference to a MyDaemonSet.
+	//lesson:hint Watches takes the object, a handler and options: the handler wraps the map function, builder.WithPredicates the predicate.
+	//lesson:test TestANewNodeGetsAPod TestACordonedNodeLosesItsPodUntilUncordoned TestADeletedNodeLosesItsPod
+	//lesson:test TestANodeThatStopsMatchingLosesItsPod
 	//lesson:stub return ctrl.NewControllerManagedBy(mgr).
 	//lesson:stub For(&appsv1.MyDaemonSet{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 	//lesson:stub Owns(&corev1.Pod{}, builder.WithPredicates(daemonPodChangedPredicate())).
