@@ -48,8 +48,7 @@ stage_number() { echo $((10#${1%%-*})); }
 # lessons call it many times.
 LESSONGEN=
 build_lessongen() {
-  LESSONGEN="$CACHE/tools/lessongen"
-  (cd "$ROOT/scripts/tools" && GOWORK=off go build -o "$LESSONGEN" ./lessongen)
+  LESSONGEN=$(tool_path lessongen)
 }
 lessongen() {
   [[ -n $LESSONGEN ]] || build_lessongen

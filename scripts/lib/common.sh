@@ -29,19 +29,21 @@ say() { printf '\033[1m==>\033[0m %s\n' "$*" >&2; }
 warn() { printf '\033[33mwarning:\033[0m %s\n' "$*" >&2; }
 die() { printf '\033[31merror:\033[0m %s\n' "$*" >&2; exit 1; }
 
-# tool NAME ARGS... runs the workshop's own tool scripts/tools/NAME (lessongen,
-# localwebhook, scalebench), built from this checkout. Paths in ARGS must be absolute.
+# tool_path NAME builds the workshop's own tool scripts/tools/NAME (lessongen, todos,
+# localwebhook, scalebench) into the cache and prints its path; go build does nothing when
+# nothing changed.
+tool_path() {
+  (cd "$ROOT/scripts/tools" && GOWORK=off go build -o "$CACHE/tools/$1" "./$1") && echo "$CACHE/tools/$1"
+}
+
+# tool NAME ARGS... runs the workshop's own tool scripts/tools/NAME.
 tool() {
-  local name=$1
+  local path
+  path=$(tool_path "$1")
   shift
-  (cd "$ROOT/scripts/tools" && GOWORK=off go run "./$name" "$@")
+  "$path" "$@"
 }
 
 # seconds_since START prints the whole seconds elapsed since START (from `date +%s`).
 seconds_since() { echo $(($(date +%s) - $1)); }
 
-# tool_path NAME builds the workshop's tool scripts/tools/NAME into the cache (go build
-# does nothing when nothing changed) and prints its path: for tools run many times.
-tool_path() {
-  (cd "$ROOT/scripts/tools" && GOWORK=off go build -o "$CACHE/tools/$1" "./$1") && echo "$CACHE/tools/$1"
-}
