@@ -28,29 +28,34 @@ func main() {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(nodesv1.AddToScheme(scheme))
 
-	err := bootstrap.Run(opts, scheme, func(mgr ctrl.Manager) error {
-		err := (&controller.NodePoolReconciler{
-			Client:    mgr.GetClient(),
-			Scheme:    mgr.GetScheme(),
-			APIReader: mgr.GetAPIReader(),
-			Recorder:  mgr.GetEventRecorder("nodepool-controller"),
-		}).SetupWithManager(mgr)
-		if err != nil {
-			return fmt.Errorf("setting up the NodePool controller: %w", err)
-		}
-		// TODO: Register the NodePool webhooks: import internal/webhook/nodes/v1 as
-		// webhooknodesv1 and call its SetupNodePoolWebhookWithManager. See
-		// "Registering the webhooks" in docs/lesson-08.md.
-
-		// Ready only once the webhook server answers: until then the API server refuses
-		// every NodePool (failurePolicy=fail), so a Service must not send it requests
-		// yet, and make lesson-N waits for it.
-		if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
-			return fmt.Errorf("adding the webhook server's ready check: %w", err)
-		}
-		return nil
-	})
-	if err != nil {
+	if err := bootstrap.Run(opts, scheme, setup); err != nil {
 		os.Exit(1)
 	}
+}
+
+// setup registers with the manager what it runs: the NodePool controller and, from
+// lesson 08 on, the NodePool webhooks. main hands it to bootstrap.Run; the tests of cmd
+// run it in their manager.
+func setup(mgr ctrl.Manager) error {
+	err := (&controller.NodePoolReconciler{
+		Client:    mgr.GetClient(),
+		Scheme:    mgr.GetScheme(),
+		APIReader: mgr.GetAPIReader(),
+		Recorder:  mgr.GetEventRecorder("nodepool-controller"),
+	}).SetupWithManager(mgr)
+	if err != nil {
+		return fmt.Errorf("setting up the NodePool controller: %w", err)
+	}
+	// TODO(1): Register the webhooks with the manager.
+	// Register the NodePool webhooks: import internal/webhook/nodes/v1 as
+	// webhooknodesv1 and call its SetupNodePoolWebhookWithManager. See
+	// "Registering the webhooks" in docs/lesson-08.md.
+
+	// Ready only once the webhook server answers: until then the API server refuses
+	// every NodePool (failurePolicy=fail), so a Service must not send it requests
+	// yet, and make lesson-N waits for it.
+	if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
+		return fmt.Errorf("adding the webhook server's ready check: %w", err)
+	}
+	return nil
 }

@@ -21,7 +21,8 @@ import (
 // The manager's own permissions, beyond its controller's (internal/controller): the
 // metrics endpoint's filter (secureMetrics) asks the API server who a scraper is and
 // whether it may read /metrics. controller-gen writes them into config/rbac/role.yaml.
-// TODO: Grant what the secure metrics endpoint asks the API server: create on
+// TODO(1): Let the manager's role check who scrapes its metrics.
+// Grant what the secure metrics endpoint asks the API server: create on
 // tokenreviews (group authentication.k8s.io) and create on
 // subjectaccessreviews (group authorization.k8s.io), one +kubebuilder:rbac
 // marker each. See "RBAC from markers" in docs/lesson-09.md.
@@ -42,31 +43,35 @@ func main() {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(nodesv1.AddToScheme(scheme))
 
-	err := bootstrap.Run(opts, scheme, func(mgr ctrl.Manager) error {
-		err := (&controller.NodePoolReconciler{
-			Client:    mgr.GetClient(),
-			Scheme:    mgr.GetScheme(),
-			APIReader: mgr.GetAPIReader(),
-			Recorder:  mgr.GetEventRecorder("nodepool-controller"),
-		}).SetupWithManager(mgr)
-		if err != nil {
-			return fmt.Errorf("setting up the NodePool controller: %w", err)
-		}
-		if err := webhooknodesv1.SetupNodePoolWebhookWithManager(mgr); err != nil {
-			return fmt.Errorf("setting up the NodePool webhooks: %w", err)
-		}
-
-		// Ready only once the webhook server answers: until then the API server refuses
-		// every NodePool (failurePolicy=fail), so a Service must not send it requests
-		// yet, and make lesson-N waits for it.
-		if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
-			return fmt.Errorf("adding the webhook server's ready check: %w", err)
-		}
-		return nil
-	})
-	if err != nil {
+	if err := bootstrap.Run(opts, scheme, setup); err != nil {
 		os.Exit(1)
 	}
+}
+
+// setup registers with the manager what it runs: the NodePool controller and, from
+// lesson 08 on, the NodePool webhooks. main hands it to bootstrap.Run; the tests of cmd
+// run it in their manager.
+func setup(mgr ctrl.Manager) error {
+	err := (&controller.NodePoolReconciler{
+		Client:    mgr.GetClient(),
+		Scheme:    mgr.GetScheme(),
+		APIReader: mgr.GetAPIReader(),
+		Recorder:  mgr.GetEventRecorder("nodepool-controller"),
+	}).SetupWithManager(mgr)
+	if err != nil {
+		return fmt.Errorf("setting up the NodePool controller: %w", err)
+	}
+	if err := webhooknodesv1.SetupNodePoolWebhookWithManager(mgr); err != nil {
+		return fmt.Errorf("setting up the NodePool webhooks: %w", err)
+	}
+
+	// Ready only once the webhook server answers: until then the API server refuses
+	// every NodePool (failurePolicy=fail), so a Service must not send it requests
+	// yet, and make lesson-N waits for it.
+	if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
+		return fmt.Errorf("adding the webhook server's ready check: %w", err)
+	}
+	return nil
 }
 
 // leaderElection sets how the Deployment's replicas share the work (with --leader-elect):
@@ -77,7 +82,8 @@ func main() {
 // LeaseDuration plus two RetryPeriods (and their jitter).
 // A leader that stops cleanly (SIGTERM, a rolling update) releases the Lease at once.
 func leaderElection(o *ctrl.Options) {
-	// TODO: Set the lease's timing: LeaseDuration 10s, RenewDeadline 6s, RetryPeriod
+	// TODO(2): Time the leader election.
+	// Set the lease's timing: LeaseDuration 10s, RenewDeadline 6s, RetryPeriod
 	// 2s (ptr.To from k8s.io/utils/ptr), and LeaderElectionReleaseOnCancel,
 	// so that a replica stopped by a rolling update hands the Lease over at once.
 	// See "Leader election" in docs/lesson-09.md.

@@ -28,18 +28,22 @@ func main() {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(nodesv1.AddToScheme(scheme))
 
-	err := bootstrap.Run(opts, scheme, func(mgr ctrl.Manager) error {
-		err := (&controller.NodePoolReconciler{
-			Client:    mgr.GetClient(),
-			Scheme:    mgr.GetScheme(),
-			APIReader: mgr.GetAPIReader(),
-		}).SetupWithManager(mgr)
-		if err != nil {
-			return fmt.Errorf("setting up the NodePool controller: %w", err)
-		}
-		return nil
-	})
-	if err != nil {
+	if err := bootstrap.Run(opts, scheme, setup); err != nil {
 		os.Exit(1)
 	}
+}
+
+// setup registers with the manager what it runs: the NodePool controller and, from
+// lesson 08 on, the NodePool webhooks. main hands it to bootstrap.Run; the tests of cmd
+// run it in their manager.
+func setup(mgr ctrl.Manager) error {
+	err := (&controller.NodePoolReconciler{
+		Client:    mgr.GetClient(),
+		Scheme:    mgr.GetScheme(),
+		APIReader: mgr.GetAPIReader(),
+	}).SetupWithManager(mgr)
+	if err != nil {
+		return fmt.Errorf("setting up the NodePool controller: %w", err)
+	}
+	return nil
 }

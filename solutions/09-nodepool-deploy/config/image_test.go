@@ -46,6 +46,24 @@ func dockerfile(t *testing.T) []instruction {
 	return out
 }
 
+// The modules are downloaded in a layer of their own, before the source is copied, so
+// that a change to the code does not download them again; the proxy can be given.
+func TestTheImageDownloadsModulesInTheirOwnLayer(t *testing.T) {
+	g := NewWithT(t)
+	steps := dockerfile(t)
+	at := func(op, contains string) int {
+		return slices.IndexFunc(steps, func(s instruction) bool { return s.Op == op && strings.Contains(s.Args, contains) })
+	}
+	download := at("RUN", "go mod download")
+	g.Expect(download).To(BeNumerically(">=", 0), "the Dockerfile should RUN go mod download")
+	g.Expect(at("COPY", "go.mod go.sum ./")).To(BeNumerically("<", download), "copy go.mod and go.sum before go mod download")
+	g.Expect(at("COPY", "--from=shared go.mod go.sum")).To(BeNumerically("<", download),
+		"copy the shared module's go.mod and go.sum before go mod download: this module's go.mod replaces it with ../../shared")
+	source := at("COPY", ". .")
+	g.Expect(source).To(BeNumerically(">", download), "copy the source (COPY . .) after go mod download, so that the download's layer survives a change to the code")
+	g.Expect(at("ARG", "GOPROXY")).To(BeNumerically("<", download), "declare ARG GOPROXY before the download, so that --build-arg GOPROXY=... reaches it")
+}
+
 // The image: built in one stage, run from another that has nothing but the binary,
 // as a user that is not root.
 func TestTheImageRunsAStaticBinaryAsNonRoot(t *testing.T) {
@@ -69,24 +87,6 @@ func TestTheImageRunsAStaticBinaryAsNonRoot(t *testing.T) {
 	user, _, _ := strings.Cut(users[len(users)-1].Args, ":")
 	g.Expect(user).NotTo(BeElementOf("0", "root"), "the image should run as a user that is not root (the Deployment requires runAsNonRoot)")
 	g.Expect(user).To(MatchRegexp(`^[0-9]+$`), "USER should be numeric: the kubelet checks runAsNonRoot on the number, not on a name")
-}
-
-// The modules are downloaded in a layer of their own, before the source is copied, so
-// that a change to the code does not download them again; the proxy can be given.
-func TestTheImageDownloadsModulesInTheirOwnLayer(t *testing.T) {
-	g := NewWithT(t)
-	steps := dockerfile(t)
-	at := func(op, contains string) int {
-		return slices.IndexFunc(steps, func(s instruction) bool { return s.Op == op && strings.Contains(s.Args, contains) })
-	}
-	download := at("RUN", "go mod download")
-	g.Expect(download).To(BeNumerically(">=", 0), "the Dockerfile should RUN go mod download")
-	g.Expect(at("COPY", "go.mod go.sum ./")).To(BeNumerically("<", download), "copy go.mod and go.sum before go mod download")
-	g.Expect(at("COPY", "--from=shared go.mod go.sum")).To(BeNumerically("<", download),
-		"copy the shared module's go.mod and go.sum before go mod download: this module's go.mod replaces it with ../../shared")
-	source := at("COPY", ". .")
-	g.Expect(source).To(BeNumerically(">", download), "copy the source (COPY . .) after go mod download, so that the download's layer survives a change to the code")
-	g.Expect(at("ARG", "GOPROXY")).To(BeNumerically("<", download), "declare ARG GOPROXY before the download, so that --build-arg GOPROXY=... reaches it")
 }
 
 //stage:end

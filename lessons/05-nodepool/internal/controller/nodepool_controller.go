@@ -35,7 +35,8 @@ type NodePoolReconciler struct {
 // API server with the OwnerReferencesPermissionEnforcement admission plugin allows that
 // only to a client that may update the pool's finalizers.
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools/finalizers,verbs=update
-// TODO: Let the manager read, watch and patch nodes (never update them: see "Patching
+// TODO(8): Let the manager's role patch nodes and manage RuntimeClasses.
+// Let the manager read, watch and patch nodes (never update them: see "Patching
 // a node you do not own"), and read, watch, create, patch and delete
 // RuntimeClasses (group node.k8s.io): two RBAC markers like the ones above. See
 // "Your tasks" in docs/lesson-05.md.
@@ -44,12 +45,14 @@ type NodePoolReconciler struct {
 // nodes that left, and creates or updates the pool's RuntimeClass. It is called for every
 // change of a NodePool's spec, of its RuntimeClass and of the nodes that concern it.
 func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	// TODO: Get the NodePool the request names (it has a name and no namespace). When it
+	// TODO(5): Write the pass: get the pool, patch the nodes that need it.
+	// Get the NodePool the request names (it has a name and no namespace). When it
 	// is gone (apierrors.IsNotFound), the pass is done: return no error. Any other
 	// error goes back to the queue, wrapped. See "The Reconcile skeleton" in
 	// docs/lesson-05.md.
 
-	// TODO: Bring the nodes (r.reconcileNodes) and the RuntimeClass
+	// TODO(5): Write the pass: bring the nodes and the RuntimeClass in line.
+	// Bring the nodes (r.reconcileNodes) and the RuntimeClass
 	// (r.reconcileRuntimeClass) in line with the pool. Do both even when the first
 	// fails, and return both errors (errors.Join): the queue retries the pass.
 	return ctrl.Result{}, nil
@@ -165,7 +168,8 @@ func (e *nodesError) Unwrap() []error { return e.errs }
 // we read the node again, from the API server, and compute the patch anew, as the node
 // lifecycle controller does for its own taints. Nothing anyone else wrote is lost.
 func (r *NodePoolReconciler) syncNode(ctx context.Context, pool *nodesv1.NodePool, pools map[string]poolKeys, node *corev1.Node) (nodeChange, error) {
-	// TODO: Compute the node the pool wants (withPool, with pools) and patch it only
+	// TODO(5): Write the pass: patch a node only when it changed.
+	// Compute the node the pool wants (withPool, with pools) and patch it only
 	// when it changed, with client.MergeFromWithOptions(node,
 	// client.MergeFromWithOptimisticLock{}); on a conflict read the node again
 	// through r.APIReader and start over (retry.RetryOnConflict). Ignore NotFound;
@@ -195,7 +199,8 @@ func (r *NodePoolReconciler) listPools(ctx context.Context) (map[string]poolKeys
 // poolsOfNode telling which pools a node concerns, and a predicate that drops the
 // updates no pass reads).
 func (r *NodePoolReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	// TODO: Reconcile a pool when its RuntimeClass changes (Owns) and when a node that
+	// TODO(7): Watch the RuntimeClass and the nodes.
+	// Reconcile a pool when its RuntimeClass changes (Owns) and when a node that
 	// concerns it changes: Watches with handler.EnqueueRequestsFromMapFunc(poolsOfNode)
 	// and the predicate poolNodeChangedPredicate(). See "Watching nodes" in
 	// docs/lesson-05.md.

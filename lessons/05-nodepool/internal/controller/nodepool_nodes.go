@@ -28,7 +28,8 @@ func isPoolMember(node *corev1.Node, pool string) bool {
 // with node: a member gets the pool's labels and taints, and a node that still carries
 // the pool's record has left and must lose what the pool gave it.
 func concernsPool(node *corev1.Node, pool string) bool {
-	// TODO: Return true for a member of the pool (isPoolMember) and for a node that
+	// TODO(3): Pick the nodes a pass looks at.
+	// Return true for a member of the pool (isPoolMember) and for a node that
 	// carries the pool's record annotation (poolRecordAnnotation), member or not.
 	// See "Who a pass looks at" in docs/lesson-05.md.
 	return isPoolMember(node, pool)
@@ -228,7 +229,8 @@ func withPool(node *corev1.Node, pool *nodesv1.NodePool, pools map[string]poolKe
 // setPoolLabels removes from node the label keys in recorded that want no longer lists,
 // and sets every label of want. Labels that are neither are someone else's.
 func setPoolLabels(node *corev1.Node, recorded []string, want map[string]string) {
-	// TODO: Delete every label key of recorded that want does not list, then set every
+	// TODO(1): Set the pool's labels on a node.
+	// Delete every label key of recorded that want does not list, then set every
 	// label of want (node.Labels may be nil). Leave all other labels alone. See
 	// "Remembering what the pool gave" in docs/lesson-05.md.
 }
@@ -237,7 +239,8 @@ func setPoolLabels(node *corev1.Node, recorded []string, want map[string]string)
 // longer lists, gives every taint of want its value, and adds the missing ones at the
 // end. The other taints keep their place and their value.
 func setPoolTaints(node *corev1.Node, recorded []string, want []corev1.Taint) {
-	// TODO: Build node.Spec.Taints anew: keep every taint in its place, except that a
+	// TODO(2): Set the pool's taints on a node.
+	// Build node.Spec.Taints anew: keep every taint in its place, except that a
 	// taint whose taintID is in recorded and not in want goes, and one whose
 	// taintID is in want takes want's value; then append want's missing taints.
 	// See "Remembering what the pool gave" in docs/lesson-05.md.

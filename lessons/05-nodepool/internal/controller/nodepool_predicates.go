@@ -20,7 +20,8 @@ import (
 // A name with no NodePool behind it (node-role.kubernetes.io/control-plane) costs a pass
 // that finds nothing.
 func poolsOfNode(_ context.Context, obj client.Object) []reconcile.Request {
-	// TODO: Return one request (the pool's name, no namespace) for each label key of
+	// TODO(4): Map a node to the pools it concerns.
+	// Return one request (the pool's name, no namespace) for each label key of
 	// obj that starts with nodesv1.MemberLabelPrefix and each annotation key that
 	// starts with nodesv1.RecordAnnotationPrefix, each pool once. See "Watching
 	// nodes" in docs/lesson-05.md.

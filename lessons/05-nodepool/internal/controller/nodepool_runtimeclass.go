@@ -31,7 +31,8 @@ func (r *NodePoolReconciler) newRuntimeClass(pool *nodesv1.NodePool) (*nodev1.Ru
 // toleration of each of the pool's taints, so the members accept it. A pool with neither
 // has no scheduling at all, as the API server stores it.
 func poolScheduling(pool *nodesv1.NodePool) *nodev1.Scheduling {
-	// TODO: Return nil for a pool without labels and taints; else the pool's labels as
+	// TODO(6): Create the pool's RuntimeClass and keep it in line.
+	// Return nil for a pool without labels and taints; else the pool's labels as
 	// the node selector (a copy, nil when there are none) and, for each taint, a
 	// toleration with the operator Equal and the taint's key, value and effect.
 	// See "The RuntimeClass" in docs/lesson-05.md.
@@ -45,7 +46,8 @@ func (r *NodePoolReconciler) reconcileRuntimeClass(ctx context.Context, pool *no
 	if err != nil {
 		return err
 	}
-	// TODO: Get the RuntimeClass named like want. Create want when there is none (a
+	// TODO(6): Create the RuntimeClass, or fix the one there.
+	// Get the RuntimeClass named like want. Create want when there is none (a
 	// Create refused with AlreadyExists means the cache is behind: no error);
 	// return an error when the one there is not controlled by the pool; delete it
 	// (with a UID precondition) when its handler differs; patch its scheduling

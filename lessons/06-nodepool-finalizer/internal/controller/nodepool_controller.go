@@ -35,7 +35,8 @@ type NodePoolReconciler struct {
 	APIReader client.Reader
 }
 
-// TODO: Let the manager patch NodePools, to add and remove its finalizer. See "Your
+// TODO(4): Let the manager's role patch NodePools.
+// Let the manager patch NodePools, to add and remove its finalizer. See "Your
 // tasks" in docs/lesson-06.md.
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools,verbs=get;list;watch
 // The RuntimeClass's OwnerReference blocks the pool's deletion (blockOwnerDeletion); an
@@ -60,7 +61,8 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		return ctrl.Result{}, fmt.Errorf("getting NodePool: %w", err)
 	}
 
-	// TODO: Send a pool being deleted (pool.DeletionTimestamp) to r.reconcileDelete and
+	// TODO(1): Give every pool the finalizer.
+	// Send a pool being deleted (pool.DeletionTimestamp) to r.reconcileDelete and
 	// return; give any other pool the finalizer (r.addPoolFinalizer) when it
 	// lacks it (controllerutil.ContainsFinalizer), then go on with the pass. See
 	// "The order of a pass" in docs/lesson-06.md.

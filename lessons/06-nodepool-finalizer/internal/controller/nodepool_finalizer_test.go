@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -20,6 +21,28 @@ func TestNodePoolGetsTheFinalizer(t *testing.T) {
 		g.Expect(latestPool(g, pool).Finalizers).To(ConsistOf(nodesv1.Finalizer),
 			"the controller should add its finalizer to every pool")
 	}).Should(Succeed())
+}
+
+// A deletion pass takes back what the pool gave with the code that gives it: withPool of
+// a pool being deleted. Without an API server:
+// `go test -run TestAPoolBeingDeletedGivesNothing ./internal/controller` runs it alone.
+func TestAPoolBeingDeletedGivesNothingToItsMembers(t *testing.T) {
+	g := NewWithT(t)
+	pool := poolWith("web", map[string]string{"pool.example/web": "1"},
+		corev1.Taint{Key: "pool.example/web", Effect: corev1.TaintEffectNoSchedule})
+	node := nodeWith("n1", map[string]string{poolMemberLabel("web"): "", "team": "blue"})
+	node, _, err := withPool(node, pool, knownPools(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+
+	pool.DeletionTimestamp = &metav1.Time{Time: time.Now()}
+	got, change, err := withPool(node, pool, knownPools(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(change).To(Equal(nodeLeft), "a pool being deleted gives nothing, members included: "+
+		"its member should lose what the pool gave, as a node that left does")
+	g.Expect(got.Labels).To(Equal(map[string]string{poolMemberLabel("web"): "", "team": "blue"}),
+		"the pool's label goes; the membership label and the node's own stay")
+	g.Expect(got.Spec.Taints).To(BeEmpty(), "the pool's taint goes")
+	g.Expect(got.Annotations).NotTo(HaveKey(poolRecordAnnotation("web")), "nothing left to record")
 }
 
 // cleanBeforeTheFinalizerGoes is what a deletion pass must do, in this order.

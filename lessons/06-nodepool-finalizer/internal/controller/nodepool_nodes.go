@@ -133,7 +133,8 @@ const (
 // same key for one node would otherwise overwrite each other's value forever, each write
 // starting the other's pass.
 func poolShare(node *corev1.Node, pool *nodesv1.NodePool, pools map[string]poolKeys) (labels map[string]string, taints []corev1.Taint, member bool) {
-	// TODO: A pool being deleted gives nothing to anyone, members included. See
+	// TODO(2): A pool being deleted gives nothing.
+	// A pool being deleted gives nothing to anyone, members included. See
 	// "Deleting a pool" in docs/lesson-06.md.
 	if !isPoolMember(node, pool.Name) {
 		return nil, nil, false

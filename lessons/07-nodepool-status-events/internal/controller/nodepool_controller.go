@@ -45,7 +45,8 @@ type NodePoolReconciler struct {
 // API server with the OwnerReferencesPermissionEnforcement admission plugin allows that
 // only to a client that may update the pool's finalizers.
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools/finalizers,verbs=update
-// TODO: Let the manager write the pools' status subresource, and create and patch
+// TODO(9): Let the manager's role write the status and Events.
+// Let the manager write the pools' status subresource, and create and patch
 // the Events the recorder writes (group events.k8s.io). See "Events" in
 // docs/lesson-07.md.
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
@@ -90,7 +91,8 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	// Snapshot the pool before the pass fills in its status. However the pass ends, the
 	// deferred patch sends the difference from the snapshot, once, so that an error shows
 	// in the Ready condition and not only in this log.
-	// TODO: Snapshot the pool and defer r.patchStatus with the snapshot and the pass's
+	// TODO(5): Patch the status once per pass.
+	// Snapshot the pool and defer r.patchStatus with the snapshot and the pass's
 	// error (retErr), joining the patch's own error into retErr, as in lesson 02.
 	// Here, after the deletion branch: see "The status patch and the finalizer"
 	// in docs/lesson-07.md.
@@ -136,7 +138,8 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 	if err := r.rememberListedKeys(ctx, pool, nodes.Items); err != nil {
 		return 0, err
 	}
-	// TODO: Start the pool's status.nodeCount and status.allocatable from zero; the
+	// TODO(8): Count the members, from zero.
+	// Start the pool's status.nodeCount and status.allocatable from zero; the
 	// loop below counts each member in (countMember).
 	changes := map[nodeChange][]*corev1.Node{}
 	var conflicts []string
@@ -147,7 +150,8 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 			continue
 		}
 		concerned = append(concerned, node)
-		// TODO: Count node into the status when it is a member and no other pool holds
+		// TODO(8): Count a member, or report its conflict.
+		// Count node into the status when it is a member and no other pool holds
 		// one of the pool's keys on it (heldByOtherPools returns nothing); else
 		// add "node NAME: " and what it holds, joined by ", ", to conflicts.
 	}

@@ -22,7 +22,8 @@ const (
 // them and names the first (the nodes come sorted by name). A pass that changed nothing
 // tells nothing.
 func (r *NodePoolReconciler) recordNodeChanges(pool *nodesv1.NodePool, changes map[nodeChange][]*corev1.Node) int {
-	// TODO: For each of nodeJoined, nodeUpdated and nodeLeft, in that order, emit one
+	// TODO(6): Tell what the pass did to the nodes.
+	// For each of nodeJoined, nodeUpdated and nodeLeft, in that order, emit one
 	// Normal event about the pool when changes holds nodes of that kind:
 	// EventNodeJoined, EventNodeUpdated or EventNodeLeft, with an action and a
 	// note; the node as the related object when there is one, a count of them

@@ -63,7 +63,8 @@ func poolNodeChangedPredicate() predicate.Predicate {
 // node: its labels (membership, and the pool's labels), the pools' records, its taints
 // and its allocatable resources (the pool's status).
 func poolNodeChanged(oldNode, newNode *corev1.Node) bool {
-	// TODO: The status now reads the nodes' allocatable resources: let a change of
+	// TODO(7): Let a change of a node's resources through.
+	// The status now reads the nodes' allocatable resources: let a change of
 	// them through too. See "Status and printer columns" in docs/lesson-07.md.
 	return !maps.Equal(oldNode.Labels, newNode.Labels) ||
 		!maps.Equal(poolRecords(oldNode), poolRecords(newNode)) ||

@@ -17,7 +17,8 @@ import (
 // countMember adds node, a member of pool, to the pool's status: one more node, and its
 // allocatable resources added to the pool's.
 func countMember(pool *nodesv1.NodePool, node *corev1.Node) {
-	// TODO: Add one to status.nodeCount and add each of node's allocatable quantities
+	// TODO(3): Count a member into the status.
+	// Add one to status.nodeCount and add each of node's allocatable quantities
 	// to status.allocatable (a nil map at first). See "Status and printer
 	// columns" in docs/lesson-07.md.
 }
@@ -73,7 +74,8 @@ func addListedKeys(pool *nodesv1.NodePool, labels, taints []string) {
 // the spec, so only such a pass moves observedGeneration. A new error is also told as a
 // Warning event, once: a failure that repeats on every retry changes nothing.
 func (r *NodePoolReconciler) patchStatus(ctx context.Context, orig, pool *nodesv1.NodePool, passErr error) error {
-	// TODO: As in lesson 02: set the Ready condition, and observedGeneration when the
+	// TODO(5): Patch the status when it changed, and tell a new error.
+	// As in lesson 02: set the Ready condition, and observedGeneration when the
 	// pass succeeded; patch the status only when it differs from orig's. Then,
 	// when passErr is set and the Ready message is new (to orig, and to the API
 	// server: r.toldAlready, asked before the patch), emit one Warning event
@@ -102,10 +104,13 @@ func (r *NodePoolReconciler) toldAlready(ctx context.Context, pool *nodesv1.Node
 // count. Its message holds counts and errors, never times, so that a pass that finds
 // the same leaves the condition as it was.
 func setPoolReadyCondition(pool *nodesv1.NodePool, passErr error) {
-	// TODO: Set the Ready condition (meta.SetStatusCondition): False ReconcileError
-	// with the error (cut to maxConditionMessage: shorten) when passErr is set,
-	// else False NoNodes when the pool has no member, else True NodesConfigured.
-	// See "Status and printer columns" in docs/lesson-07.md.
+	// TODO(4): Set the Ready condition.
+	// Set the Ready condition (meta.SetStatusCondition), with the pool's
+	// generation: False ReconcileError with the error (cut to maxConditionMessage:
+	// shorten) when passErr is set; else False NodesInConflict with the message
+	// of the Conflict condition when that one is True; else False NoNodes when the
+	// pool has no member; else True NodesConfigured. See "Status and printer
+	// columns" in docs/lesson-07.md.
 }
 
 // setPoolConflictCondition sets the Conflict condition from conflicts, one line per

@@ -19,9 +19,13 @@ import (
 // countMember adds node, a member of pool, to the pool's status: one more node, and its
 // allocatable resources added to the pool's.
 func countMember(pool *nodesv1.NodePool, node *corev1.Node) {
+	//lesson:todo(3) Count a member into the status.
 	//lesson:todo Add one to status.nodeCount and add each of node's allocatable quantities
 	//lesson:todo to status.allocatable (a nil map at first). See "Status and printer
 	//lesson:todo columns" in docs/lesson-07.md.
+	//lesson:hint A ResourceList is a map from a resource name to a resource.Quantity; a missing name reads as a zero Quantity.
+	//lesson:hint Quantity.Add adds in place to a copy you hold: read the sum, Add the node's quantity, store the sum back. Make the map first when it is nil.
+	//lesson:test TestCountMemberAddsTheNodeAndItsAllocatable
 	pool.Status.NodeCount++
 	for name, quantity := range node.Status.Allocatable {
 		if pool.Status.Allocatable == nil {
@@ -85,6 +89,7 @@ func addListedKeys(pool *nodesv1.NodePool, labels, taints []string) {
 // the spec, so only such a pass moves observedGeneration. A new error is also told as a
 // Warning event, once: a failure that repeats on every retry changes nothing.
 func (r *NodePoolReconciler) patchStatus(ctx context.Context, orig, pool *nodesv1.NodePool, passErr error) error {
+	//lesson:todo(5) Patch the status when it changed, and tell a new error.
 	//lesson:todo As in lesson 02: set the Ready condition, and observedGeneration when the
 	//lesson:todo pass succeeded; patch the status only when it differs from orig's. Then,
 	//lesson:todo when passErr is set and the Ready message is new (to orig, and to the API
@@ -137,10 +142,16 @@ func (r *NodePoolReconciler) toldAlready(ctx context.Context, pool *nodesv1.Node
 // count. Its message holds counts and errors, never times, so that a pass that finds
 // the same leaves the condition as it was.
 func setPoolReadyCondition(pool *nodesv1.NodePool, passErr error) {
-	//lesson:todo Set the Ready condition (meta.SetStatusCondition): False ReconcileError
-	//lesson:todo with the error (cut to maxConditionMessage: shorten) when passErr is set,
-	//lesson:todo else False NoNodes when the pool has no member, else True NodesConfigured.
-	//lesson:todo See "Status and printer columns" in docs/lesson-07.md.
+	//lesson:todo(4) Set the Ready condition.
+	//lesson:todo Set the Ready condition (meta.SetStatusCondition), with the pool's
+	//lesson:todo generation: False ReconcileError with the error (cut to maxConditionMessage:
+	//lesson:todo shorten) when passErr is set; else False NodesInConflict with the message
+	//lesson:todo of the Conflict condition when that one is True; else False NoNodes when the
+	//lesson:todo pool has no member; else True NodesConfigured. See "Status and printer
+	//lesson:todo columns" in docs/lesson-07.md.
+	//lesson:hint As in lesson 02: build one metav1.Condition of type nodesv1.ConditionReady with the pool's generation, pick its status, reason and message in the order the TODO gives, and let meta.SetStatusCondition store it.
+	//lesson:hint meta.FindStatusCondition finds the Conflict condition; shorten cuts a message to a byte limit and keeps it valid UTF-8.
+	//lesson:test TestSetPoolReadyConditionSaysWhatThePassFound TestReadyConditionMessageFitsTheCRDsLimit
 	ready := metav1.Condition{
 		Type:               nodesv1.ConditionReady,
 		Status:             metav1.ConditionFalse,

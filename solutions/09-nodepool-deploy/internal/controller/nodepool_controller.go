@@ -43,8 +43,12 @@ type NodePoolReconciler struct {
 }
 
 //stage:6
+//lesson:todo(4) Let the manager's role patch NodePools.
 //lesson:todo Let the manager patch NodePools, to add and remove its finalizer. See "Your
 //lesson:todo tasks" in docs/lesson-06.md.
+//lesson:hint Adding and removing the finalizer are patches of the NodePool itself: the role needs the verb patch on nodepools.
+//lesson:hint Change the verbs of the nodepools marker; controller-gen rewrites config/rbac/role.yaml when make check-6 runs.
+//lesson:test TestTheManagersRoleAllowsANodePoolPass
 //lesson:stub // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools,verbs=get;list;watch
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools,verbs=get;list;watch;patch
 //lesson:end
@@ -55,17 +59,25 @@ type NodePoolReconciler struct {
 // only to a client that may update the pool's finalizers.
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools/finalizers,verbs=update
 //stage:7
+//lesson:todo(9) Let the manager's role write the status and Events.
 //lesson:todo Let the manager write the pools' status subresource, and create and patch
 //lesson:todo the Events the recorder writes (group events.k8s.io). See "Events" in
 //lesson:todo docs/lesson-07.md.
+//lesson:hint The status subresource is a resource of its own for RBAC: nodepools/status, with get, update and patch.
+//lesson:hint The recorder writes Events of the group events.k8s.io: create and patch on events there, in one more marker.
+//lesson:test TestTheManagersRoleAllowsANodePoolPass
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 //lesson:end
 //stage:end
+//lesson:todo(8) Let the manager's role patch nodes and manage RuntimeClasses.
 //lesson:todo Let the manager read, watch and patch nodes (never update them: see "Patching
 //lesson:todo a node you do not own"), and read, watch, create, patch and delete
 //lesson:todo RuntimeClasses (group node.k8s.io): two RBAC markers like the ones above. See
 //lesson:todo "Your tasks" in docs/lesson-05.md.
+//lesson:hint The core group is written groups=""; RuntimeClasses are in the group node.k8s.io. Neither belongs to a namespace, so the ClusterRole is what grants them.
+//lesson:hint Grant patch on nodes, not update: the pass only ever patches them. make check-5 runs controller-gen, which writes config/rbac/role.yaml from your markers.
+//lesson:test TestTheManagersRoleAllowsANodePoolPass
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=node.k8s.io,resources=runtimeclasses,verbs=get;list;watch;create;patch;delete
 //lesson:end
@@ -90,10 +102,15 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	//stage:old // change of a NodePool's spec, of its RuntimeClass and of the nodes that concern it.
 	//stage:old func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	//stage:end
+	//lesson:todo(5) Write the pass: get the pool, patch the nodes that need it.
 	//lesson:todo Get the NodePool the request names (it has a name and no namespace). When it
 	//lesson:todo is gone (apierrors.IsNotFound), the pass is done: return no error. Any other
 	//lesson:todo error goes back to the queue, wrapped. See "The Reconcile skeleton" in
 	//lesson:todo docs/lesson-05.md.
+	//lesson:hint NodePool is cluster-scoped: the request's namespace is empty and r.Get works as for any kind. A pool that is gone is no error (apierrors.IsNotFound).
+	//lesson:hint In patchNode, withPool computes the node the pool wants and what changed: patch only when the change is not nodeUnchanged, with client.MergeFromWithOptions(node, client.MergeFromWithOptimisticLock{}), so that a write based on a stale read fails with a conflict.
+	//lesson:hint retry.RetryOnConflict(retry.DefaultRetry, fn) runs fn again after a conflict: in fn, read the node afresh through r.APIReader (the cache may still be behind) and compute again.
+	//lesson:test TestNodePoolGivesItsMembersItsLabelsAndTaints TestNodePoolSpecChangeRemovesWhatItNoLongerLists TestNodePoolConflictStormLosesNobodysEdits TestNodePoolPatchesOnlyTheNodesThatNeedIt TestAPassPatchesSeveralNodesAtOnce
 	//stage:6
 	// NotFound means the pool is gone, and its finalizer saw to its nodes before it went.
 	// The garbage collector deletes its RuntimeClass through the OwnerReference.
@@ -111,10 +128,14 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	//lesson:end
 	//stage:6
 
+	//lesson:todo(1) Give every pool the finalizer.
 	//lesson:todo Send a pool being deleted (pool.DeletionTimestamp) to r.reconcileDelete and
 	//lesson:todo return; give any other pool the finalizer (r.addPoolFinalizer) when it
 	//lesson:todo lacks it (controllerutil.ContainsFinalizer), then go on with the pass. See
 	//lesson:todo "The order of a pass" in docs/lesson-06.md.
+	//lesson:hint A pool being deleted (its DeletionTimestamp is set) goes to r.reconcileDelete and never gets the finalizer again; any other pool gets it before the pass gives a node anything.
+	//lesson:hint controllerutil.ContainsFinalizer and controllerutil.AddFinalizer; patch with client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}): finalizers are a list, which a merge patch replaces whole.
+	//lesson:test TestNodePoolGetsTheFinalizer
 	// A pool being deleted is cleaned up, never given a finalizer again: adding one now
 	// would hold it forever if the pass that removes it had already run.
 	//stage:7
@@ -143,10 +164,15 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	// Snapshot the pool before the pass fills in its status. However the pass ends, the
 	// deferred patch sends the difference from the snapshot, once, so that an error shows
 	// in the Ready condition and not only in this log.
+	//lesson:todo(5) Patch the status once per pass.
 	//lesson:todo Snapshot the pool and defer r.patchStatus with the snapshot and the pass's
 	//lesson:todo error (retErr), joining the patch's own error into retErr, as in lesson 02.
 	//lesson:todo Here, after the deletion branch: see "The status patch and the finalizer"
 	//lesson:todo in docs/lesson-07.md.
+	//lesson:hint The deferred function runs when Reconcile returns, whatever path it took; with a named result (retErr) it can read the pass's error and add its own with errors.Join.
+	//lesson:hint In patchStatus compare with equality.Semantic.DeepEqual(orig.Status, pool.Status) and patch with r.Status().Patch(ctx, pool, client.MergeFrom(orig)): a merge patch of the status alone cannot conflict with a spec change.
+	//lesson:hint Tell an error once: compare the new Ready message with orig's, and ask r.toldAlready before the patch, since the cache may be behind the API server. r.Recorder.Eventf writes the Warning.
+	//lesson:test TestManyFailingNodesStillFitTheReadyCondition TestAStalePoolCacheTellsAnErrorOnce
 	orig := pool.DeepCopy()
 	defer func() {
 		if err := r.patchStatus(ctx, orig, &pool, retErr); err != nil {
@@ -156,6 +182,7 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	//lesson:end
 	//stage:end
 
+	//lesson:todo(5) Write the pass: bring the nodes and the RuntimeClass in line.
 	//lesson:todo Bring the nodes (r.reconcileNodes) and the RuntimeClass
 	//lesson:todo (r.reconcileRuntimeClass) in line with the pool. Do both even when the first
 	//lesson:todo fails, and return both errors (errors.Join): the queue retries the pass.
@@ -224,8 +251,12 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 	}
 	//stage:end
 	//stage:7
+	//lesson:todo(8) Count the members, from zero.
 	//lesson:todo Start the pool's status.nodeCount and status.allocatable from zero; the
 	//lesson:todo loop below counts each member in (countMember).
+	//lesson:hint The status you read holds the last pass's counts: a pass that counts on from them counts every member again.
+	//lesson:hint heldByOtherPools(node, pool, pools) lists what another pool holds on the node; strings.Join and fmt.Sprintf make the line for conflicts.
+	//lesson:test TestNodePoolIdlePassWritesNothing TestNodePoolStatusCountsTheMembersAndTheirResources TestAPoolThatLosesAKeyToAnotherPoolReportsTheConflict TestAFailingNodePoolPassReportsItsErrorOnce TestKubectlGetNodePoolsShowsStatusAndNodeCount
 	// The status you read holds the last pass's counts: start from zero.
 	//mistake:count-not-reset each pass counts from zero
 	pool.Status.NodeCount, pool.Status.Allocatable = 0, nil
@@ -242,6 +273,7 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 		}
 		concerned = append(concerned, node)
 		//stage:7
+		//lesson:todo(8) Count a member, or report its conflict.
 		//lesson:todo Count node into the status when it is a member and no other pool holds
 		//lesson:todo one of the pool's keys on it (heldByOtherPools returns nothing); else
 		//lesson:todo add "node NAME: " and what it holds, joined by ", ", to conflicts.
@@ -349,6 +381,7 @@ func (e *nodesError) Unwrap() []error { return e.errs }
 // we read the node again, from the API server, and compute the patch anew, as the node
 // lifecycle controller does for its own taints. Nothing anyone else wrote is lost.
 func (r *NodePoolReconciler) syncNode(ctx context.Context, pool *nodesv1.NodePool, pools map[string]poolKeys, node *corev1.Node) (nodeChange, error) {
+	//lesson:todo(5) Write the pass: patch a node only when it changed.
 	//lesson:todo Compute the node the pool wants (withPool, with pools) and patch it only
 	//lesson:todo when it changed, with client.MergeFromWithOptions(node,
 	//lesson:todo client.MergeFromWithOptimisticLock{}); on a conflict read the node again
@@ -406,10 +439,14 @@ func (r *NodePoolReconciler) listPools(ctx context.Context) (map[string]poolKeys
 // poolsOfNode telling which pools a node concerns, and a predicate that drops the
 // updates no pass reads).
 func (r *NodePoolReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	//lesson:todo(7) Watch the RuntimeClass and the nodes.
 	//lesson:todo Reconcile a pool when its RuntimeClass changes (Owns) and when a node that
 	//lesson:todo concerns it changes: Watches with handler.EnqueueRequestsFromMapFunc(poolsOfNode)
 	//lesson:todo and the predicate poolNodeChangedPredicate(). See "Watching nodes" in
 	//lesson:todo docs/lesson-05.md.
+	//lesson:hint For(&nodesv1.NodePool{}) alone starts a pass for a change of a pool only: a node that joins or leaves, or a RuntimeClass someone edits, would wait for the next change of the pool.
+	//lesson:hint The RuntimeClass has the pool as its controller, which Owns follows; a node has no owner reference to a pool, so Watches it with the map function of TODO(4).
+	//lesson:test TestNodePoolRuntimeClassFollowsThePool TestANodeThatLeavesThePoolLosesExactlyWhatThePoolGave
 	//lesson:stub return ctrl.NewControllerManagedBy(mgr).
 	//lesson:stub For(&nodesv1.NodePool{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 	//lesson:stub Named("nodepool").

@@ -11,8 +11,54 @@ import (
 	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/09-nodepool-deploy/api/nodes/v1"
 )
 
-// The pure part of a pass: what withPool makes of one node. These tests need no API
-// server: `go test -run TestWithPool ./internal/controller` runs them alone.
+// The pure part of a pass: what withPool makes of one node, and the functions it is
+// made of. These tests need no API server:
+// `go test -run 'TestSetPool|TestWithPool|TestConcernsPool' ./internal/controller` runs
+// them alone.
+
+func TestSetPoolLabelsChangesOnlyThePoolsKeys(t *testing.T) {
+	g := NewWithT(t)
+	node := nodeWith("n1", map[string]string{"team": "blue", "pool.example/old": "1", "pool.example/tier": "1"})
+
+	setPoolLabels(node, []string{"pool.example/old", "pool.example/tier"}, map[string]string{"pool.example/tier": "2", "zone": "a"})
+	g.Expect(node.Labels).To(Equal(map[string]string{"team": "blue", "pool.example/tier": "2", "zone": "a"}),
+		"a recorded key the pool no longer lists goes, a listed key takes the pool's value, "+
+			"and a label the pool never recorded stays")
+
+	bare := nodeWith("n2", nil)
+	setPoolLabels(bare, nil, map[string]string{"zone": "a"})
+	g.Expect(bare.Labels).To(Equal(map[string]string{"zone": "a"}), "a node without labels gets the pool's")
+
+	setPoolLabels(bare, []string{"zone"}, nil)
+	g.Expect(bare.Labels).To(BeEmpty(), "a pool that lists nothing takes back all it recorded")
+}
+
+func TestSetPoolTaintsKeepsEveryOtherTaintInItsPlace(t *testing.T) {
+	g := NewWithT(t)
+	admin := corev1.Taint{Key: "pool.example/gpu", Value: "draining", Effect: corev1.TaintEffectNoExecute}
+	node := nodeWith("n1", nil,
+		corev1.Taint{Key: "pool.example/old", Effect: corev1.TaintEffectNoSchedule},
+		admin,
+		corev1.Taint{Key: "pool.example/gpu", Value: "1", Effect: corev1.TaintEffectNoSchedule},
+		corev1.Taint{Key: "team", Value: "blue", Effect: corev1.TaintEffectNoSchedule})
+
+	setPoolTaints(node, []string{"pool.example/old:NoSchedule", "pool.example/gpu:NoSchedule"}, []corev1.Taint{
+		{Key: "pool.example/gpu", Value: "2", Effect: corev1.TaintEffectNoSchedule},
+		{Key: "pool.example/new", Effect: corev1.TaintEffectPreferNoSchedule},
+	})
+	g.Expect(node.Spec.Taints).To(Equal([]corev1.Taint{
+		admin,
+		{Key: "pool.example/gpu", Value: "2", Effect: corev1.TaintEffectNoSchedule},
+		{Key: "team", Value: "blue", Effect: corev1.TaintEffectNoSchedule},
+		{Key: "pool.example/new", Effect: corev1.TaintEffectPreferNoSchedule},
+	}), "a taint is known by its key and its effect: the recorded pool.example/old:NoSchedule goes, "+
+		"pool.example/gpu:NoSchedule takes its new value in its place, the admin's pool.example/gpu:NoExecute "+
+		"and team stay as they are, and the missing taint comes last")
+
+	setPoolTaints(node, []string{"pool.example/gpu:NoSchedule", "pool.example/new:PreferNoSchedule"}, nil)
+	g.Expect(node.Spec.Taints).To(Equal([]corev1.Taint{admin, {Key: "team", Value: "blue", Effect: corev1.TaintEffectNoSchedule}}),
+		"a pool that lists nothing takes back all it recorded")
+}
 
 func TestWithPoolGivesAMemberThePoolsLabelsAndTaints(t *testing.T) {
 	g := NewWithT(t)
@@ -143,6 +189,19 @@ func TestWithPoolRefusesARecordItCannotRead(t *testing.T) {
 	_, _, err := withPool(node, poolWith("web", map[string]string{"a": "1"}), nil)
 	g.Expect(err).To(MatchError(ContainSubstring("annotation applied.nodes.workshop.dev/web is not a record")),
 		"without its record the pool cannot tell its labels from someone else's: it must not guess")
+}
+
+func TestConcernsPoolMembersAndTheNodesThatLeft(t *testing.T) {
+	g := NewWithT(t)
+	member := nodeWith("n1", map[string]string{poolMemberLabel("web"): ""})
+	left := nodeWith("n2", nil)
+	left.Annotations = map[string]string{poolRecordAnnotation("web"): `{"labels":["zone"]}`}
+	other := nodeWith("n3", map[string]string{poolMemberLabel("db"): ""})
+
+	g.Expect(concernsPool(member, "web")).To(BeTrue(), "a member gets the pool's labels and taints")
+	g.Expect(concernsPool(left, "web")).To(BeTrue(),
+		"a node that left the pool still carries the pool's record, and must lose what the pool gave it")
+	g.Expect(concernsPool(other, "web")).To(BeFalse(), "a node with neither is none of the pool's business")
 }
 
 // knownPools returns the keys of pools, by name, as listPools does for the pools that

@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"testing"
-	"unicode/utf8"
 
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
@@ -102,98 +100,6 @@ func TestAFailingNodePoolPassReportsItsErrorOnce(t *testing.T) {
 	g.Expect(got).To(havePoolReady(metav1.ConditionTrue, nodesv1.ReasonNodesConfigured))
 	g.Expect(got.Status.ObservedGeneration).To(BeEquivalentTo(1), "status.observedGeneration once a pass has succeeded")
 	g.Expect(takeEvents(recorder)).To(HaveExactElements(HavePrefix("Normal NodeJoined")))
-}
-
-// The retry of a failing pass comes within milliseconds, often before the cache shows
-// the status patch of the pass before it. The cache then says the error is new, and the
-// API server says it is not: it was told already.
-func TestAStalePoolCacheTellsAnErrorOnce(t *testing.T) {
-	g := NewWithT(t)
-	ctx := env.Context()
-	name := uniqueName("stale-pool")
-	createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
-	recorder := events.NewFakeRecorder(10)
-	refused := errors.New("nodes is forbidden: the node authorizer says no")
-	cache := &poolCacheBehind{Client: &failingNodePatches{Client: env.Client, err: refused}}
-	r := &NodePoolReconciler{Client: cache, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
-
-	// The first pass adds the finalizer; from then on the cache shows the pool as it was
-	// before the pass's status patch.
-	_, err := r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).To(MatchError(refused))
-	g.Expect(takeEvents(recorder)).To(HaveExactElements(HavePrefix("Warning ReconcileError")),
-		"a new error should be told once, as a Warning event")
-	stale := latestPool(g, pool)
-	stale.Status = nodesv1.NodePoolStatus{}
-	cache.pool = stale
-
-	for retry := range 2 {
-		_, err := r.Reconcile(ctx, requestFor(pool))
-		g.Expect(err).To(MatchError(refused))
-		g.Expect(takeEvents(recorder)).To(BeEmpty(),
-			"retry %d: the API server's Ready condition holds the error already; only the cache is behind", retry+1)
-	}
-	g.Expect(latestPool(g, pool)).To(havePoolReady(metav1.ConditionFalse, nodesv1.ReasonReconcileError))
-}
-
-// poolCacheBehind is a client whose cache, once pool is set, shows that copy of the pool,
-// as one that has not seen the writes after it yet.
-type poolCacheBehind struct {
-	client.Client
-	pool *nodesv1.NodePool
-}
-
-func (c *poolCacheBehind) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	if p, ok := obj.(*nodesv1.NodePool); ok && c.pool != nil && key.Name == c.pool.Name {
-		c.pool.DeepCopyInto(p)
-		return nil
-	}
-	return c.Client.Get(ctx, key, obj, opts...)
-}
-
-// A condition's message holds at most 32768 bytes, and the API server refuses a status
-// patch with a longer one: the pass's error would then show nowhere but in the log. The
-// errors of 200 failing members, joined, are longer than that.
-func TestManyFailingNodesStillFitTheReadyCondition(t *testing.T) {
-	g := NewWithT(t)
-	ctx := env.Context()
-	name := uniqueName("many-failing")
-	const members = 200
-	for i := range members {
-		createTestNode(t, g, fmt.Sprintf("%s-%03d", name, i), map[string]string{poolMemberLabel(name): ""})
-	}
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
-	recorder := events.NewFakeRecorder(10)
-	denied := errors.New(`admission webhook "nodes.policy.example.com" denied the request: ` +
-		`labels under node-pool.workshop.dev may only be set by the platform team's tooling`)
-	r := &NodePoolReconciler{Client: &failingNodePatches{Client: env.Client, err: denied},
-		Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
-
-	_, err := r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).To(MatchError(denied), "the pass should return the nodes' error, to be retried")
-	got := latestPool(g, pool)
-	g.Expect(got).To(havePoolReady(metav1.ConditionFalse, nodesv1.ReasonReconcileError),
-		"the status patch should go through: its message must fit the CRD's limit")
-	message := poolReadyCondition(got).Message
-	g.Expect(len(message)).To(BeNumerically("<=", 32768), "the CRD's limit of a condition's message")
-	g.Expect(message).To(HavePrefix(fmt.Sprintf("%d of %d nodes failed; first: node %s-000: ", members, members, name)),
-		"the message should count the failures and show the first, in the order of the nodes' names")
-	g.Expect(message).To(ContainSubstring(denied.Error()))
-	g.Expect(takeEvents(recorder)).To(HaveExactElements(HavePrefix("Warning ReconcileError")),
-		"the error should be told once, as a Warning event")
-}
-
-// However long a single error, the condition holds at most its limit, and stays valid
-// UTF-8.
-func TestReadyConditionMessageFitsTheCRDsLimit(t *testing.T) {
-	g := NewWithT(t)
-	pool := newNodePool("long", nil)
-	setPoolReadyCondition(pool, errors.New(strings.Repeat("é", 20000)))
-	message := poolReadyCondition(pool).Message
-	g.Expect(len(message)).To(BeNumerically("<=", 32768))
-	g.Expect(message).To(HaveSuffix("..."))
-	g.Expect(utf8.ValidString(message)).To(BeTrue())
 }
 
 // `kubectl get nodepools` asks the API server for a table, whose columns are the CRD's

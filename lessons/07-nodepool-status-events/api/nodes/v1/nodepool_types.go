@@ -110,7 +110,8 @@ type NodePoolStatus struct {
 
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Cluster,shortName=np
-// TODO: Give NodePool a status subresource, and the printer columns STATUS (the
+// TODO(1): Give NodePool a status subresource and columns.
+// Give NodePool a status subresource, and the printer columns STATUS (the
 // Ready condition's reason) and NODECOUNT before HANDLER. See "Status and
 // printer columns" in docs/lesson-07.md.
 // +kubebuilder:printcolumn:name="Handler",type=string,JSONPath=`.spec.handler`,description="The RuntimeClass handler"

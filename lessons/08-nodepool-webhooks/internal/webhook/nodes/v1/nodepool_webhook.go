@@ -51,7 +51,8 @@ var _ admission.Defaulter[*nodesv1.NodePool] = &NodePoolCustomDefaulter{}
 // taint written without one is stored with NoSchedule, and `kubectl get -o yaml` shows
 // it.
 func (d *NodePoolCustomDefaulter) Default(_ context.Context, pool *nodesv1.NodePool) error {
-	// TODO: Set spec.handler to DefaultHandler when it is empty, and the effect of
+	// TODO(2): Fill in the defaults.
+	// Set spec.handler to DefaultHandler when it is empty, and the effect of
 	// every taint that has none to corev1.TaintEffectNoSchedule. Change nothing
 	// else. See "Defaulting" in docs/lesson-08.md.
 	return nil
@@ -78,7 +79,8 @@ func (v *NodePoolCustomValidator) ValidateCreate(_ context.Context, pool *nodesv
 // lose its finalizer, or it could never be deleted; and a warning about a spec nobody
 // touched would land in the manager's log on every finalizer patch.
 func (v *NodePoolCustomValidator) ValidateUpdate(_ context.Context, oldPool, pool *nodesv1.NodePool) (admission.Warnings, error) {
-	// TODO: Admit the update with no warning when the spec is unchanged
+	// TODO(8): Check an update only when it changes the spec.
+	// Admit the update with no warning when the spec is unchanged
 	// (equality.Semantic.DeepEqual of the old and new spec); else check the new
 	// pool as ValidateCreate does. See "Updates, and the controller's own
 	// writes" in docs/lesson-08.md.
@@ -95,7 +97,8 @@ func (v *NodePoolCustomValidator) ValidateDelete(context.Context, *nodesv1.NodeP
 // reports its own checks, or else the warnings for what is allowed but unwise. It reads
 // nothing but pool, so that the tests and the fuzzer can call it directly.
 func validateNodePool(pool *nodesv1.NodePool) (admission.Warnings, error) {
-	// TODO: Collect the errors of validateName (path metadata.name) and of
+	// TODO(6): Refuse every problem in one answer.
+	// Collect the errors of validateName (path metadata.name) and of
 	// validateSpec (path spec). When there are any, return them as
 	// apierrors.NewInvalid with NodePool's group and kind and the pool's name;
 	// else return warningsFor(...). See "Validating" in docs/lesson-08.md.
@@ -150,7 +153,8 @@ const nodeRestrictionPrefix = "node-restriction.kubernetes.io"
 // node.kubernetes.io or node-role.kubernetes.io. A key without a prefix, or with a prefix
 // that only ends in those words (example-kubernetes.io), is the user's.
 func reservedPrefix(key string) (string, bool) {
-	// TODO: Split key at its "/". Return the prefix and true when it is kubernetes.io
+	// TODO(3): Tell a reserved prefix.
+	// Split key at its "/". Return the prefix and true when it is kubernetes.io
 	// or k8s.io or ends in ".kubernetes.io" or ".k8s.io"; else "" and false. See
 	// "Reserved prefixes" in docs/lesson-08.md.
 	return "", false
@@ -162,7 +166,8 @@ func reservedPrefix(key string) (string, bool) {
 // server allows, and without this check a bad value fails every pass, on every member.
 // Keys are checked in sorted order, so that the message is the same on every call.
 func validateLabels(labels map[string]string, path *field.Path) field.ErrorList {
-	// TODO: For every key, in sorted order: a field.Invalid at path.Key(key) for each
+	// TODO(4): Check the labels.
+	// For every key, in sorted order: a field.Invalid at path.Key(key) for each
 	// message of content.IsLabelKey(key) (the key as the value); for a valid key
 	// under a reserved prefix, a field.Forbidden with membershipLabelMessage (for
 	// node-role.kubernetes.io) or reservedLabelMessage, unless the prefix is
@@ -179,7 +184,8 @@ func validateLabels(labels map[string]string, path *field.Path) field.ErrorList 
 // without an API server. Keys under a reserved prefix are refused: those taints are
 // Kubernetes' (node-restriction.kubernetes.io/ included: it is a prefix for labels).
 func validateTaints(taints []corev1.Taint, path *field.Path) field.ErrorList {
-	// TODO: For every taint, at path.Index(i): field.Required for an empty key, else
+	// TODO(5): Check the taints.
+	// For every taint, at path.Index(i): field.Required for an empty key, else
 	// a field.Invalid for each message of content.IsLabelKey, else a
 	// field.Forbidden with reservedTaintMessage for a reserved prefix (at
 	// .Child("key")); a field.Invalid for each message of content.IsLabelValue
@@ -226,7 +232,8 @@ func validateHandler(handler string, path *field.Path) field.ErrorList {
 //   - a pool without labels: its RuntimeClass has no node selector, so the pods that ask
 //     for it may run on any node, not only the pool's.
 func warningsFor(pool *nodesv1.NodePool, path *field.Path) admission.Warnings {
-	// TODO: Return one warning per NoExecute taint, starting with its path, and one
+	// TODO(7): Warn about what is allowed but unwise.
+	// Return one warning per NoExecute taint, starting with its path, and one
 	// for a pool without labels, starting with the path of spec.labels; nil when
 	// there is nothing to warn about. See "Warnings" in docs/lesson-08.md.
 	return nil

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/08-nodepool-webhooks/api/nodes/v1"
 )
@@ -16,6 +17,31 @@ import (
 // The webhooks' functions called directly, without an API server: the cases the CRD's
 // schema refuses first (an unknown effect, a duplicate taint, a long name) show here too,
 // and a failure names the function.
+
+func TestDefaultFillsInOnlyWhatIsMissing(t *testing.T) {
+	g := NewWithT(t)
+	pool := &nodesv1.NodePool{
+		ObjectMeta: metav1.ObjectMeta{Name: "demo"},
+		Spec: nodesv1.NodePoolSpec{
+			Labels: map[string]string{"node-pool.workshop.dev/tier": "gold"},
+			Taints: []corev1.Taint{
+				{Key: "dedicated", Value: "gpu"},
+				{Key: "spot", Effect: corev1.TaintEffectPreferNoSchedule},
+			},
+		},
+	}
+	g.Expect((&NodePoolCustomDefaulter{}).Default(context.Background(), pool)).To(Succeed())
+	g.Expect(pool.Spec.Handler).To(Equal("runc"), "an empty handler gets the default")
+	g.Expect(pool.Spec.Taints).To(Equal([]corev1.Taint{
+		{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule},
+		{Key: "spot", Effect: corev1.TaintEffectPreferNoSchedule},
+	}), "a taint without an effect gets NoSchedule; one with an effect keeps it")
+	g.Expect(pool.Spec.Labels).To(Equal(map[string]string{"node-pool.workshop.dev/tier": "gold"}), "labels are never defaulted")
+
+	pool.Spec.Handler = "kata"
+	g.Expect((&NodePoolCustomDefaulter{}).Default(context.Background(), pool)).To(Succeed())
+	g.Expect(pool.Spec.Handler).To(Equal("kata"), "a handler the user chose stays")
+}
 
 // reservedRule is the rule of reservedPrefix, which a failure states.
 const reservedRule = "Kubernetes reserves kubernetes.io/ and k8s.io/ with every subdomain (node.kubernetes.io/), " +
@@ -50,29 +76,107 @@ func TestReservedPrefix(t *testing.T) {
 	}
 }
 
-func TestDefaultFillsInOnlyWhatIsMissing(t *testing.T) {
+// validateLabels and validateTaints alone: each error has its field path, the rule of
+// the API server's own node validation, and labels come in the order of their keys.
+func TestValidateLabelsRefusesWhatANodeWouldNot(t *testing.T) {
+	path := field.NewPath("spec", "labels")
+	tests := []struct {
+		name   string
+		labels map[string]string
+		want   []string
+	}{
+		{"labels a node accepts", map[string]string{"pool.example/tier": "1", "zone": ""}, nil},
+		{"the administrators' prefix", map[string]string{"node-restriction.kubernetes.io/pool": "gpu"}, nil},
+		{"a key that is no label key", map[string]string{"bad key!": "1"}, []string{"FieldValueInvalid spec.labels[bad key!]"}},
+		{"a value that is no label value", map[string]string{"zone": "not a value!"}, []string{"FieldValueInvalid spec.labels[zone]"}},
+		{"a reserved prefix", map[string]string{"kubernetes.io/arch": "arm64", "sub.k8s.io/x": "1"},
+			[]string{"FieldValueForbidden spec.labels[kubernetes.io/arch]", "FieldValueForbidden spec.labels[sub.k8s.io/x]"}},
+		{"a membership label", map[string]string{nodesv1.MemberLabelPrefix + "gpu": ""}, []string{"FieldValueForbidden spec.labels[" + nodesv1.MemberLabelPrefix + "gpu]"}},
+		{"every problem, by key", map[string]string{"z": "bad value!", "a!": "1"},
+			[]string{"FieldValueInvalid spec.labels[a!]", "FieldValueInvalid spec.labels[z]"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			g.Expect(typesAndFields(validateLabels(tt.labels, path))).To(Equal(tt.want), "validateLabels(%v)", tt.labels)
+		})
+	}
+}
+
+func TestValidateTaintsRefusesWhatANodeWouldNot(t *testing.T) {
+	path := field.NewPath("spec", "taints")
+	noSchedule := func(key, value string) corev1.Taint {
+		return corev1.Taint{Key: key, Value: value, Effect: corev1.TaintEffectNoSchedule}
+	}
+	tests := []struct {
+		name   string
+		taints []corev1.Taint
+		want   []string
+	}{
+		{"taints a node accepts", []corev1.Taint{noSchedule("dedicated", "gpu"),
+			{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoExecute}}, nil},
+		{"no key", []corev1.Taint{noSchedule("", "")}, []string{"FieldValueRequired spec.taints[0].key"}},
+		{"a key that is no label key", []corev1.Taint{noSchedule("bad key!", "")}, []string{"FieldValueInvalid spec.taints[0].key"}},
+		{"a reserved prefix", []corev1.Taint{noSchedule("node.kubernetes.io/unreachable", "")},
+			[]string{"FieldValueForbidden spec.taints[0].key"}},
+		{"a value that is no label value", []corev1.Taint{noSchedule("dedicated", "not a value!")},
+			[]string{"FieldValueInvalid spec.taints[0].value"}},
+		{"an unknown effect", []corev1.Taint{{Key: "dedicated", Effect: "Sometimes"}}, []string{"FieldValueNotSupported spec.taints[0].effect"}},
+		{"the same key and effect twice", []corev1.Taint{noSchedule("dedicated", "a"), noSchedule("dedicated", "b")},
+			[]string{"FieldValueDuplicate spec.taints[1]"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			g.Expect(typesAndFields(validateTaints(tt.taints, path))).To(Equal(tt.want), "validateTaints(%v)", tt.taints)
+		})
+	}
+}
+
+// typesAndFields returns the type and field path of each error, in order.
+func typesAndFields(errs field.ErrorList) []string {
+	var got []string
+	for _, err := range errs {
+		got = append(got, string(err.Type)+" "+err.Field)
+	}
+	return got
+}
+
+// A pool's name is the name part of its membership label and part of its RuntimeClass's
+// name. The API server and the CRD check it before the webhook; called directly, the
+// validator says why a name is too long.
+func TestValidateNodePoolChecksTheName(t *testing.T) {
 	g := NewWithT(t)
 	pool := &nodesv1.NodePool{
-		ObjectMeta: metav1.ObjectMeta{Name: "demo"},
-		Spec: nodesv1.NodePoolSpec{
-			Labels: map[string]string{"node-pool.workshop.dev/tier": "gold"},
-			Taints: []corev1.Taint{
-				{Key: "dedicated", Value: "gpu"},
-				{Key: "spot", Effect: corev1.TaintEffectPreferNoSchedule},
-			},
-		},
+		ObjectMeta: metav1.ObjectMeta{Name: strings.Repeat("p", 64)},
+		Spec:       nodesv1.NodePoolSpec{Handler: "runc", Labels: map[string]string{"tier": "gold"}},
 	}
-	g.Expect((&NodePoolCustomDefaulter{}).Default(context.Background(), pool)).To(Succeed())
-	g.Expect(pool.Spec.Handler).To(Equal("runc"), "an empty handler gets the default")
-	g.Expect(pool.Spec.Taints).To(Equal([]corev1.Taint{
-		{Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule},
-		{Key: "spot", Effect: corev1.TaintEffectPreferNoSchedule},
-	}), "a taint without an effect gets NoSchedule; one with an effect keeps it")
-	g.Expect(pool.Spec.Labels).To(Equal(map[string]string{"node-pool.workshop.dev/tier": "gold"}), "labels are never defaulted")
+	_, err := validateNodePool(pool)
+	g.Expect(err).To(MatchError(ContainSubstring(
+		"metadata.name: Invalid value: %q: the membership label node-role.kubernetes.io/%s: name part must be no more than 63 bytes",
+		pool.Name, pool.Name)))
+	g.Expect(causes(err)).To(HaveLen(1), "node-pool-<name> is a valid RuntimeClass name: %v", err)
+}
 
-	pool.Spec.Handler = "kata"
-	g.Expect((&NodePoolCustomDefaulter{}).Default(context.Background(), pool)).To(Succeed())
-	g.Expect(pool.Spec.Handler).To(Equal("kata"), "a handler the user chose stays")
+// Keys come back in sorted order, so that the same pool always gets the same message.
+func TestLabelErrorsAreSorted(t *testing.T) {
+	g := NewWithT(t)
+	labels := map[string]string{}
+	for _, key := range strings.Split("z! y! x! w! v! u! t! s!", " ") {
+		labels[key] = ""
+	}
+	_, err := validateNodePool(&nodesv1.NodePool{Spec: nodesv1.NodePoolSpec{Handler: "runc", Labels: labels}})
+	g.Expect(err).To(HaveOccurred())
+	var fields []string
+	for _, cause := range causes(err) {
+		if strings.HasPrefix(cause.Field, "spec.") {
+			fields = append(fields, cause.Field)
+		}
+	}
+	g.Expect(fields).To(Equal([]string{
+		"spec.labels[s!]", "spec.labels[t!]", "spec.labels[u!]", "spec.labels[v!]",
+		"spec.labels[w!]", "spec.labels[x!]", "spec.labels[y!]", "spec.labels[z!]",
+	}))
 }
 
 func TestValidateNodePool(t *testing.T) {
@@ -150,43 +254,6 @@ func TestValidateNodePool(t *testing.T) {
 			g.Expect(causes(err)).To(HaveLen(len(tt.wantErrors)), "one cause per problem: %v", err)
 		})
 	}
-}
-
-// A pool's name is the name part of its membership label and part of its RuntimeClass's
-// name. The API server and the CRD check it before the webhook; called directly, the
-// validator says why a name is too long.
-func TestValidateNodePoolChecksTheName(t *testing.T) {
-	g := NewWithT(t)
-	pool := &nodesv1.NodePool{
-		ObjectMeta: metav1.ObjectMeta{Name: strings.Repeat("p", 64)},
-		Spec:       nodesv1.NodePoolSpec{Handler: "runc", Labels: map[string]string{"tier": "gold"}},
-	}
-	_, err := validateNodePool(pool)
-	g.Expect(err).To(MatchError(ContainSubstring(
-		"metadata.name: Invalid value: %q: the membership label node-role.kubernetes.io/%s: name part must be no more than 63 bytes",
-		pool.Name, pool.Name)))
-	g.Expect(causes(err)).To(HaveLen(1), "node-pool-<name> is a valid RuntimeClass name: %v", err)
-}
-
-// Keys come back in sorted order, so that the same pool always gets the same message.
-func TestLabelErrorsAreSorted(t *testing.T) {
-	g := NewWithT(t)
-	labels := map[string]string{}
-	for _, key := range strings.Split("z! y! x! w! v! u! t! s!", " ") {
-		labels[key] = ""
-	}
-	_, err := validateNodePool(&nodesv1.NodePool{Spec: nodesv1.NodePoolSpec{Handler: "runc", Labels: labels}})
-	g.Expect(err).To(HaveOccurred())
-	var fields []string
-	for _, cause := range causes(err) {
-		if strings.HasPrefix(cause.Field, "spec.") {
-			fields = append(fields, cause.Field)
-		}
-	}
-	g.Expect(fields).To(Equal([]string{
-		"spec.labels[s!]", "spec.labels[t!]", "spec.labels[u!]", "spec.labels[v!]",
-		"spec.labels[w!]", "spec.labels[x!]", "spec.labels[y!]", "spec.labels[z!]",
-	}))
 }
 
 // An update that leaves the spec alone is admitted, even when the spec breaks a rule:

@@ -13,8 +13,35 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/06-nodepool-finalizer/api/nodes/v1"
+	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/05-nodepool/api/nodes/v1"
 )
+
+// A pass runs for a change of a node, not only of the pool: these tests change a node
+// and nothing else, so only SetupWithManager's watch of the nodes brings the pass.
+
+func TestANodeThatLeavesThePoolLosesExactlyWhatThePoolGave(t *testing.T) {
+	g := NewWithT(t)
+	name := uniqueName("leave")
+	ownTaint := noSchedule("dedicated", "db")
+	member := createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): "", "team": "blue"}, ownTaint)
+	createPool(t, g, newNodePool(name, sampleLabels, sampleTaint))
+	g.Eventually(func(g Gomega) {
+		g.Expect(latestNode(g, member).Spec.Taints).To(ContainElement(sampleTaint))
+	}).Should(Succeed())
+
+	labelNode(g, member, poolMemberLabel(name), nil)
+
+	g.Eventually(func(g Gomega) {
+		got := latestNode(g, member)
+		g.Expect(got.Labels).To(Equal(map[string]string{"team": "blue"}),
+			"a node that left the pool still carries the pool's record: a pass of the pool should take "+
+				"the pool's labels back from it and leave its own")
+		g.Expect(got.Spec.Taints).To(Equal([]corev1.Taint{ownTaint}),
+			"the node should lose the pool's taint and keep its own")
+		g.Expect(got.Annotations).NotTo(HaveKey(poolRecordAnnotation(name)),
+			"a node outside the pool should carry no record of it")
+	}).Should(Succeed())
+}
 
 // informers records the kind of every informer the test manager's cache starts: each
 // one lists and watches every object of its kind in the cluster and keeps them all in

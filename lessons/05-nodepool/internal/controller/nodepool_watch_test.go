@@ -11,11 +11,37 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	toolscache "k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/08-nodepool-webhooks/api/nodes/v1"
+	nodesv1 "github.com/kube-workshop/operator-workshop/lessons/05-nodepool/api/nodes/v1"
 )
+
+// A pass runs for a change of a node, not only of the pool: these tests change a node
+// and nothing else, so only SetupWithManager's watch of the nodes brings the pass.
+
+func TestANodeThatLeavesThePoolLosesExactlyWhatThePoolGave(t *testing.T) {
+	g := NewWithT(t)
+	name := uniqueName("leave")
+	ownTaint := noSchedule("dedicated", "db")
+	member := createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): "", "team": "blue"}, ownTaint)
+	createPool(t, g, newNodePool(name, sampleLabels, sampleTaint))
+	g.Eventually(func(g Gomega) {
+		g.Expect(latestNode(g, member).Spec.Taints).To(ContainElement(sampleTaint))
+	}).Should(Succeed())
+
+	labelNode(g, member, poolMemberLabel(name), nil)
+
+	g.Eventually(func(g Gomega) {
+		got := latestNode(g, member)
+		g.Expect(got.Labels).To(Equal(map[string]string{"team": "blue"}),
+			"a node that left the pool still carries the pool's record: a pass of the pool should take "+
+				"the pool's labels back from it and leave its own")
+		g.Expect(got.Spec.Taints).To(Equal([]corev1.Taint{ownTaint}),
+			"the node should lose the pool's taint and keep its own")
+		g.Expect(got.Annotations).NotTo(HaveKey(poolRecordAnnotation(name)),
+			"a node outside the pool should carry no record of it")
+	}).Should(Succeed())
+}
 
 // informers records the kind of every informer the test manager's cache starts: each
 // one lists and watches every object of its kind in the cluster and keeps them all in
@@ -60,7 +86,7 @@ func TestTheManagerCachesNoPods(t *testing.T) {
 	// A pass of its own, through the manager's client, reads what every pass reads, now
 	// rather than whenever the running controller gets to it. Its writes race with the
 	// running controller's, so its result says nothing here.
-	r := &NodePoolReconciler{Client: cache, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: &events.FakeRecorder{}}
+	r := &NodePoolReconciler{Client: cache, Scheme: env.Client.Scheme(), APIReader: env.Client}
 	_, _ = r.Reconcile(ctx, requestFor(pool))
 
 	g.Expect(informers.list()).To(ContainElements("*v1.NodePool", "*v1.Node", "*v1.RuntimeClass"),

@@ -20,7 +20,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	nodesv1 "github.com/kube-workshop/operator-workshop/lessons/08-nodepool-webhooks/api/nodes/v1"
+	nodesv1 "github.com/kube-workshop/operator-workshop/lessons/09-nodepool-deploy/api/nodes/v1"
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
 
@@ -95,30 +95,6 @@ func TestNodePoolSpecChangeRemovesWhatItNoLongerLists(t *testing.T) {
 	}).Should(Succeed())
 }
 
-func TestANodeThatLeavesThePoolLosesExactlyWhatThePoolGave(t *testing.T) {
-	g := NewWithT(t)
-	name := uniqueName("leave")
-	ownTaint := noSchedule("dedicated", "db")
-	member := createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): "", "team": "blue"}, ownTaint)
-	createPool(t, g, newNodePool(name, sampleLabels, sampleTaint))
-	g.Eventually(func(g Gomega) {
-		g.Expect(latestNode(g, member).Spec.Taints).To(ContainElement(sampleTaint))
-	}).Should(Succeed())
-
-	labelNode(g, member, poolMemberLabel(name), nil)
-
-	g.Eventually(func(g Gomega) {
-		got := latestNode(g, member)
-		g.Expect(got.Labels).To(Equal(map[string]string{"team": "blue"}),
-			"a node that left the pool still carries the pool's record: a pass of the pool should take "+
-				"the pool's labels back from it and leave its own")
-		g.Expect(got.Spec.Taints).To(Equal([]corev1.Taint{ownTaint}),
-			"the node should lose the pool's taint and keep its own")
-		g.Expect(got.Annotations).NotTo(HaveKey(poolRecordAnnotation(name)),
-			"a node outside the pool should carry no record of it")
-	}).Should(Succeed())
-}
-
 // Someone else (an admin, an autoscaler) labels and taints the pool's nodes while the
 // pool's spec keeps changing. Every write of the controller and of that someone races
 // the other; in the end, nothing that someone added may be missing.
@@ -187,49 +163,6 @@ func TestNodePoolConflictStormLosesNobodysEdits(t *testing.T) {
 	}
 	g.Eventually(everything).Should(Succeed())
 	g.Consistently(everything, time.Second).Should(Succeed())
-}
-
-func TestNodePoolIdlePassWritesNothing(t *testing.T) {
-	g := NewWithT(t)
-	ctx := env.Context()
-	name := uniqueName("idle")
-	members := []*corev1.Node{
-		createTestNode(t, g, name+"-a", map[string]string{poolMemberLabel(name): ""}),
-		createTestNode(t, g, name+"-b", map[string]string{poolMemberLabel(name): "", "team": "blue"}),
-	}
-	pool := createPool(t, g, newNodePool(name, sampleLabels, sampleTaint))
-
-	// A reconciler of its own, reading the manager's cache, counts the writes of one
-	// pass only, once the cache shows the running controller's work.
-	cache := env.Manager.GetClient()
-	var writes testenv.WriteCounter
-	recorder := events.NewFakeRecorder(100)
-	r := &NodePoolReconciler{Client: writes.Wrap(cache), Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
-	g.Eventually(func(g Gomega) {
-		for _, member := range members {
-			var cached corev1.Node
-			g.Expect(cache.Get(ctx, client.ObjectKeyFromObject(member), &cached)).To(Succeed())
-			g.Expect(cached.Labels).To(HaveKeyWithValue("node-pool.workshop.dev/test", "2"))
-			g.Expect(cached.Spec.Taints).To(ContainElement(sampleTaint))
-		}
-		var rc nodev1.RuntimeClass
-		g.Expect(cache.Get(ctx, client.ObjectKey{Name: nodesv1.RuntimeClassPrefix + name}, &rc)).To(Succeed())
-		var cached nodesv1.NodePool
-		g.Expect(cache.Get(ctx, client.ObjectKeyFromObject(pool), &cached)).To(Succeed())
-		g.Expect(cached.Status.NodeCount).To(BeEquivalentTo(2),
-			"status.nodeCount should count the 2 members: each pass counts from zero, not on from the count it read")
-		g.Expect(cached.Status.ObservedGeneration).To(Equal(cached.Generation))
-	}).Should(Succeed())
-
-	for pass := range 3 {
-		result, err := r.Reconcile(ctx, requestFor(pool))
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(result).To(Equal(ctrl.Result{}), "a pass with nothing to do should not requeue")
-		g.Expect(writes.Count()).To(BeZero(), "pass %d had nothing to do and should write nothing: "+
-			"no node patch, no RuntimeClass write, no status patch (a status that differs on every pass? "+
-			"each pass counts from zero, not on from the count it read)", pass+1)
-		g.Expect(takeEvents(recorder)).To(BeEmpty(), "pass %d changed nothing and should emit no event", pass+1)
-	}
 }
 
 // One pass, driven by hand, patches each member that needs it once, and nothing else.
@@ -359,4 +292,47 @@ func TestTheAPIServerDefaultsTheHandler(t *testing.T) {
 	g := NewWithT(t)
 	pool := createPool(t, g, &nodesv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: uniqueName("defaults")}})
 	g.Expect(pool.Spec.Handler).To(Equal("runc"), "a missing spec.handler should default to runc")
+}
+
+func TestNodePoolIdlePassWritesNothing(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	name := uniqueName("idle")
+	members := []*corev1.Node{
+		createTestNode(t, g, name+"-a", map[string]string{poolMemberLabel(name): ""}),
+		createTestNode(t, g, name+"-b", map[string]string{poolMemberLabel(name): "", "team": "blue"}),
+	}
+	pool := createPool(t, g, newNodePool(name, sampleLabels, sampleTaint))
+
+	// A reconciler of its own, reading the manager's cache, counts the writes of one
+	// pass only, once the cache shows the running controller's work.
+	cache := env.Manager.GetClient()
+	var writes testenv.WriteCounter
+	recorder := events.NewFakeRecorder(100)
+	r := &NodePoolReconciler{Client: writes.Wrap(cache), Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
+	g.Eventually(func(g Gomega) {
+		for _, member := range members {
+			var cached corev1.Node
+			g.Expect(cache.Get(ctx, client.ObjectKeyFromObject(member), &cached)).To(Succeed())
+			g.Expect(cached.Labels).To(HaveKeyWithValue("node-pool.workshop.dev/test", "2"))
+			g.Expect(cached.Spec.Taints).To(ContainElement(sampleTaint))
+		}
+		var rc nodev1.RuntimeClass
+		g.Expect(cache.Get(ctx, client.ObjectKey{Name: nodesv1.RuntimeClassPrefix + name}, &rc)).To(Succeed())
+		var cached nodesv1.NodePool
+		g.Expect(cache.Get(ctx, client.ObjectKeyFromObject(pool), &cached)).To(Succeed())
+		g.Expect(cached.Status.NodeCount).To(BeEquivalentTo(2),
+			"status.nodeCount should count the 2 members: each pass counts from zero, not on from the count it read")
+		g.Expect(cached.Status.ObservedGeneration).To(Equal(cached.Generation))
+	}).Should(Succeed())
+
+	for pass := range 3 {
+		result, err := r.Reconcile(ctx, requestFor(pool))
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(result).To(Equal(ctrl.Result{}), "a pass with nothing to do should not requeue")
+		g.Expect(writes.Count()).To(BeZero(), "pass %d had nothing to do and should write nothing: "+
+			"no node patch, no RuntimeClass write, no status patch (a status that differs on every pass? "+
+			"each pass counts from zero, not on from the count it read)", pass+1)
+		g.Expect(takeEvents(recorder)).To(BeEmpty(), "pass %d changed nothing and should emit no event", pass+1)
+	}
 }
