@@ -269,13 +269,7 @@ todos() {
     [[ -z $only || $only == "$track" ]] || continue
     for name in "$@"; do
       tasks=$(grep -c '"id":' <<<"$(lesson_entry "$(stage_number "$name")")" || true)
-      if ((tasks == 0)); then # TRANSITION: until every track's tasks are numbered
-        while (($(jobs -rp | wc -l) >= 3)); do wait -n || true; done
-        untasked_fails "$name" >"$results/$name.untasked.log" 2>&1 &
-        echo "$name 0" >>"$results/list"
-        count=$((count + 1))
-        continue
-      fi
+      ((tasks > 0)) || die "lessons/$name has no task in lessons/index.json: run make generate"
       local solution scratch
       scratch=$(scratch_dir)
       SCRATCH_DIRS+=("$scratch")
@@ -292,15 +286,6 @@ todos() {
   ((count > 0)) || die "no lessons in ${only:-any track}"
   while read -r name tasks; do
     local failed=()
-    if ((tasks == 0)); then
-      if grep -q '^--- FAIL: ' "$results/$name.untasked.log"; then
-        say "lessons/$name (tasks not numbered yet) fails until completed: $(grep -m1 '^--- FAIL: ' "$results/$name.untasked.log")"
-      else
-        warn "lessons/$name fails none of its tests:"$'\n'"$(tail -n 20 "$results/$name.untasked.log")"
-        bad=1
-      fi
-      continue
-    fi
     for ((k = 0; k < tasks; k++)); do
       grep -q '^lesson .* exactly those done' "$results/$name.$k.log" || failed+=("$k")
     done
@@ -315,12 +300,6 @@ todos() {
   done <"$results/list"
   ((bad == 0)) || die "some tasks are not what turns their tests green (logs: ${results#"$ROOT"/})"
   say "All $count steps of the lessons' tasks are as their tests say"
-}
-
-# untasked_fails NAME runs the tests of lesson NAME, whose tasks are not numbered yet, as
-# the learner gets it: the first must fail. TRANSITION: remove with the lessons' numbering.
-untasked_fails() {
-  (cd "$ROOT/lessons/$1" && KUBEBUILDER_ASSETS="$CACHE/bin/current" go test -count=1 -failfast ./...) || true
 }
 
 # stage_solution NAME FIRST SOURCE SCRATCH prints the folder of solution NAME with its own

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -104,8 +103,8 @@ func todoLine(lesson []byte, id int) int {
 // three hints and the tests that check it, and those tests exist.
 func tasks(from string, blocks []todo) ([]todo, error) {
 	byID := map[int]*todo{}
-	if !slices.ContainsFunc(blocks, func(b todo) bool { return b.ID > 0 }) {
-		return nil, nil // TRANSITION: a lesson whose tasks are not numbered yet
+	if len(blocks) == 0 {
+		return nil, fmt.Errorf("%s: a lesson without a task: mark what the learner writes with //lesson:todo(1) and its title", from)
 	}
 	for _, b := range blocks {
 		if b.ID == 0 {

@@ -94,6 +94,8 @@ func TestTasksAreChecked(t *testing.T) {
 		blocks []todo
 		want   string
 	}{
+		"no task":         {nil, "a lesson without a task"},
+		"none numbered":   {[]todo{{ID: 0, File: "b.go"}}, "b.go: a TODO block without its task's number"},
 		"unnumbered":      {[]todo{main(1, "TestPick"), {ID: 0, File: "b.go"}}, "b.go: a TODO block without its task's number"},
 		"gap":             {[]todo{main(1, "TestPick"), main(3, "TestPick")}, "numbered 1 to 2, but there is no task 2"},
 		"one hint":        {[]todo{{ID: 1, File: "pick.go", Hints: []string{"a"}, Tests: []string{"TestPick"}}}, "task 1 has 1 hints"},
@@ -176,6 +178,9 @@ func TestGenerateRewritesTheModulePath(t *testing.T) {
 	}
 	write(filepath.Join(from, "go.mod"), "module example.com/w/solutions/01-x\n\ngo 1.26.0\n")
 	write(filepath.Join(from, "cmd", "main.go"), "package main\n\nimport _ \"example.com/w/solutions/01-x/api\"\n")
+	write(filepath.Join(from, "api", "pick.go"), "package api\n\nfunc Pick() int {\n\t//lesson:todo(1) Pick one.\n"+
+		"\t//lesson:hint a\n\t//lesson:hint b\n\t//lesson:test TestPick\n\t//lesson:stub return 0\n\treturn 1\n\t//lesson:end\n}\n")
+	write(filepath.Join(from, "api", "pick_test.go"), "package api\n\nimport \"testing\"\n\nfunc TestPick(t *testing.T) {}\n")
 	write(filepath.Join(to, "stale.go"), "package stale\n")
 
 	if _, err := generate(from, to, 0); err != nil {
