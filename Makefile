@@ -101,7 +101,7 @@ kind-down: ## Delete the kind cluster.
 ##@ Maintainers
 
 .PHONY: test
-test: binaries ## Everything green: unit, envtest and end-to-end tests; lessons compile and fail.
+test: binaries ## Everything green: unit, envtest and end-to-end tests; each lesson's tasks turn their own tests green, one at a time.
 	@scripts/test.sh
 
 .PHONY: verify
