@@ -165,7 +165,8 @@ func TestAStalePoolCacheTellsAnErrorOnce(t *testing.T) {
 		_, err := r.Reconcile(ctx, requestFor(pool))
 		g.Expect(err).To(MatchError(refused))
 		g.Expect(takeEvents(recorder)).To(BeEmpty(),
-			"retry %d: the API server's Ready condition holds the error already; only the cache is behind", retry+1)
+			"retry %d: the same error again is no news: the API server's Ready condition holds it already, "+
+				"only the cache is behind", retry+1)
 	}
 	g.Expect(latestPool(g, pool)).To(havePoolReady(metav1.ConditionFalse, nodesv1.ReasonReconcileError))
 }
