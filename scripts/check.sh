@@ -29,7 +29,7 @@ mkdir -p "$(dirname "$log")"
 status=0
 (cd "$dir" && go test "${flags[@]}" ./... 2>&1) |
   "$todos" check -index "$ROOT/lessons/index.json" -lesson "$n" -log "$log" \
-    -result "$CACHE/check/$name.result" ${V:+-v} || status=$?
+    -failures "$CACHE/check/$name.failures" -result "$CACHE/check/$name.result" ${V:+-v} || status=$?
 ((status != 2)) || die "could not read the test run (see above)"
 
 # The result: tasks done, tasks in all, whether go test failed, the first task not done.
@@ -37,7 +37,8 @@ read -r done total failed _ <"$CACHE/check/$name.result"
 if ((failed == 0 && done == total)); then
   say "All $total tasks of lessons/$name are done. Compare with the solution (make diff-$n), then watch it work: make lesson-$n"
 else
-  explain_symptoms "$log"
+  # Only what failed: a passing test may provoke a known symptom on purpose.
+  explain_symptoms "$CACHE/check/$name.failures"
   warn "$done of $total tasks done; the first failure, above, says what to fix next. (Full output: ${log#"$ROOT"/})"
   warn "TESTENV_VERBOSE=1 make check-$n adds your controller's logs; docs/lesson-$(printf '%02d' "$n").md explains each task."
   exit 1

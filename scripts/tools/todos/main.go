@@ -35,6 +35,7 @@ func main() {
 	resultFile := fs.String("result", "", "check writes, hint reads, the tasks' state after the last check")
 	verbose := fs.Bool("v", false, "check: print go test's whole output too")
 	logFile := fs.String("log", "", "check: write go test's whole output (as -v prints it) to this file")
+	failuresFile := fs.String("failures", "", "check: write what failed (build errors, failed tests' output) to this file")
 	task := fs.Int("task", 0, "hint: the task (default: the first one not done at the last check)")
 	seen := fs.String("seen", "", "hint: the folder that remembers the hints already shown")
 	done := fs.Int("done", 0, "expect: the tasks solved")
@@ -44,7 +45,7 @@ func main() {
 	if err == nil {
 		switch cmd {
 		case "check":
-			err = check(os.Stdin, os.Stdout, l, *resultFile, *logFile, *verbose)
+			err = check(os.Stdin, os.Stdout, l, *resultFile, *logFile, *failuresFile, *verbose)
 		case "hint":
 			err = hint(os.Stdout, l, *task, *seen, *resultFile)
 		case "expect":
@@ -137,13 +138,20 @@ func states(l lesson, r *run) []state {
 	return out
 }
 
-func check(in io.Reader, w io.Writer, l lesson, resultFile, logFile string, verbose bool) error {
+func check(in io.Reader, w io.Writer, l lesson, resultFile, logFile, failuresFile string, verbose bool) error {
 	r, err := readRun(in)
 	if err != nil {
 		return err
 	}
 	if logFile != "" {
 		if err := os.WriteFile(logFile, []byte(strings.Join(r.build, "")+r.text.String()), 0o644); err != nil {
+			return err
+		}
+	}
+	// What failed, without what passed: a known symptom is looked for here, and a test
+	// that passes may well print one (a conflict it provokes on purpose).
+	if failuresFile != "" {
+		if err := os.WriteFile(failuresFile, []byte(r.failedText()), 0o644); err != nil {
 			return err
 		}
 	}

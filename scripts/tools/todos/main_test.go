@@ -46,7 +46,7 @@ func quote(s string) string {
 func TestCheckListsEveryTaskAndTheFirstFailure(t *testing.T) {
 	result := filepath.Join(t.TempDir(), "r")
 	var out bytes.Buffer
-	err := check(strings.NewReader(goTest([]string{"TestAPI", "TestScaleUp"}, "TestScaleUpTwice")), &out, testLesson, result, "", false)
+	err := check(strings.NewReader(goTest([]string{"TestAPI", "TestScaleUp"}, "TestScaleUpTwice")), &out, testLesson, result, "", "", false)
 	if !errors.As(err, new(errFailed)) {
 		t.Errorf("err = %v, want the failure reported", err)
 	}
@@ -70,7 +70,7 @@ func TestCheckListsEveryTaskAndTheFirstFailure(t *testing.T) {
 
 func TestCheckPassesWhenEveryTaskIsDone(t *testing.T) {
 	var out bytes.Buffer
-	err := check(strings.NewReader(goTest([]string{"TestAPI", "TestScaleUp", "TestScaleUpTwice", "TestScaleDown"}, "")), &out, testLesson, "", "", false)
+	err := check(strings.NewReader(goTest([]string{"TestAPI", "TestScaleUp", "TestScaleUpTwice", "TestScaleDown"}, "")), &out, testLesson, "", "", "", false)
 	if err != nil || !strings.Contains(out.String(), "3 of 3 tasks done") {
 		t.Errorf("err = %v, output:\n%s", err, out.String())
 	}
@@ -80,7 +80,7 @@ func TestCheckShowsBuildErrors(t *testing.T) {
 	var out bytes.Buffer
 	stream := `{"ImportPath":"p","Action":"build-output","Output":"x.go:3:1: undefined: foo\n"}` + "\n" +
 		`{"ImportPath":"p","Action":"build-fail"}` + "\n"
-	err := check(strings.NewReader(stream), &out, testLesson, "", "", false)
+	err := check(strings.NewReader(stream), &out, testLesson, "", "", "", false)
 	if !errors.As(err, new(errFailed)) || !strings.Contains(out.String(), "undefined: foo") || !strings.Contains(out.String(), "0 of 3 tasks done") {
 		t.Errorf("err = %v, output:\n%s", err, out.String())
 	}
@@ -144,9 +144,28 @@ func TestHintShowsTheNextHintEachTime(t *testing.T) {
 
 func TestCheckShowsAFailingTestOfNoTask(t *testing.T) {
 	var out bytes.Buffer
-	err := check(strings.NewReader(goTest([]string{"TestAPI", "TestScaleUp", "TestScaleUpTwice", "TestScaleDown"}, "TestLeftOver")), &out, testLesson, "", "", false)
+	err := check(strings.NewReader(goTest([]string{"TestAPI", "TestScaleUp", "TestScaleUpTwice", "TestScaleDown"}, "TestLeftOver")), &out, testLesson, "", "", "", false)
 	if !errors.As(err, new(errFailed)) || !strings.Contains(out.String(), "A test of no task fails:") ||
 		!strings.Contains(out.String(), "TestLeftOver/three: the ImoocPod should have 3 pods") {
 		t.Errorf("err = %v, output:\n%s", err, out.String())
+	}
+}
+
+func TestCheckWritesWhatFailedApart(t *testing.T) {
+	dir := t.TempDir()
+	failures := filepath.Join(dir, "failures")
+	stream := goTest([]string{"TestAPI"}, "TestScaleUp")
+	// A test that passes may print what looks like a symptom: it is not one.
+	stream = strings.Replace(stream, `"Output":"=== RUN   TestAPI\n"`, `"Output":"conflict: the object has been modified\n"`, 1)
+	err := check(strings.NewReader(stream), new(bytes.Buffer), testLesson, "", filepath.Join(dir, "log"), failures, false)
+	if !errors.As(err, new(errFailed)) {
+		t.Fatalf("err = %v, want the failure reported", err)
+	}
+	b, _ := os.ReadFile(failures)
+	if !strings.Contains(string(b), "the ImoocPod should have 3 pods") || strings.Contains(string(b), "the object has been modified") {
+		t.Errorf("failures = %q, want the failing test's output and nothing of the passing one", b)
+	}
+	if log, _ := os.ReadFile(filepath.Join(dir, "log")); !strings.Contains(string(log), "the object has been modified") {
+		t.Errorf("log = %q, want everything", log)
 	}
 }

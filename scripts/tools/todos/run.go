@@ -149,3 +149,21 @@ func (r *run) untied(l lesson) []string {
 	}
 	return r.other
 }
+
+// failedText returns the compiler's output, what failed packages printed outside their
+// tests, and the output of every test and subtest that failed, in the order they ended.
+func (r *run) failedText() string {
+	var b strings.Builder
+	for _, line := range r.build {
+		b.WriteString(line)
+	}
+	for _, line := range r.other {
+		b.WriteString(line + "\n")
+	}
+	for _, test := range r.failures {
+		for _, line := range r.outputs[test] {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
+}
