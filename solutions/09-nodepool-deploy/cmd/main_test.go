@@ -179,7 +179,6 @@ func TestTheLeaseTimingIsSetAndConsistent(t *testing.T) {
 
 // Two replicas with the same lease: one leads, the other waits; when the leader stops
 // cleanly (a rolling update, SIGTERM), it releases the lease and the other one leads.
-// (make failover-9 kills a leader with SIGKILL instead and measures the wait.)
 func TestASecondReplicaWaitsThenLeadsWhenTheLeaderStops(t *testing.T) {
 	g := NewWithT(t)
 	ns := env.Namespace(t)

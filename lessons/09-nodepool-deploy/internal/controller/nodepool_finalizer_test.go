@@ -25,7 +25,7 @@ func TestNodePoolGetsTheFinalizer(t *testing.T) {
 }
 
 // A deletion pass takes back what the pool gave with the code that gives it: withPool of
-// a pool being deleted. Without an API server:
+// a pool being deleted, called directly:
 // `go test -run TestAPoolBeingDeletedGivesNothing ./internal/controller` runs it alone.
 func TestAPoolBeingDeletedGivesNothingToItsMembers(t *testing.T) {
 	g := NewWithT(t)

@@ -16,7 +16,7 @@ import (
 	nodesv1 "github.com/kube-workshop/operator-workshop/lessons/09-nodepool-deploy/api/nodes/v1"
 )
 
-// The RuntimeClass's scheduling, computed without an API server:
+// The RuntimeClass's scheduling, computed directly:
 // `go test -run TestPoolScheduling ./internal/controller` runs it alone.
 func TestPoolSchedulingSelectsAndToleratesThePoolsNodes(t *testing.T) {
 	g := NewWithT(t)

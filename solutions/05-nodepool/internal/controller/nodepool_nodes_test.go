@@ -11,9 +11,9 @@ import (
 )
 
 // The pure part of a pass: what withPool makes of one node, and the functions it is
-// made of. These tests need no API server:
+// made of, called directly rather than through the API server:
 // `go test -run 'TestSetPool|TestWithPool|TestConcernsPool' ./internal/controller` runs
-// them alone.
+// them alone, once TestMain has started the API server the package's other tests use.
 
 func TestSetPoolLabelsChangesOnlyThePoolsKeys(t *testing.T) {
 	g := NewWithT(t)

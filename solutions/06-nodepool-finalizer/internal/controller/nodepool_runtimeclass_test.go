@@ -15,7 +15,7 @@ import (
 	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/06-nodepool-finalizer/api/nodes/v1"
 )
 
-// The RuntimeClass's scheduling, computed without an API server:
+// The RuntimeClass's scheduling, computed directly:
 // `go test -run TestPoolScheduling ./internal/controller` runs it alone.
 func TestPoolSchedulingSelectsAndToleratesThePoolsNodes(t *testing.T) {
 	g := NewWithT(t)

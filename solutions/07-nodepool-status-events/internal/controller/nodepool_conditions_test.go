@@ -19,8 +19,8 @@ import (
 	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/07-nodepool-status-events/api/nodes/v1"
 )
 
-// What a pass makes of the status before it patches it: the first three tests need no
-// API server, and
+// What a pass makes of the status before it patches it: the first three tests call the
+// functions directly, and
 // `go test -run 'TestCountMember|TestSetPoolReadyCondition|TestReadyCondition' ./internal/controller`
 // runs them alone.
 

@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 		Scheme:            scheme,
 		CRDDirectoryPaths: []string{filepath.Join("..", "..", "config", "crd", "bases")},
 		// cmd/main.go keeps the default cache; the tests only note which kinds it informs
-		// about (cache_test.go).
+		// about (TestTheManagerCachesNoPods, nodepool_watch_test.go).
 		Cache: cache.Options{NewInformer: informers.record},
 		Setup: func(mgr ctrl.Manager) error {
 			return (&NodePoolReconciler{

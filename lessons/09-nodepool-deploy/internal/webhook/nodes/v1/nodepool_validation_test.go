@@ -14,7 +14,7 @@ import (
 	nodesv1 "github.com/kube-workshop/operator-workshop/lessons/09-nodepool-deploy/api/nodes/v1"
 )
 
-// The webhooks' functions called directly, without an API server: the cases the CRD's
+// The webhooks' functions called directly, not through the API server: the cases the CRD's
 // schema refuses first (an unknown effect, a duplicate taint, a long name) show here too,
 // and a failure names the function.
 
