@@ -41,8 +41,12 @@ func TestSetupServesEveryConfiguredWebhook(t *testing.T) {
 
 	paths := configuredWebhookPaths(g)
 	g.Expect(paths).To(HaveLen(2), "config/webhook/manifests.yaml should name the pod webhook and the SidecarSet webhook")
+	// The server makes its mux with its first webhook: none means setup registered none.
+	mux := mgr.GetWebhookServer().WebhookMux()
+	g.Expect(mux).NotTo(BeNil(), "the API server calls the manager at %s: setup should register the webhooks served there, and registered none",
+		strings.Join(paths, " and "))
 	for _, path := range paths {
-		_, pattern := mgr.GetWebhookServer().WebhookMux().Handler(&http.Request{Method: http.MethodPost, URL: &url.URL{Path: path}})
+		_, pattern := mux.Handler(&http.Request{Method: http.MethodPost, URL: &url.URL{Path: path}})
 		g.Expect(pattern).To(Equal(path), "the API server calls the manager at %s: setup should register the webhook served there", path)
 	}
 	check, ok := checks.added["webhook"]
