@@ -41,10 +41,7 @@ import (
 //stage:end
 
 func main() {
-	// The default cache: it holds what the controller watches and reads, which is every
-	// NodePool, every node and every RuntimeClass, and nothing else. No pod: a pool
-	// never reads one.
-	opts := bootstrap.Options{Name: "nodepool"}
+	opts := managerOptions()
 	//stage:9
 	opts.Configure = func(o *ctrl.Options) {
 		leaderElection(o)
@@ -94,6 +91,23 @@ func main() {
 	if err != nil {
 		os.Exit(1)
 	}
+}
+
+// managerOptions returns the manager's options before the flags are parsed.
+//
+// The default cache: it holds what the controller watches and reads, which is every
+// NodePool, every node and every RuntimeClass, and nothing else. No pod: a pool never
+// reads one.
+//
+// Client limits sized for a pool change: a spec change patches every member of the pool
+// in one pass (syncNodes), one patch each, so its requests come in one burst as big as
+// the pool. At the workshop's default limits (100 a second after a burst of 200), 500
+// members wait 3 s for the rate limiter alone; a burst of 600 lets them go out at once,
+// at the pace the API server takes them, with room for the pass's other requests, and
+// 300 a second refill it in 2 s. The API server still guards itself (API Priority and
+// Fairness); --kube-api-qps and --kube-api-burst still override them.
+func managerOptions() bootstrap.Options {
+	return bootstrap.Options{Name: "nodepool", KubeAPIQPS: 300, KubeAPIBurst: 600}
 }
 
 //stage:9

@@ -3,6 +3,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -146,6 +147,24 @@ func TestASecondReplicaWaitsThenLeadsWhenTheLeaderStops(t *testing.T) {
 	g.Expect(holder()).NotTo(Equal(leader),
 		"a replica that stopped cleanly should have released the lease (LeaderElectionReleaseOnCancel)")
 	g.Eventually(second.Elected()).Should(BeClosed(), "the second replica should lead once the lease is free")
+}
+
+// A spec change patches every member of the pool in one pass: the manager's client-side
+// rate limiter must let the patches of a change on 500 members out in one burst, or it
+// alone holds them for seconds (3 s at the workshop's default limits, 100 a second
+// after a burst of 200), and refill that burst within a couple of seconds for the next
+// change. make bench-nodepool measures the whole change.
+func TestTheClientLimitsLetAPoolChangeOutInOneBurst(t *testing.T) {
+	g := NewWithT(t)
+	o := managerOptions()
+	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+	o.BindFlags(fs)
+	g.Expect(fs.Parse(nil)).To(Succeed())
+	const members = 500
+	g.Expect(o.KubeAPIBurst).To(BeNumerically(">", members),
+		"--kube-api-burst should default to more than the %d patches of a change on %d members", members, members)
+	g.Expect(float64(o.KubeAPIBurst)/o.KubeAPIQPS).To(BeNumerically("<=", 2),
+		"--kube-api-qps should default to a rate that refills the burst within 2 s")
 }
 
 func ptrValue(s *string) string {
