@@ -4,6 +4,7 @@
 package bootstrap
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -26,7 +27,10 @@ type Options struct {
 	// Name identifies the manager: it names the leader election lease and the logger.
 	Name string
 
-	Context          string
+	Context string
+	// KubeAPIQPS and KubeAPIBurst are the manager's client-side rate limits. A stage that
+	// sets them before BindFlags makes them the defaults of its --kube-api-qps and
+	// --kube-api-burst; otherwise those are DefaultKubeAPIQPS and DefaultKubeAPIBurst.
 	KubeAPIQPS       float64
 	KubeAPIBurst     int
 	MetricsAddr      string
@@ -49,17 +53,24 @@ type Options struct {
 	Configure func(*ctrl.Options)
 }
 
-// BindFlags registers the options as command-line flags on fs with their defaults.
+// Client-side rate limits. controller-runtime and kube-controller-manager default to 20
+// queries per second (burst 30), which caps a scale-up of 500 pods at about 25 s; the API
+// server protects itself with API Priority and Fairness, so on a workshop cluster a
+// higher limit shows the controller's own speed (make bench-imoocpod). A stage whose
+// writes come in bigger bursts sets its own (Options.KubeAPIQPS, Options.KubeAPIBurst).
+const (
+	DefaultKubeAPIQPS   = 100
+	DefaultKubeAPIBurst = 200
+)
+
+// BindFlags registers the options as command-line flags on fs with their defaults: the
+// client limits the stage set in o, if any, and the workshop's otherwise.
 func (o *Options) BindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Context, "kube-context", "",
 		"The kubeconfig context to use instead of the current one.")
-	// Client-side rate limits. controller-runtime and kube-controller-manager default to
-	// 20 queries per second (burst 30), which caps a scale-up of 500 pods at about 25 s;
-	// the API server protects itself with API Priority and Fairness, so on a workshop
-	// cluster a higher limit shows the controller's own speed (make bench-imoocpod).
-	fs.Float64Var(&o.KubeAPIQPS, "kube-api-qps", 100,
+	fs.Float64Var(&o.KubeAPIQPS, "kube-api-qps", cmp.Or(o.KubeAPIQPS, DefaultKubeAPIQPS),
 		"The queries per second the manager may send to the API server.")
-	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", 200,
+	fs.IntVar(&o.KubeAPIBurst, "kube-api-burst", cmp.Or(o.KubeAPIBurst, DefaultKubeAPIBurst),
 		"The burst of queries the manager may send above --kube-api-qps.")
 	// Plain HTTP keeps the lessons simple; a production manager serves metrics over
 	// HTTPS behind authentication (see controller-runtime's metrics/filters package).

@@ -30,6 +30,36 @@ func TestTheEndpointsListenOnLoopbackByDefault(t *testing.T) {
 	}
 }
 
+// A stage whose writes come in bigger bursts than the others' sets its own client limits
+// before BindFlags: they become its flags' defaults, which the command line still
+// overrides. A stage that sets none keeps the workshop's.
+func TestAStageMaySetItsOwnClientLimits(t *testing.T) {
+	cases := []struct {
+		name  string
+		stage Options
+		args  []string
+		qps   float64
+		burst int
+	}{
+		{"no limits of its own", Options{}, nil, DefaultKubeAPIQPS, DefaultKubeAPIBurst},
+		{"its own limits", Options{KubeAPIQPS: 300, KubeAPIBurst: 600}, nil, 300, 600},
+		{"its own limits, overridden", Options{KubeAPIQPS: 300, KubeAPIBurst: 600},
+			[]string{"--kube-api-qps=20", "--kube-api-burst=30"}, 20, 30},
+	}
+	for _, c := range cases {
+		o := c.stage
+		fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+		o.BindFlags(fs)
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		if o.KubeAPIQPS != c.qps || o.KubeAPIBurst != c.burst {
+			t.Errorf("%s: --kube-api-qps %v, --kube-api-burst %d; want %v and %d",
+				c.name, o.KubeAPIQPS, o.KubeAPIBurst, c.qps, c.burst)
+		}
+	}
+}
+
 // Outside a pod, --leader-elect without a namespace cannot work: Run says which flag is
 // missing before it reads a kubeconfig or creates a manager.
 func TestLeaderElectionOutsideAPodNeedsANamespace(t *testing.T) {

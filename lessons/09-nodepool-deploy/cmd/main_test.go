@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -16,6 +18,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -205,6 +208,78 @@ func TestASecondReplicaWaitsThenLeadsWhenTheLeaderStops(t *testing.T) {
 	g.Expect(holder()).NotTo(Equal(leader),
 		"a replica that stopped cleanly should have released the lease (LeaderElectionReleaseOnCancel)")
 	g.Eventually(second.Elected()).Should(BeClosed(), "the second replica should lead once the lease is free")
+}
+
+// A spec change patches every member of the pool in one pass: the manager's client-side
+// rate limiter must let the patches of a change on 500 members out in one burst, or it
+// alone holds them for seconds (3 s at the workshop's default limits, 100 a second
+// after a burst of 200), and refill that burst within a couple of seconds for the next
+// change. make bench-nodepool measures the whole change.
+func TestTheClientLimitsLetAPoolChangeOutInOneBurst(t *testing.T) {
+	g := NewWithT(t)
+	o := managerOptions()
+	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+	o.BindFlags(fs)
+	g.Expect(fs.Parse(nil)).To(Succeed())
+	const members = 500
+	g.Expect(o.KubeAPIBurst).To(BeNumerically(">", members),
+		"--kube-api-burst should default to more than the %d patches of a change on %d members", members, members)
+	g.Expect(float64(o.KubeAPIBurst)/o.KubeAPIQPS).To(BeNumerically("<=", 2),
+		"--kube-api-qps should default to a rate that refills the burst within 2 s")
+}
+
+// A pass that patches hundreds of nodes at once ends before the watch has brought back
+// the last of them, and their events queue the next pass at once: the manager's client
+// must not show that pass those nodes as they were, or it patches them again with the
+// old resourceVersion and is refused, a wasted request each. Its reads wait until its
+// cache has seen its own writes.
+func TestTheManagersClientReadsItsOwnNodePatches(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	o := ctrl.Options{
+		Scheme:                 env.Client.Scheme(),
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+	}
+	managerOptions().Configure(&o)
+	mgr, err := ctrl.NewManager(env.Config, o)
+	g.Expect(err).NotTo(HaveOccurred())
+	mgrCtx, cancel := context.WithCancel(ctx)
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		_ = mgr.Start(mgrCtx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-stopped
+	})
+	c := mgr.GetClient()
+
+	const label, nodes = "read-own-writes.workshop.dev/round", 20
+	for i := range nodes {
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
+			Name: fmt.Sprintf("read-own-writes-%02d", i), Labels: map[string]string{label: "0"},
+		}}
+		g.Expect(env.Client.Create(ctx, node)).To(Succeed())
+		t.Cleanup(func() { _ = env.Client.Delete(context.Background(), node) })
+	}
+	inRound := func(round string) []corev1.Node {
+		var list corev1.NodeList
+		g.Expect(c.List(ctx, &list, client.MatchingLabels{label: round})).To(Succeed())
+		return list.Items
+	}
+	g.Eventually(func() []corev1.Node { return inRound("0") }).Should(HaveLen(nodes), "the cache should show the new nodes")
+
+	// Each list comes right after a patch, before its watch event can be back: without
+	// the wait, some of them miss the node just patched.
+	for i := range nodes {
+		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("read-own-writes-%02d", i)}}
+		patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"metadata":{"labels":{%q:"1"}}}`, label))
+		g.Expect(c.Patch(ctx, node, patch)).To(Succeed())
+		g.Expect(inRound("1")).To(HaveLen(i+1),
+			"a list right after the manager's own patches should show them all (readYourWrites)")
+	}
 }
 
 func ptrValue(s *string) string {
