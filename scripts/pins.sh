@@ -74,7 +74,10 @@ apply() {
       cd "$(dirname "$gomod")"
       GOWORK=off go mod edit -go="$GO_VERSION"
       while read -r path want; do
-        [[ -n $(required go.mod "$path") ]] && GOWORK=off go mod edit -require="$path@$want"
+        # A module that does not use a pinned library is left without it.
+        if [[ -n $(required go.mod "$path") ]]; then
+          GOWORK=off go mod edit -require="$path@$want"
+        fi
       done < <(pins_for "$gomod")
     )
   done
