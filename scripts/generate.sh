@@ -8,6 +8,16 @@
 source "$(dirname "$0")/lib/common.sh"
 
 (($# > 0)) || die "usage: $0 MODULE_DIR..."
+# controller-gen copies into a CRD the descriptions of the Kubernetes types it embeds:
+# below a SidecarSet's spec.containers and spec.volumes, half of its CRD, all of them in
+# `kubectl explain pod.spec.containers`. crddesc drops the descriptions below these
+# fields (CRD:FIELD), keeping the fields' own and every validation; controller-gen's
+# crd:maxDescLen=0 would drop the CRD's own descriptions too.
+embedded=(
+  sidecarsets.sidecars.workshop.dev:spec.containers
+  sidecarsets.sidecars.workshop.dev:spec.volumes
+)
+crddesc=$(tool_path crddesc)
 for dir in "$@"; do
   [[ -f "$dir/go.mod" ]] || die "$dir is not a module (no go.mod)"
   (
@@ -20,5 +30,6 @@ for dir in "$@"; do
       output:crd:artifacts:config=config/crd/bases \
       output:rbac:artifacts:config=config/rbac \
       output:webhook:artifacts:config=config/webhook
+    "$crddesc" config/crd/bases "${embedded[@]}"
   )
 done
