@@ -18,13 +18,15 @@ type SidecarSetSpec struct {
 	// +optional
 	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector,omitempty"`
 
-	// Containers are the sidecars, appended to the containers of every matching pod.
+	// Containers are the sidecars, appended to the containers of every matching pod:
+	// Kubernetes containers, whose fields `kubectl explain pod.spec.containers` describes.
 	// +kubebuilder:validation:MinItems=1
 	// +required
 	Containers []corev1.Container `json:"containers"`
 
 	// Volumes are added to every pod that gets a sidecar of this SidecarSet, for the
 	// sidecars to mount. A sidecar may also mount a volume the pod has of its own.
+	// `kubectl explain pod.spec.volumes` describes their fields.
 	// +optional
 	Volumes []corev1.Volume `json:"volumes,omitempty"`
 }
