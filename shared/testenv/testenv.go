@@ -15,6 +15,9 @@
 //	func TestMain(m *testing.M) {
 //		os.Exit(testenv.Run(m, testenv.Options{...}, &env))
 //	}
+//
+// A package that tests a module's webhooks through the API server uses RunWebhooks
+// instead, and the helpers beside it (WebhookNamespace, ClientWithWarnings, Causes, ...).
 package testenv
 
 import (

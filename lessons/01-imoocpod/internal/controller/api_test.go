@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/lessons/01-imoocpod/api/apps/v1"
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
 
 // The API server checks ImoocPods against the CRD's schema, which controller-gen writes
@@ -71,7 +72,7 @@ func TestTheAPIServerRefusesANameTooLongForALabel(t *testing.T) {
 	g := NewWithT(t)
 	ns := env.Namespace(t)
 	long := newImoocPod(ns, strings.Repeat("a", 64), 1)
-	g.Expect(errorText(env.Client.Create(env.Context(), long))).To(
+	g.Expect(testenv.ErrorText(env.Client.Create(env.Context(), long))).To(
 		ContainSubstring("the name is the value of a label on every pod: at most 63 characters"),
 		"an ImoocPod named with 64 characters should be refused: NameLabel's value would be too long")
 	g.Expect(env.Client.Create(env.Context(), newImoocPod(ns, strings.Repeat("a", 63), 1))).To(Succeed(),

@@ -11,6 +11,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
 
 // The tests follow the lesson's tasks: first the functions one at a time (newPod,
@@ -141,7 +143,7 @@ func TestOnePassScalesTheWholeDifference(t *testing.T) {
 	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
 
 	result, err := r.Reconcile(ctx, requestFor(ip))
-	g.Expect(errorText(err)).To(BeEmpty(), "the pass's error")
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass's error")
 	g.Expect(result).To(Equal(ctrl.Result{}), "a pass that creates pods should not requeue")
 	created := len(podsOf(g, ip))
 	g.Expect(created).To(Equal(40),
@@ -149,7 +151,7 @@ func TestOnePassScalesTheWholeDifference(t *testing.T) {
 
 	scaleTo(g, ip, 7)
 	result, err = r.Reconcile(ctx, requestFor(ip))
-	g.Expect(errorText(err)).To(BeEmpty(), "the pass's error")
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass's error")
 	g.Expect(result).To(Equal(ctrl.Result{}), "a pass that deletes pods should not requeue")
 	g.Expect(len(podsOf(g, ip))).To(Equal(7),
 		"one pass should delete all 33 surplus pods, not one pod per pass")
@@ -167,7 +169,7 @@ func TestStaleCacheNeverCreatesTooMany(t *testing.T) {
 
 	for pass := range 3 {
 		_, err := r.Reconcile(ctx, requestFor(ip))
-		g.Expect(errorText(err)).To(BeEmpty(), "the error of pass %d", pass)
+		g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the error of pass %d", pass)
 	}
 	g.Expect(len(podsOf(g, ip))).To(Equal(5),
 		"3 passes over a cache that never shows their creates should leave 5 pods: more means a pass "+
@@ -187,7 +189,7 @@ func TestAnImoocPodCreatedAgainDoesNotWaitForThePodsOfTheFirst(t *testing.T) {
 	first := unmanaged(newImoocPod(ns, "again", 2))
 	g.Expect(env.Client.Create(ctx, first)).To(Succeed())
 	_, err := r.Reconcile(ctx, requestFor(first))
-	g.Expect(errorText(err)).To(BeEmpty(), "the first ImoocPod's pass")
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the first ImoocPod's pass")
 	// envtest runs no garbage collector: the test deletes the pods, as it would.
 	for _, pod := range podsOf(g, first) {
 		g.Expect(env.Client.Delete(ctx, &pod)).To(Succeed())
@@ -197,7 +199,7 @@ func TestAnImoocPodCreatedAgainDoesNotWaitForThePodsOfTheFirst(t *testing.T) {
 	second := unmanaged(newImoocPod(ns, "again", 2))
 	g.Expect(env.Client.Create(ctx, second)).To(Succeed())
 	result, err := r.Reconcile(ctx, requestFor(second))
-	g.Expect(errorText(err)).To(BeEmpty(), "the second ImoocPod's pass")
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the second ImoocPod's pass")
 	g.Expect(podsOf(g, second)).To(HaveLen(2), "pods of the ImoocPod created again, after its first pass "+
 		"(it waited %s for the pods of the ImoocPod deleted before it: expectations must be kept per UID)",
 		result.RequeueAfter)
@@ -361,7 +363,7 @@ func TestANamespaceBeingDeletedIsNoError(t *testing.T) {
 	r := &ImoocPodReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
 
 	result, err := r.Reconcile(env.Context(), requestFor(ip))
-	g.Expect(errorText(err)).To(BeEmpty(), "a namespace being deleted refuses new pods, and takes the ImoocPod with it: "+
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "a namespace being deleted refuses new pods, and takes the ImoocPod with it: "+
 		"there is nothing to retry")
 	g.Expect(result).To(Equal(ctrl.Result{}))
 	g.Expect(podNames(podsOf(g, ip))).To(BeEmpty())
@@ -373,7 +375,7 @@ func TestAnImoocPodThatIsGoneIsNoError(t *testing.T) {
 	gone := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: env.Namespace(t), Name: "gone"}}
 
 	result, err := r.Reconcile(env.Context(), gone)
-	g.Expect(errorText(err)).To(BeEmpty(), "NotFound means the ImoocPod was deleted and its pods go with it: "+
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "NotFound means the ImoocPod was deleted and its pods go with it: "+
 		"an error would retry a name that never comes back")
 	g.Expect(result).To(Equal(ctrl.Result{}))
 }

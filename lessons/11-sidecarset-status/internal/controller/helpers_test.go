@@ -25,16 +25,6 @@ var caseCounter atomic.Int64
 
 func newCase(name string) string { return fmt.Sprintf("%s-%d", name, caseCounter.Add(1)) }
 
-// newNamespace waits for the webhook server, so that the pods a test creates are
-// injected, and returns a fresh namespace.
-func newNamespace(t *testing.T) string {
-	t.Helper()
-	NewWithT(t).Eventually(func() error {
-		return env.Manager.GetWebhookServer().StartedChecker()(nil)
-	}).Should(Succeed(), "the manager's webhook server should answer")
-	return env.Namespace(t)
-}
-
 // createSidecarSet creates a SidecarSet of one sidecar that selects the pods labelled
 // caseLabel=value, deletes it when the test ends, and waits until the manager's cache,
 // which the pod webhook reads, holds it.

@@ -65,7 +65,7 @@ func TestCountPod(t *testing.T) {
 // selection joins that one's.
 func TestAPodThatLosesTheLabelLeavesTheCounts(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
+	ns := env.WebhookNamespace(t)
 	value := newCase("relabel")
 	set := createSidecarSet(t, g, value, "busybox:1.37")
 	pods := createPods(g, ns, "pod", value, 2)
@@ -122,7 +122,7 @@ func TestPodChangedLetsThroughOnlyWhatChangesACount(t *testing.T) {
 // run it. The status counts both, and says which pods lack the sidecars.
 func TestTheStatusCountsMatchedAndInjectedPods(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
+	ns := env.WebhookNamespace(t)
 	value := newCase("counts")
 	createPods(g, ns, "early", value, 2)
 	set := createSidecarSet(t, g, value, "busybox:1.37")
@@ -161,7 +161,7 @@ func TestTheStatusCountsMatchedAndInjectedPods(t *testing.T) {
 // revision, says so in UpToDate, and tells it with one event.
 func TestAChangedSidecarSetCountsTheOutdatedPods(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
+	ns := env.WebhookNamespace(t)
 	value := newCase("outdated")
 	set := createSidecarSet(t, g, value, "busybox:1.37")
 	pods := createPods(g, ns, "old", value, 2)
@@ -196,7 +196,7 @@ func TestAChangedSidecarSetCountsTheOutdatedPods(t *testing.T) {
 // no count, write none.
 func TestEventsOnlyOnRealChange(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
+	ns := env.WebhookNamespace(t)
 	value := newCase("events")
 	createPods(g, ns, "early", value, 1)
 	set := createSidecarSet(t, g, value, "busybox:1.37")

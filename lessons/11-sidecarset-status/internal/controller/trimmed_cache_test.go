@@ -48,7 +48,7 @@ func TestTrimPodKeepsOnlyWhatTheControllerReads(t *testing.T) {
 // spec to read, and of its annotations only the record, however many it has.
 func TestTheCacheHoldsTrimmedPodMetadata(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
+	ns := env.WebhookNamespace(t)
 	value := newCase("cache")
 	set := createSidecarSet(t, g, value, "busybox:1.37")
 	pod := createPods(g, ns, "pod", value, 1)[0]

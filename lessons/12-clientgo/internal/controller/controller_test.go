@@ -24,6 +24,7 @@ import (
 
 	appsv1 "github.com/kube-workshop/operator-workshop/lessons/12-clientgo/api/apps/v1"
 	"github.com/kube-workshop/operator-workshop/lessons/12-clientgo/internal/imoocpods"
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
 
 // The unit tests of the controller, in kubernetes/sample-controller's style: fake
@@ -237,7 +238,7 @@ func TestSyncDeletesTheSurplusNotReadyFirst(t *testing.T) {
 
 	_, err := f.sync(keyOf(ip))
 
-	g.Expect(errorText(err)).To(BeEmpty(), "the pass's error")
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass's error")
 	g.Expect(f.deletedPods()).To(ConsistOf("web-old-starting", "web-new-starting"),
 		"one pass should delete the 2 surplus pods, not ready ones first")
 	g.Expect(f.createdPods()).To(BeEmpty())
@@ -251,12 +252,12 @@ func TestSyncWaitsForTheCacheToShowItsCreates(t *testing.T) {
 	f := newFixture(t, ip)
 
 	_, err := f.sync(keyOf(ip))
-	g.Expect(errorText(err)).To(BeEmpty(), "the error of the first pass")
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the error of the first pass")
 	g.Expect(f.createdPods()).To(HaveLen(3), "the first pass creates the 3 pods")
 	f.clear()
 
 	wait, err := f.sync(keyOf(ip))
-	g.Expect(errorText(err)).To(BeEmpty(), "the error of the second pass")
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the error of the second pass")
 	g.Expect(f.createdPods()).To(BeEmpty(), "the second pass should wait for the cache to show the first pass's "+
 		"creates (expectations), not create them again")
 	g.Expect(wait).To(BeNumerically(">", 0), "a pass that waits for the cache should say how long (RequeueAfter)")
@@ -267,7 +268,7 @@ func TestIdleSyncSendsNothing(t *testing.T) {
 	ip := unitImoocPod("web", 2)
 	f := newFixture(t, ip, unitPod(ip, "web-a", 1, true), unitPod(ip, "web-b", 2, true))
 	_, err := f.sync(keyOf(ip))
-	g.Expect(errorText(err)).To(BeEmpty(), "the error of the first pass")
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the error of the first pass")
 	g.Expect(f.writes()).To(Equal([]string{"patch imoocpods/status"}), "the first pass finds the pods and reports them")
 
 	// Let the cache show the status the first pass wrote, as its update event would.
@@ -279,7 +280,7 @@ func TestIdleSyncSendsNothing(t *testing.T) {
 	f.clear()
 
 	_, err = f.sync(keyOf(ip))
-	g.Expect(errorText(err)).To(BeEmpty(), "the error of the second pass")
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the error of the second pass")
 	g.Expect(f.writes()).To(BeEmpty(), "a pass with nothing to do should send nothing, not even the status it found unchanged")
 }
 
@@ -288,7 +289,7 @@ func TestSyncOfAnImoocPodThatIsGoneSendsNothing(t *testing.T) {
 	f := newFixture(t, nil)
 
 	wait, err := f.sync(types.NamespacedName{Namespace: "ns", Name: "gone"})
-	g.Expect(errorText(err)).To(BeEmpty(), "NotFound means the ImoocPod was deleted and its pods go with it: "+
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "NotFound means the ImoocPod was deleted and its pods go with it: "+
 		"an error would retry a name that never comes back")
 	g.Expect(wait).To(BeZero())
 	g.Expect(f.writes()).To(BeEmpty())
@@ -301,7 +302,7 @@ func TestSyncCreatesTheWholeDifferenceInOnePass(t *testing.T) {
 
 	wait, err := f.sync(keyOf(ip))
 
-	g.Expect(errorText(err)).To(BeEmpty(), "the pass's error")
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass's error")
 	g.Expect(wait).To(BeZero(), "a pass that creates pods should not ask to wait")
 	g.Expect(f.writes()).To(Equal([]string{
 		"create pods", "create pods", "create pods", "create pods", "create pods", "patch imoocpods/status",

@@ -127,14 +127,6 @@ func readyAs(ip *appsv1.ImoocPod) string {
 	return string(ready.Status) + " " + ready.Reason
 }
 
-// errorText returns err's message, or "" for nil: a failure then prints one line.
-func errorText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
-}
-
 func podNames(pods []corev1.Pod) []string {
 	names := make([]string, 0, len(pods))
 	for _, pod := range pods {

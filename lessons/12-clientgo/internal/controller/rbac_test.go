@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
 
 // The manager runs with the ClusterRole that controller-gen writes from the RBAC markers
@@ -22,11 +24,11 @@ func TestTheManagersRoleAllowsAWholePass(t *testing.T) {
 	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
 
 	c := newTestController(t, asManager, testControllerOptions{namespace: ns, startPods: true})
-	g.Expect(errorText(pass(g, c, ip, 0))).To(BeEmpty(), "the first pass as the manager's role, creating 2 pods")
-	g.Expect(errorText(pass(g, c, ip, 2))).To(BeEmpty(), "the second pass as the manager's role")
+	g.Expect(testenv.ErrorText(pass(g, c, ip, 0))).To(BeEmpty(), "the first pass as the manager's role, creating 2 pods")
+	g.Expect(testenv.ErrorText(pass(g, c, ip, 2))).To(BeEmpty(), "the second pass as the manager's role")
 	g.Expect(latest(g, ip).Status.Replicas).To(BeEquivalentTo(2), "status.replicas")
 
 	scaleTo(g, ip, 1)
-	g.Expect(errorText(pass(g, c, ip, 2))).To(BeEmpty(), "a pass as the manager's role that deletes a pod")
+	g.Expect(testenv.ErrorText(pass(g, c, ip, 2))).To(BeEmpty(), "a pass as the manager's role that deletes a pod")
 	g.Expect(podsOf(g, ip)).To(HaveLen(1), "pods after scaling down")
 }

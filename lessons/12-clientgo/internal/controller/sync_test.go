@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/lessons/12-clientgo/api/apps/v1"
 )
@@ -23,12 +24,12 @@ func TestOnePassScalesTheWholeDifference(t *testing.T) {
 	ip := unmanaged(newImoocPod(ns, "batch", 40))
 	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
 
-	g.Expect(errorText(pass(g, c, ip, 0))).To(BeEmpty(), "the pass's error")
+	g.Expect(testenv.ErrorText(pass(g, c, ip, 0))).To(BeEmpty(), "the pass's error")
 	created := len(podsOf(g, ip))
 	g.Expect(created).To(Equal(40), "one pass should create all 40 missing pods, not one pod per pass; it created %d", created)
 
 	scaleTo(g, ip, 7)
-	g.Expect(errorText(pass(g, c, ip, 40))).To(BeEmpty(), "the pass's error")
+	g.Expect(testenv.ErrorText(pass(g, c, ip, 40))).To(BeEmpty(), "the pass's error")
 	g.Expect(len(podsOf(g, ip))).To(Equal(7), "one pass should delete all 33 surplus pods, not one pod per pass")
 }
 
@@ -42,7 +43,7 @@ func TestStaleCacheNeverCreatesTooMany(t *testing.T) {
 	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
 
 	for i := range 3 {
-		g.Expect(errorText(pass(g, c, ip, 0))).To(BeEmpty(), "the error of pass %d", i+1)
+		g.Expect(testenv.ErrorText(pass(g, c, ip, 0))).To(BeEmpty(), "the error of pass %d", i+1)
 	}
 	g.Expect(len(podsOf(g, ip))).To(Equal(5),
 		"3 passes over a cache that never shows their creates should leave 5 pods: more means a pass "+
@@ -56,13 +57,13 @@ func TestIdlePassWritesNothing(t *testing.T) {
 	c := newTestController(t, countWrites(env.Config, &writes), testControllerOptions{namespace: ns, startPods: true})
 	ip := unmanaged(newImoocPod(ns, "idle", 3))
 	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
-	g.Expect(errorText(pass(g, c, ip, 0))).To(BeEmpty(), "the pass that creates the pods")
-	g.Expect(errorText(pass(g, c, ip, 3))).To(BeEmpty(), "the pass that counts them")
+	g.Expect(testenv.ErrorText(pass(g, c, ip, 0))).To(BeEmpty(), "the pass that creates the pods")
+	g.Expect(testenv.ErrorText(pass(g, c, ip, 3))).To(BeEmpty(), "the pass that counts them")
 
 	idlePass := func(why string) {
 		t.Helper()
 		before := writes.Load()
-		g.Expect(errorText(pass(g, c, ip, 3))).To(BeEmpty(), "the pass's error")
+		g.Expect(testenv.ErrorText(pass(g, c, ip, 3))).To(BeEmpty(), "the pass's error")
 		g.Expect(writes.Load()-before).To(BeZero(), "a pass with nothing to do should write nothing, "+
 			"not even the status it found unchanged: "+why)
 	}
@@ -89,7 +90,7 @@ func TestIdlePassWritesNothing(t *testing.T) {
 		}
 		g.Expect(ready).To(Equal(3), "ready pods in the test controller's cache")
 	}).Should(Succeed())
-	g.Expect(errorText(pass(g, c, ip, 3))).To(BeEmpty(), "the pass that counts the ready pods")
+	g.Expect(testenv.ErrorText(pass(g, c, ip, 3))).To(BeEmpty(), "the pass that counts the ready pods")
 	g.Eventually(func(g Gomega) {
 		cached, err := c.imoocPodLister.Get(ns, ip.Name)
 		g.Expect(err).NotTo(HaveOccurred())
@@ -105,19 +106,19 @@ func TestReadyConditionSaysWhatAPassFound(t *testing.T) {
 	ip := unmanaged(newImoocPod(ns, "passes", 3))
 	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
 
-	g.Expect(errorText(pass(g, c, ip, 0))).To(BeEmpty())
+	g.Expect(testenv.ErrorText(pass(g, c, ip, 0))).To(BeEmpty())
 	got := latest(g, ip)
 	g.Expect(got.Status.Replicas).To(BeZero(), "the first pass found no pods; it created them")
 	g.Expect(readyAs(got)).To(Equal("False "+appsv1.ReasonScalingUp), "the Ready condition")
 	g.Expect(got.Status.ObservedGeneration).To(BeEquivalentTo(1), "status.observedGeneration after a successful pass")
 
-	g.Expect(errorText(pass(g, c, ip, 3))).To(BeEmpty())
+	g.Expect(testenv.ErrorText(pass(g, c, ip, 3))).To(BeEmpty())
 	got = latest(g, ip)
 	g.Expect(got.Status.Replicas).To(BeEquivalentTo(3), "the second pass found the pods the first created")
 	g.Expect(readyAs(got)).To(Equal("False "+appsv1.ReasonPodsNotReady), "the Ready condition")
 
 	scaleTo(g, ip, 1)
-	g.Expect(errorText(pass(g, c, ip, 3))).To(BeEmpty())
+	g.Expect(testenv.ErrorText(pass(g, c, ip, 3))).To(BeEmpty())
 	got = latest(g, ip)
 	g.Expect(readyAs(got)).To(Equal("False "+appsv1.ReasonScalingDown), "the Ready condition")
 	g.Expect(got.Status.ObservedGeneration).To(BeEquivalentTo(2), "status.observedGeneration after the spec changed")
@@ -133,13 +134,13 @@ func TestAFailedPassReportsTheErrorAndDoesNotObserveTheSpec(t *testing.T) {
 	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
 
 	err := pass(g, broken, ip, 0)
-	g.Expect(errorText(err)).To(ContainSubstring(quota), "a pass whose creates fail should return their error, to be retried")
+	g.Expect(testenv.ErrorText(err)).To(ContainSubstring(quota), "a pass whose creates fail should return their error, to be retried")
 	got := latest(g, ip)
 	g.Expect(readyAs(got)).To(Equal("False "+appsv1.ReasonReconcileError), "the Ready condition")
 	g.Expect(readyCondition(got).Message).To(ContainSubstring(quota), "the Ready condition should say what failed")
 	g.Expect(got.Status.ObservedGeneration).To(BeZero(), "a failed pass has not acted on the spec")
 
-	g.Expect(errorText(pass(g, working, ip, 0))).To(BeEmpty())
+	g.Expect(testenv.ErrorText(pass(g, working, ip, 0))).To(BeEmpty())
 	g.Expect(latest(g, ip).Status.ObservedGeneration).To(BeEquivalentTo(1), "status.observedGeneration once a pass has succeeded")
 }
 
@@ -149,7 +150,7 @@ func TestANamespaceBeingDeletedIsNoError(t *testing.T) {
 	terminatingNamespace(g, ip)
 	c := newTestController(t, env.Config, testControllerOptions{namespace: ip.Namespace, startPods: true})
 
-	g.Expect(errorText(pass(g, c, ip, 0))).To(BeEmpty(), "a namespace being deleted refuses new pods, and takes the "+
+	g.Expect(testenv.ErrorText(pass(g, c, ip, 0))).To(BeEmpty(), "a namespace being deleted refuses new pods, and takes the "+
 		"ImoocPod with it: there is nothing to retry")
 	g.Expect(podNames(podsOf(g, ip))).To(BeEmpty())
 }

@@ -66,15 +66,6 @@ func waitForPods(g Gomega, ip *appsv1.ImoocPod, n int) []corev1.Pod {
 	return pods
 }
 
-// errorText returns err's message, or "" for nil: a failure then prints one line, not
-// the error's struct.
-func errorText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
-}
-
 // podNames returns the names of pods, in order.
 func podNames(pods []corev1.Pod) []string {
 	names := make([]string, 0, len(pods))
@@ -230,7 +221,7 @@ func idlePasses(t *testing.T, g Gomega, ip *appsv1.ImoocPod) func(why string) {
 		t.Helper()
 		before := writes.Count()
 		result, err := r.Reconcile(env.Context(), requestFor(ip))
-		g.Expect(errorText(err)).To(BeEmpty(), "the pass's error")
+		g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass's error")
 		g.Expect(result).To(Equal(ctrl.Result{}), "a pass with nothing to do should not requeue")
 		g.Expect(writes.Count()-before).To(BeZero(), "a pass with nothing to do should write nothing, "+
 			"not even the status it found unchanged: "+why)

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	appsv1 "github.com/kube-workshop/operator-workshop/solutions/02-imoocpod-workflow/api/apps/v1"
 )
 
@@ -152,7 +153,7 @@ func TestTheScaleSubresource(t *testing.T) {
 	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
 
 	var scale autoscalingv1.Scale
-	g.Expect(errorText(env.Client.SubResource("scale").Get(ctx, ip, &scale))).To(BeEmpty(),
+	g.Expect(testenv.ErrorText(env.Client.SubResource("scale").Get(ctx, ip, &scale))).To(BeEmpty(),
 		"the CRD should have a scale subresource: a +kubebuilder:subresource:scale marker on ImoocPod")
 	g.Expect(scale.Spec.Replicas).To(BeEquivalentTo(2), "scale.spec.replicas should be spec.replicas (specpath)")
 	g.Eventually(func(g Gomega) {
@@ -238,7 +239,7 @@ func TestReadyConditionSaysWhatAPassFound(t *testing.T) {
 	pass := func() *appsv1.ImoocPod {
 		t.Helper()
 		_, err := r.Reconcile(ctx, requestFor(ip))
-		g.Expect(errorText(err)).To(BeEmpty(), "the pass's error")
+		g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass's error")
 		return latest(g, ip)
 	}
 
@@ -312,7 +313,7 @@ func TestTheManagersRoleAllowsAWholePass(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 
 	for _, list := range []client.ObjectList{&appsv1.ImoocPodList{}, &corev1.PodList{}} {
-		g.Expect(errorText(env.Watch(cfg, list))).To(BeEmpty(),
+		g.Expect(testenv.ErrorText(env.Watch(cfg, list))).To(BeEmpty(),
 			"the manager's cache watches %T; add the RBAC marker it lacks", list)
 	}
 
@@ -322,7 +323,7 @@ func TestTheManagersRoleAllowsAWholePass(t *testing.T) {
 	passes := func(what string) {
 		for pass := range 2 {
 			_, err := r.Reconcile(ctx, requestFor(ip))
-			g.ExpectWithOffset(1, errorText(err)).To(BeEmpty(),
+			g.ExpectWithOffset(1, testenv.ErrorText(err)).To(BeEmpty(),
 				"pass %d %s as the manager's role; add the RBAC marker it lacks", pass+1, what)
 		}
 	}

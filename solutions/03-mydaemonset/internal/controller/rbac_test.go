@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	appsv1 "github.com/kube-workshop/operator-workshop/solutions/03-mydaemonset/api/apps/v1"
 )
 
@@ -28,7 +29,7 @@ func TestTheManagersRoleAllowsAWholeMyDaemonSetPass(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 
 	for _, list := range []client.ObjectList{&appsv1.MyDaemonSetList{}, &corev1.PodList{}, &corev1.NodeList{}} {
-		g.Expect(errorText(env.Watch(cfg, list))).To(BeEmpty(),
+		g.Expect(testenv.ErrorText(env.Watch(cfg, list))).To(BeEmpty(),
 			"the manager's cache watches %T; add the RBAC marker it lacks", list)
 	}
 
@@ -39,7 +40,7 @@ func TestTheManagersRoleAllowsAWholeMyDaemonSetPass(t *testing.T) {
 	passes := func(what string) {
 		for pass := range 2 {
 			_, err := r.Reconcile(ctx, requestFor(mds))
-			g.ExpectWithOffset(1, errorText(err)).To(BeEmpty(),
+			g.ExpectWithOffset(1, testenv.ErrorText(err)).To(BeEmpty(),
 				"pass %d %s as the manager's role; add the RBAC marker it lacks", pass+1, what)
 		}
 	}
@@ -52,13 +53,4 @@ func TestTheManagersRoleAllowsAWholeMyDaemonSetPass(t *testing.T) {
 	patchNode(g, node, func(n *corev1.Node) { n.Labels["role"] = "database" })
 	passes("deleting the pod of a node that stopped matching")
 	g.Expect(daemonPodsOf(g, mds)).To(BeEmpty(), "pods once node %s no longer matches", node.Name)
-}
-
-// errorText returns err's message, or "" for nil: a failure then prints the refusal in
-// one line, not the error's struct.
-func errorText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
 }

@@ -67,7 +67,7 @@ func TestCountPod(t *testing.T) {
 // selection joins that one's.
 func TestAPodThatLosesTheLabelLeavesTheCounts(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
+	ns := env.WebhookNamespace(t)
 	value := newCase("relabel")
 	set := createSidecarSet(t, g, value, "busybox:1.37")
 	pods := createPods(g, ns, "pod", value, 2)
@@ -124,7 +124,7 @@ func TestPodChangedLetsThroughOnlyWhatChangesACount(t *testing.T) {
 // run it. The status counts both, and says which pods lack the sidecars.
 func TestTheStatusCountsMatchedAndInjectedPods(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
+	ns := env.WebhookNamespace(t)
 	value := newCase("counts")
 	createPods(g, ns, "early", value, 2)
 	set := createSidecarSet(t, g, value, "busybox:1.37")
@@ -163,7 +163,7 @@ func TestTheStatusCountsMatchedAndInjectedPods(t *testing.T) {
 // revision, says so in UpToDate, and tells it with one event.
 func TestAChangedSidecarSetCountsTheOutdatedPods(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
+	ns := env.WebhookNamespace(t)
 	value := newCase("outdated")
 	set := createSidecarSet(t, g, value, "busybox:1.37")
 	pods := createPods(g, ns, "old", value, 2)
@@ -198,7 +198,7 @@ func TestAChangedSidecarSetCountsTheOutdatedPods(t *testing.T) {
 // no count, write none.
 func TestEventsOnlyOnRealChange(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
+	ns := env.WebhookNamespace(t)
 	value := newCase("events")
 	createPods(g, ns, "early", value, 1)
 	set := createSidecarSet(t, g, value, "busybox:1.37")

@@ -21,7 +21,7 @@ import (
 // is checked like a create.
 func TestTheAPIServerRefusesBadSidecarSets(t *testing.T) {
 	g := NewWithT(t)
-	newNamespace(t)
+	env.WebhookNamespace(t)
 	file, err := os.Open(filepath.Join("..", "..", "..", "config", "samples", "bad_sidecarset.yaml"))
 	g.Expect(err).NotTo(HaveOccurred())
 	defer file.Close()
@@ -51,7 +51,7 @@ func TestTheAPIServerRefusesBadSidecarSets(t *testing.T) {
 // (types, required fields), the others the validating webhook's; either way the user
 // learns which field to fix.
 func TestMalformedSidecarSetsAreRefusedWithTheirField(t *testing.T) {
-	newNamespace(t) // waits for the webhook server
+	env.WebhookNamespace(t) // waits for the webhook server
 	proxy := func(fields map[string]any) map[string]any {
 		c := map[string]any{"name": "proxy", "image": "envoyproxy/envoy:v1.36"}
 		for k, v := range fields {
@@ -174,7 +174,7 @@ func TestMalformedSidecarSetsAreRefusedWithTheirField(t *testing.T) {
 
 func TestTheSamplesAreAdmitted(t *testing.T) {
 	g := NewWithT(t)
-	newNamespace(t)
+	env.WebhookNamespace(t)
 	for _, name := range []string{"sidecars_v1_sidecarset.yaml", "metrics_sidecarset.yaml"} {
 		file, err := os.Open(filepath.Join("..", "..", "..", "config", "samples", name))
 		g.Expect(err).NotTo(HaveOccurred())

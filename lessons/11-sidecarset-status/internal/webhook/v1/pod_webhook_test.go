@@ -21,7 +21,7 @@ var logsMount = corev1.VolumeMount{Name: "logs", MountPath: "/var/log/app", Read
 // volume and the record, and the pod's own container stays first and unchanged.
 func TestASelectedPodIsStoredWithTheSidecar(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
+	ns := env.WebhookNamespace(t)
 	value := newCase("selected")
 	set := createSidecarSet(t, g, newSidecarSet(value, value, []corev1.Container{sidecar("log-shipper", logsMount)}, emptyDir("logs")))
 
@@ -40,7 +40,7 @@ func TestASelectedPodIsStoredWithTheSidecar(t *testing.T) {
 
 func TestPodsTheSidecarSetDoesNotSelectAreUntouched(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
+	ns := env.WebhookNamespace(t)
 	value := newCase("unselected")
 	createSidecarSet(t, g, newSidecarSet(value, value, []corev1.Container{sidecar("log-shipper")}))
 	pod, warnings := createPod(g, newPod(ns, "other", "someone-else"))
@@ -51,7 +51,7 @@ func TestPodsTheSidecarSetDoesNotSelectAreUntouched(t *testing.T) {
 
 func TestTheNamespaceSelectorLimitsTheNamespaces(t *testing.T) {
 	g := NewWithT(t)
-	web, db := newNamespace(t), newNamespace(t)
+	web, db := env.WebhookNamespace(t), env.WebhookNamespace(t)
 	for ns, team := range map[string]string{web: "web", db: "db"} {
 		var namespace corev1.Namespace
 		g.Expect(env.Client.Get(env.Context(), client.ObjectKey{Name: ns}, &namespace)).To(Succeed())
@@ -79,7 +79,7 @@ func TestTheNamespaceSelectorLimitsTheNamespaces(t *testing.T) {
 // configuration's namespaceSelector leaves them out.
 func TestPodsInExcludedNamespacesAreUntouched(t *testing.T) {
 	g := NewWithT(t)
-	newNamespace(t)
+	env.WebhookNamespace(t)
 	value := newCase("excluded")
 	createSidecarSet(t, g, newSidecarSet(value, value, []corev1.Container{sidecar("log-shipper")}))
 	for _, ns := range sidecars.ExcludedNamespaces {
@@ -94,7 +94,7 @@ func TestPodsInExcludedNamespacesAreUntouched(t *testing.T) {
 
 func TestTwoSidecarSetsOnOnePod(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
+	ns := env.WebhookNamespace(t)
 	value := newCase("two")
 	logging := createSidecarSet(t, g, newSidecarSet(value+"-a-logging", value, []corev1.Container{sidecar("log-shipper", logsMount)}, emptyDir("logs")))
 	metrics := createSidecarSet(t, g, newSidecarSet(value+"-b-metrics", value, []corev1.Container{sidecar("metrics-agent")}))
@@ -112,7 +112,7 @@ func TestTwoSidecarSetsOnOnePod(t *testing.T) {
 // same, with a warning that says why.
 func TestANameClashSkipsTheSidecarWithAWarning(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
+	ns := env.WebhookNamespace(t)
 	value := newCase("clash")
 	createSidecarSet(t, g, newSidecarSet(value, value, []corev1.Container{sidecar("log-shipper", logsMount), sidecar("metrics-agent")}, emptyDir("logs")))
 
@@ -134,7 +134,7 @@ func TestANameClashSkipsTheSidecarWithAWarning(t *testing.T) {
 // `kubectl get pod -o yaml | kubectl create -f -` makes) gets nothing twice.
 func TestAPodAdmittedAgainIsNotInjectedTwice(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
+	ns := env.WebhookNamespace(t)
 	value := newCase("again")
 	createSidecarSet(t, g, newSidecarSet(value, value, []corev1.Container{sidecar("log-shipper", logsMount)}, emptyDir("logs")))
 	first, _ := createPod(g, newPod(ns, "first", value))
@@ -154,7 +154,7 @@ func TestAPodAdmittedAgainIsNotInjectedTwice(t *testing.T) {
 // revision.
 func TestAChangedSidecarSetLeavesExistingPodsAlone(t *testing.T) {
 	g := NewWithT(t)
-	ns := newNamespace(t)
+	ns := env.WebhookNamespace(t)
 	value := newCase("changed")
 	set := createSidecarSet(t, g, newSidecarSet(value, value, []corev1.Container{sidecar("log-shipper")}))
 	before, _ := createPod(g, newPod(ns, "before", value))

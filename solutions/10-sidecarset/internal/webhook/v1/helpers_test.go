@@ -5,19 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/solutions/10-sidecarset/api/sidecars/v1"
 )
 
@@ -34,19 +32,6 @@ var caseCounter atomic.Int64
 // newCase returns a value of caseLabel no other test uses.
 func newCase(name string) string {
 	return fmt.Sprintf("%s-%d", name, caseCounter.Add(1))
-}
-
-// newNamespace waits for the webhook server and returns a fresh namespace. It skips the
-// test while fuzzing, when no API server runs (see TestMain).
-func newNamespace(t *testing.T) string {
-	t.Helper()
-	if env == nil {
-		t.Skip("no API server while fuzzing")
-	}
-	NewWithT(t).Eventually(func() error {
-		return env.Manager.GetWebhookServer().StartedChecker()(nil)
-	}).Should(Succeed(), "the manager's webhook server should answer")
-	return env.Namespace(t)
 }
 
 // sidecar returns a container a SidecarSet can add.
@@ -105,11 +90,11 @@ func newPod(ns, name, value string) *corev1.Pod {
 // createPod creates pod through a client that records the API server's warnings, and
 // returns the pod as the API server stored it, with the warnings.
 func createPod(g Gomega, pod *corev1.Pod) (*corev1.Pod, []string) {
-	c, recorder := clientWithWarnings(g)
+	c, recorder := env.ClientWithWarnings(g)
 	g.ExpectWithOffset(1, c.Create(env.Context(), pod)).To(Succeed(), "creating pod %s/%s", pod.Namespace, pod.Name)
 	var stored corev1.Pod
 	g.ExpectWithOffset(1, env.Client.Get(env.Context(), client.ObjectKeyFromObject(pod), &stored)).To(Succeed())
-	return &stored, recorder.take()
+	return &stored, recorder.Take()
 }
 
 // containerNames returns the names of a pod's containers, in order.
@@ -130,51 +115,10 @@ func volumeNames(pod *corev1.Pod) []string {
 	return names
 }
 
-// warningRecorder keeps the warnings the API server sends with its answers, the lines
-// kubectl prints as "Warning: ...".
-type warningRecorder struct {
-	mu       sync.Mutex
-	warnings []string
-}
-
-func (r *warningRecorder) HandleWarningHeaderWithContext(_ context.Context, _ int, _ string, text string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.warnings = append(r.warnings, text)
-}
-
-// take returns the warnings received since the last call.
-func (r *warningRecorder) take() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	w := r.warnings
-	r.warnings = nil
-	return w
-}
-
-// clientWithWarnings returns a client that records the API server's warnings.
-func clientWithWarnings(g Gomega) (client.Client, *warningRecorder) {
-	recorder := &warningRecorder{}
-	cfg := rest.CopyConfig(env.Config)
-	cfg.WarningHandlerWithContext = recorder
-	c, err := client.New(cfg, client.Options{Scheme: env.Client.Scheme()})
-	g.ExpectWithOffset(2, err).NotTo(HaveOccurred())
-	return c, recorder
-}
-
-// causes returns the field causes of an API error: one per problem, each with its path.
-func causes(err error) []metav1.StatusCause {
-	var status apierrors.APIStatus
-	if errors.As(err, &status) && status.Status().Details != nil {
-		return status.Status().Details.Causes
-	}
-	return nil
-}
-
 // causeFields returns the fields of an error's causes, in order.
 func causeFields(err error) []string {
 	var fields []string
-	for _, c := range causes(err) {
+	for _, c := range testenv.Causes(err) {
 		fields = append(fields, c.Field)
 	}
 	return fields

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/api/sidecars/v1"
 	"github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/internal/sidecars"
 )
@@ -80,17 +81,17 @@ func FuzzValidateSidecarSet(f *testing.F) {
 		before := set.DeepCopy()
 		before.Spec.Containers[1].Image += "-before"
 		updateWarnings, updateErr := validator.ValidateUpdate(ctx, before, set.DeepCopy())
-		if errString(err) != errString(updateErr) || !equality.Semantic.DeepEqual(warnings, updateWarnings) {
+		if testenv.ErrorText(err) != testenv.ErrorText(updateErr) || !equality.Semantic.DeepEqual(warnings, updateWarnings) {
 			t.Fatalf("create and update disagree about %+v:\ncreate: %v %q\nupdate: %v %q", set.Spec, err, warnings, updateErr, updateWarnings)
 		}
 		if w, uerr := validator.ValidateUpdate(ctx, set.DeepCopy(), set.DeepCopy()); uerr != nil || len(w) > 0 {
 			t.Fatalf("an update that leaves the spec alone should go through without a warning, got: %v %q", uerr, w)
 		}
 		if err != nil {
-			if !apierrors.IsInvalid(err) || len(causes(err)) == 0 {
+			if !apierrors.IsInvalid(err) || len(testenv.Causes(err)) == 0 {
 				t.Fatalf("the refusal of %+v should be an Invalid error with causes, got %T: %v", set.Spec, err, err)
 			}
-			for _, cause := range causes(err) {
+			for _, cause := range testenv.Causes(err) {
 				if !strings.HasPrefix(cause.Field, "spec.") {
 					t.Fatalf("the refusal of %+v has a cause outside spec: %+v", set.Spec, cause)
 				}
@@ -197,11 +198,4 @@ func FuzzInject(f *testing.F) {
 			t.Fatalf("a second Inject changed the pod: %+v became %+v", pod.Spec, again.Spec)
 		}
 	})
-}
-
-func errString(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
 }

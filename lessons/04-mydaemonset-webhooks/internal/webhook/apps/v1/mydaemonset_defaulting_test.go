@@ -34,7 +34,7 @@ func TestDefaultPullPolicy(t *testing.T) {
 }
 
 func TestDefaultingSetsTheImagePullPolicy(t *testing.T) {
-	ns := newNamespace(t)
+	ns := env.WebhookNamespace(t)
 	tests := []struct {
 		name   string
 		image  string
@@ -65,7 +65,7 @@ func TestDefaultingSetsTheImagePullPolicy(t *testing.T) {
 func TestTheDefaultFollowsTheImageOnlyWhenTheFieldIsRemoved(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
-	mds := newMyDaemonSet(newNamespace(t), "once", "registry.k8s.io/pause")
+	mds := newMyDaemonSet(env.WebhookNamespace(t), "once", "registry.k8s.io/pause")
 	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
 	g.Expect(stored(g, mds).Spec.ImagePullPolicy).To(Equal(corev1.PullAlways))
 

@@ -9,7 +9,7 @@ import (
 )
 
 func TestFloatingImagesAreAdmittedWithAWarning(t *testing.T) {
-	ns := newNamespace(t)
+	ns := env.WebhookNamespace(t)
 	tests := []struct {
 		name  string
 		image string
@@ -25,14 +25,14 @@ func TestFloatingImagesAreAdmittedWithAWarning(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			c, recorder := clientWithWarnings(g)
+			c, recorder := env.ClientWithWarnings(g)
 			mds := newMyDaemonSet(ns, fmt.Sprintf("warn-%d", i), tt.image)
 			g.Expect(c.Create(env.Context(), mds)).To(Succeed(), "a MyDaemonSet of %s is allowed", tt.image)
 			if tt.warning == "" {
-				g.Expect(recorder.take()).To(BeEmpty(), "a MyDaemonSet of %s deserves no warning", tt.image)
+				g.Expect(recorder.Take()).To(BeEmpty(), "a MyDaemonSet of %s deserves no warning", tt.image)
 				return
 			}
-			g.Expect(recorder.take()).To(ConsistOf(ContainSubstring(tt.warning)),
+			g.Expect(recorder.Take()).To(ConsistOf(ContainSubstring(tt.warning)),
 				"the create of a MyDaemonSet of %s should come back with one warning", tt.image)
 		})
 	}
@@ -41,14 +41,14 @@ func TestFloatingImagesAreAdmittedWithAWarning(t *testing.T) {
 func TestAnUpdateToAFloatingImageIsWarnedAbout(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
-	c, recorder := clientWithWarnings(g)
-	mds := newMyDaemonSet(newNamespace(t), "update-warn", pauseImage)
+	c, recorder := env.ClientWithWarnings(g)
+	mds := newMyDaemonSet(env.WebhookNamespace(t), "update-warn", pauseImage)
 	g.Expect(c.Create(ctx, mds)).To(Succeed())
-	g.Expect(recorder.take()).To(BeEmpty())
+	g.Expect(recorder.Take()).To(BeEmpty())
 
 	patch := client.MergeFrom(mds.DeepCopy())
 	mds.Spec.Image = "registry.k8s.io/pause:latest"
 	g.Expect(c.Patch(ctx, mds, patch)).To(Succeed())
-	g.Expect(recorder.take()).To(ConsistOf(ContainSubstring("is tagged latest")),
+	g.Expect(recorder.Take()).To(ConsistOf(ContainSubstring("is tagged latest")),
 		"an update to a floating image should come back with a warning")
 }

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	nodesv1 "github.com/kube-workshop/operator-workshop/lessons/09-nodepool-deploy/api/nodes/v1"
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
 
 // maxFuzzInput bounds every string the fuzzer tries. The longest valid input is a label
@@ -91,7 +92,7 @@ func FuzzValidateNodePool(f *testing.F) {
 		}
 		checkDefaults(t, pool, defaulted)
 		_, defaultedErr := validator.ValidateCreate(ctx, defaulted.DeepCopy())
-		for _, cause := range causes(defaultedErr) {
+		for _, cause := range testenv.Causes(defaultedErr) {
 			if cause.Type == metav1.CauseTypeFieldValueRequired &&
 				(cause.Field == "spec.handler" || strings.HasSuffix(cause.Field, ".effect")) {
 				t.Fatalf("the defaulted %+v is refused for a missing %s, which the defaulter should fill in: %v",
@@ -103,10 +104,10 @@ func FuzzValidateNodePool(f *testing.F) {
 			if !apierrors.IsInvalid(err) {
 				t.Fatalf("the refusal of %+v should be an Invalid error (apierrors.NewInvalid), got %T: %v", pool.Spec, err, err)
 			}
-			if len(causes(err)) == 0 {
+			if len(testenv.Causes(err)) == 0 {
 				t.Fatalf("the refusal of %+v names no field: %v", pool.Spec, err)
 			}
-			for _, cause := range causes(err) {
+			for _, cause := range testenv.Causes(err) {
 				if cause.Field != "metadata.name" && !strings.HasPrefix(cause.Field, "spec.") {
 					t.Fatalf("the refusal of %+v has a cause outside metadata.name and spec: %+v", pool.Spec, cause)
 				}
@@ -134,7 +135,7 @@ func checkAgreement(t *testing.T, validator *NodePoolCustomValidator, pool *node
 	old.Spec = nodesv1.NodePoolSpec{Handler: "previous", Labels: map[string]string{"fuzz.workshop.dev/previous": ""}}
 	if !equality.Semantic.DeepEqual(old.Spec, pool.Spec) {
 		updateWarnings, updateErr := validator.ValidateUpdate(ctx, old, pool.DeepCopy())
-		if errString(err) != errString(updateErr) || !equality.Semantic.DeepEqual(warnings, updateWarnings) {
+		if testenv.ErrorText(err) != testenv.ErrorText(updateErr) || !equality.Semantic.DeepEqual(warnings, updateWarnings) {
 			t.Fatalf("create and update disagree about %+v:\ncreate: %v %q\nupdate: %v %q",
 				pool.Spec, err, warnings, updateErr, updateWarnings)
 		}
@@ -209,11 +210,4 @@ func checkAccepted(t *testing.T, pool *nodesv1.NodePool) {
 	if errs := content.IsDNS1123Label(pool.Spec.Handler); pool.Spec.Handler == "" || len(errs) > 0 {
 		t.Fatalf("the accepted pool has the handler %q, which no RuntimeClass accepts: %v", pool.Spec.Handler, errs)
 	}
-}
-
-func errString(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
 }

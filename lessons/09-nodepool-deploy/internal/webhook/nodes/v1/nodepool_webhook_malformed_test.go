@@ -7,6 +7,8 @@ import (
 
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
 
 // More malformed NodePools than TestTheAPIServerRefusesBadNodePools sends: limits, types
@@ -17,7 +19,7 @@ import (
 // before the schema does, cannot decode it into the Go type, and refuses it as a Bad
 // Request whose message names the field (json: cannot unmarshal ... spec.labels ...).
 func TestMalformedNodePoolsAreRefusedWithTheirField(t *testing.T) {
-	webhookServer(t)
+	env.WaitForWebhooks(t)
 	labels := func(kv ...string) map[string]any {
 		m := map[string]any{}
 		for i := 0; i < len(kv); i += 2 {
@@ -91,7 +93,7 @@ func TestMalformedNodePoolsAreRefusedWithTheirField(t *testing.T) {
 				return
 			}
 			g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "the refusal should be Invalid (422), got: %v", err)
-			g.Expect(causes(err)).To(ContainElement(And(
+			g.Expect(testenv.Causes(err)).To(ContainElement(And(
 				HaveField("Field", tt.field),
 				HaveField("Message", ContainSubstring(tt.message)),
 			)), "the refusal of a NodePool with %s should name the field %s; got: %v", tt.name, tt.field, err)

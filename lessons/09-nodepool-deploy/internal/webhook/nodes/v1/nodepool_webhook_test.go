@@ -1,26 +1,22 @@
 package v1
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	. "github.com/onsi/gomega"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	nodesv1 "github.com/kube-workshop/operator-workshop/lessons/09-nodepool-deploy/api/nodes/v1"
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
 
 const (
@@ -29,21 +25,6 @@ const (
 	// config/webhook/manifests.yaml.
 	validatingConfiguration = "validating-webhook-configuration"
 )
-
-// webhookServer waits for the manager's webhook server. It skips the test while fuzzing,
-// when no API server runs (see TestMain).
-func webhookServer(t *testing.T) {
-	t.Helper()
-	if env == nil {
-		t.Skip("no API server while fuzzing")
-	}
-	// The manager starts its webhook server in the background, and until it answers the
-	// API server refuses every NodePool (failurePolicy=fail). cmd/main.go makes the same
-	// check the manager's ready check.
-	NewWithT(t).Eventually(func() error {
-		return env.Manager.GetWebhookServer().StartedChecker()(nil)
-	}).Should(Succeed(), "the manager's webhook server should answer")
-}
 
 func newNodePool(name string, spec nodesv1.NodePoolSpec) *nodesv1.NodePool {
 	return &nodesv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec}
@@ -68,52 +49,10 @@ func stored(g Gomega, name string) *nodesv1.NodePool {
 	return &got
 }
 
-// warningRecorder keeps the warnings the API server sends with its answers, the lines
-// kubectl prints as "Warning: ...".
-type warningRecorder struct {
-	mu       sync.Mutex
-	warnings []string
-}
-
-func (r *warningRecorder) HandleWarningHeaderWithContext(_ context.Context, _ int, _ string, text string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.warnings = append(r.warnings, text)
-}
-
-// take returns the warnings received since the last call.
-func (r *warningRecorder) take() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	w := r.warnings
-	r.warnings = nil
-	return w
-}
-
-// clientWithWarnings returns a client that records the API server's warnings instead of
-// logging them.
-func clientWithWarnings(g Gomega) (client.Client, *warningRecorder) {
-	recorder := &warningRecorder{}
-	cfg := rest.CopyConfig(env.Config)
-	cfg.WarningHandlerWithContext = recorder
-	c, err := client.New(cfg, client.Options{Scheme: env.Client.Scheme()})
-	g.ExpectWithOffset(1, err).NotTo(HaveOccurred())
-	return c, recorder
-}
-
-// causes returns the field causes of an API error: one per problem, each with its path.
-func causes(err error) []metav1.StatusCause {
-	var status apierrors.APIStatus
-	if errors.As(err, &status) && status.Status().Details != nil {
-		return status.Status().Details.Causes
-	}
-	return nil
-}
-
 var goodLabels = map[string]any{"node-pool.workshop.dev/tier": "gold"}
 
 func TestDefaultsAreStored(t *testing.T) {
-	webhookServer(t)
+	env.WaitForWebhooks(t)
 	tests := []struct {
 		name        string
 		spec        map[string]any
@@ -155,7 +94,7 @@ func TestDefaultsAreStored(t *testing.T) {
 }
 
 func TestTheAPIServerRefusesBadNodePools(t *testing.T) {
-	webhookServer(t)
+	env.WaitForWebhooks(t)
 	taints := func(taints ...map[string]any) map[string]any {
 		list := make([]any, len(taints))
 		for i, t := range taints {
@@ -218,7 +157,7 @@ func TestTheAPIServerRefusesBadNodePools(t *testing.T) {
 			err := env.Client.Create(env.Context(), unstructuredNodePool(name, tt.spec))
 			g.Expect(err).To(HaveOccurred(), "the API server should refuse a NodePool with %s", tt.name)
 			g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "the refusal should be Invalid (422), got: %v", err)
-			g.Expect(causes(err)).To(ContainElement(And(
+			g.Expect(testenv.Causes(err)).To(ContainElement(And(
 				HaveField("Field", tt.field),
 				HaveField("Message", ContainSubstring(tt.message)),
 			)), "the refusal should name the field and say what is wrong with it; got: %v", err)
@@ -236,7 +175,7 @@ func TestTheAPIServerRefusesBadNodePools(t *testing.T) {
 // All of a pool's problems the webhook finds come back at once, so that the user fixes
 // them in one go.
 func TestEveryProblemIsReportedInOneAnswer(t *testing.T) {
-	webhookServer(t)
+	env.WaitForWebhooks(t)
 	g := NewWithT(t)
 	pool := newNodePool("many", nodesv1.NodePoolSpec{
 		Labels: map[string]string{"kubernetes.io/hostname": "pool", "node-pool.workshop.dev/tier": "not valid!"},
@@ -244,7 +183,7 @@ func TestEveryProblemIsReportedInOneAnswer(t *testing.T) {
 	})
 	err := env.Client.Create(env.Context(), pool)
 	g.Expect(err).To(HaveOccurred())
-	g.Expect(causes(err)).To(ConsistOf(
+	g.Expect(testenv.Causes(err)).To(ConsistOf(
 		HaveField("Field", "spec.labels[kubernetes.io/hostname]"),
 		And(HaveField("Field", "spec.labels[node-pool.workshop.dev/tier]"), HaveField("Message", ContainSubstring(`"not valid!"`))),
 		And(HaveField("Field", "spec.taints[0].key"), HaveField("Message", ContainSubstring(`"dedicated pool"`))),
@@ -253,7 +192,7 @@ func TestEveryProblemIsReportedInOneAnswer(t *testing.T) {
 }
 
 func TestUpdatesAreValidatedToo(t *testing.T) {
-	webhookServer(t)
+	env.WaitForWebhooks(t)
 	g := NewWithT(t)
 	ctx := env.Context()
 	pool := newNodePool("update", nodesv1.NodePoolSpec{Labels: map[string]string{"node-pool.workshop.dev/tier": "gold"}})
@@ -277,7 +216,7 @@ func TestUpdatesAreValidatedToo(t *testing.T) {
 			g := NewWithT(t)
 			err := env.Client.Patch(ctx, stored(g, pool.Name), client.RawPatch("application/merge-patch+json", []byte(tt.patch)))
 			g.Expect(err).To(HaveOccurred(), "an update to %s should be refused like a create", tt.name)
-			g.Expect(causes(err)).To(ContainElement(And(
+			g.Expect(testenv.Causes(err)).To(ContainElement(And(
 				HaveField("Field", tt.field),
 				HaveField("Message", ContainSubstring(tt.message)),
 			)), "got: %v", err)
@@ -289,7 +228,7 @@ func TestUpdatesAreValidatedToo(t *testing.T) {
 }
 
 func TestUpdatesAreDefaultedToo(t *testing.T) {
-	webhookServer(t)
+	env.WaitForWebhooks(t)
 	g := NewWithT(t)
 	ctx := env.Context()
 	pool := newNodePool("update-defaults", nodesv1.NodePoolSpec{Handler: "kata", Labels: map[string]string{"node-pool.workshop.dev/tier": "gold"}})
@@ -310,7 +249,7 @@ func TestUpdatesAreDefaultedToo(t *testing.T) {
 // which the default then makes a duplicate. Manifests applied server-side must write
 // the effect.
 func TestServerSideApplyNeedsTheEffect(t *testing.T) {
-	webhookServer(t)
+	env.WaitForWebhooks(t)
 	g := NewWithT(t)
 	ctx := env.Context()
 	apply := func(taint map[string]any) error {
@@ -322,7 +261,7 @@ func TestServerSideApplyNeedsTheEffect(t *testing.T) {
 	g.Expect(stored(g, "server-side").Spec.Taints).To(ConsistOf(HaveField("Effect", corev1.TaintEffectNoSchedule)))
 
 	err := apply(map[string]any{"key": "node-pool.workshop.dev", "value": "b"})
-	g.Expect(causes(err)).To(ContainElement(And(HaveField("Field", "spec.taints[1]"), HaveField("Message", ContainSubstring("Duplicate value")))),
+	g.Expect(testenv.Causes(err)).To(ContainElement(And(HaveField("Field", "spec.taints[1]"), HaveField("Message", ContainSubstring("Duplicate value")))),
 		"applied again without its effect, the taint is a second one; got: %v", err)
 
 	g.Expect(apply(map[string]any{"key": "node-pool.workshop.dev", "value": "b", "effect": "NoSchedule"})).To(Succeed(),
@@ -335,10 +274,10 @@ func TestServerSideApplyNeedsTheEffect(t *testing.T) {
 // leave its spec alone and must still go through, or the pool could never be deleted;
 // a change of its spec must fix it.
 func TestAPoolStoredBeforeTheRulesCanStillBeDeleted(t *testing.T) {
-	webhookServer(t)
+	env.WaitForWebhooks(t)
 	g := NewWithT(t)
 	ctx := env.Context()
-	c, recorder := clientWithWarnings(g)
+	c, recorder := env.ClientWithWarnings(g)
 	pool := newNodePool("before-the-rules", nodesv1.NodePoolSpec{
 		Labels: map[string]string{"kubernetes.io/hostname": "pool"},
 		Taints: []corev1.Taint{{Key: "node-pool.workshop.dev", Effect: corev1.TaintEffectNoExecute}},
@@ -346,23 +285,23 @@ func TestAPoolStoredBeforeTheRulesCanStillBeDeleted(t *testing.T) {
 	_, err := validateNodePool(pool)
 	g.Expect(err).To(MatchError(ContainSubstring("spec.labels[kubernetes.io/hostname]")),
 		"the test needs a pool the validator refuses; validateLabels should refuse kubernetes.io/hostname")
-	withoutValidation(t, func() {
+	env.WithoutValidation(t, validatingConfiguration, func() {
 		g.Eventually(func() error { return c.Create(ctx, pool.DeepCopy()) }).Should(Succeed(),
 			"without the validating webhook, the CRD's schema lets the pool in")
 	})
 	g.Eventually(func() error {
 		return c.Create(ctx, pool.DeepCopy(), client.DryRunAll)
 	}).Should(MatchError(ContainSubstring(validatingWebhook)), "the validating webhook is back")
-	recorder.take()
+	recorder.Take()
 
 	const finalizer = "nodes.workshop.dev/cleanup"
 	patch := client.RawPatch("application/merge-patch+json", []byte(`{"metadata":{"finalizers":["`+finalizer+`"]}}`))
 	g.Expect(c.Patch(ctx, stored(g, pool.Name), patch)).To(Succeed(), "a finalizer patch leaves the spec alone")
-	g.Expect(recorder.take()).To(BeEmpty(), "no warning about a spec the patch did not touch")
+	g.Expect(recorder.Take()).To(BeEmpty(), "no warning about a spec the patch did not touch")
 
 	patch = client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"labels":{"node-pool.workshop.dev/tier":"gold"}}}`))
 	err = c.Patch(ctx, stored(g, pool.Name), patch)
-	g.Expect(causes(err)).To(ContainElement(HaveField("Field", "spec.labels[kubernetes.io/hostname]")),
+	g.Expect(testenv.Causes(err)).To(ContainElement(HaveField("Field", "spec.labels[kubernetes.io/hostname]")),
 		"a change of the spec must fix what the rules refuse; got: %v", err)
 
 	g.Expect(c.Delete(ctx, stored(g, pool.Name))).To(Succeed())
@@ -373,30 +312,8 @@ func TestAPoolStoredBeforeTheRulesCanStillBeDeleted(t *testing.T) {
 	}).Should(BeTrue(), "the pool is gone once its finalizer is")
 }
 
-// withoutValidation runs f while the validating webhook configuration is deleted, and
-// puts it back. The API server picks up both changes a moment later: f must retry.
-func withoutValidation(t *testing.T, f func()) {
-	t.Helper()
-	g := NewWithT(t)
-	ctx := env.Context()
-	var config admissionregistrationv1.ValidatingWebhookConfiguration
-	g.Expect(env.Client.Get(ctx, client.ObjectKey{Name: validatingConfiguration}, &config)).To(Succeed())
-	restore := func() {
-		again := config.DeepCopy()
-		again.ObjectMeta = metav1.ObjectMeta{Name: config.Name, Labels: config.Labels, Annotations: config.Annotations}
-		err := env.Client.Create(ctx, again)
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatalf("putting the validating webhook configuration back: %v", err)
-		}
-	}
-	t.Cleanup(restore) // even when f fails: the other tests need the webhook
-	g.Expect(env.Client.Delete(ctx, &config)).To(Succeed())
-	f()
-	restore()
-}
-
 func TestUnwiseNodePoolsAreAdmittedWithAWarning(t *testing.T) {
-	webhookServer(t)
+	env.WaitForWebhooks(t)
 	noExecute := []corev1.Taint{{Key: "node-pool.workshop.dev", Value: "gpu", Effect: corev1.TaintEffectNoExecute}}
 	labels := map[string]string{"node-pool.workshop.dev/tier": "gold"}
 	tests := []struct {
@@ -416,42 +333,42 @@ func TestUnwiseNodePoolsAreAdmittedWithAWarning(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			c, recorder := clientWithWarnings(g)
+			c, recorder := env.ClientWithWarnings(g)
 			g.Expect(c.Create(env.Context(), newNodePool(fmt.Sprintf("warn-%d", i), tt.spec))).To(Succeed(),
 				"a NodePool with %s is allowed", tt.name)
 			want := []any{}
 			for _, w := range tt.warnings {
 				want = append(want, HavePrefix(w))
 			}
-			g.Expect(recorder.take()).To(ConsistOf(want...), "the warnings of the create of a NodePool with %s", tt.name)
+			g.Expect(recorder.Take()).To(ConsistOf(want...), "the warnings of the create of a NodePool with %s", tt.name)
 		})
 	}
 }
 
 func TestAnUpdateToANoExecuteTaintIsWarnedAbout(t *testing.T) {
-	webhookServer(t)
+	env.WaitForWebhooks(t)
 	g := NewWithT(t)
 	ctx := env.Context()
-	c, recorder := clientWithWarnings(g)
+	c, recorder := env.ClientWithWarnings(g)
 	pool := newNodePool("update-warn", nodesv1.NodePoolSpec{Labels: map[string]string{"node-pool.workshop.dev/tier": "gold"}})
 	g.Expect(c.Create(ctx, pool)).To(Succeed())
-	g.Expect(recorder.take()).To(BeEmpty())
+	g.Expect(recorder.Take()).To(BeEmpty())
 
 	patch := client.MergeFrom(pool.DeepCopy())
 	pool.Spec.Taints = []corev1.Taint{{Key: "node-pool.workshop.dev", Effect: corev1.TaintEffectNoExecute}}
 	g.Expect(c.Patch(ctx, pool, patch)).To(Succeed())
-	g.Expect(recorder.take()).To(ConsistOf(HavePrefix("spec.taints[0]: the NoExecute taint")),
+	g.Expect(recorder.Take()).To(ConsistOf(HavePrefix("spec.taints[0]: the NoExecute taint")),
 		"an update to a NoExecute taint should come back with a warning")
 
 	patch = client.MergeFrom(pool.DeepCopy())
 	pool.Annotations = map[string]string{"example.com/owner": "team-a"}
 	g.Expect(c.Patch(ctx, pool, patch)).To(Succeed())
-	g.Expect(recorder.take()).To(BeEmpty(), "an update that leaves the spec alone is not warned about")
+	g.Expect(recorder.Take()).To(BeEmpty(), "an update that leaves the spec alone is not warned about")
 }
 
 // The samples are what the walkthrough and the docs use: each must meet its fate.
 func TestTheSamples(t *testing.T) {
-	webhookServer(t)
+	env.WaitForWebhooks(t)
 	tests := []struct {
 		file string
 		// fields are the causes of the refusal; nil when the sample is admitted.
@@ -469,18 +386,18 @@ func TestTheSamples(t *testing.T) {
 			var sample nodesv1.NodePool
 			g.Expect(yaml.NewYAMLOrJSONDecoder(file, 4096).Decode(&sample)).To(Succeed())
 
-			c, recorder := clientWithWarnings(g)
+			c, recorder := env.ClientWithWarnings(g)
 			err = c.Create(env.Context(), &sample)
 			if tt.fields != nil {
 				var fields []string
-				for _, cause := range causes(err) {
+				for _, cause := range testenv.Causes(err) {
 					fields = append(fields, cause.Field)
 				}
 				g.Expect(fields).To(ConsistOf(tt.fields), "%s should be refused; got: %v", tt.file, err)
 				return
 			}
 			g.Expect(err).NotTo(HaveOccurred(), "%s should be admitted", tt.file)
-			g.Expect(recorder.take()).To(BeEmpty(), "%s deserves no warning", tt.file)
+			g.Expect(recorder.Take()).To(BeEmpty(), "%s deserves no warning", tt.file)
 			g.Expect(stored(g, sample.Name).Spec.Handler).To(Equal("runc"))
 		})
 	}

@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	appsv1 "github.com/kube-workshop/operator-workshop/solutions/04-mydaemonset-webhooks/api/apps/v1"
 )
 
@@ -68,7 +69,7 @@ func FuzzValidateMyDaemonSet(f *testing.F) {
 		before := mds.DeepCopy()
 		before.Spec.Image += " "
 		updateWarnings, updateErr := validator.ValidateUpdate(ctx, before, mds.DeepCopy())
-		if errString(err) != errString(updateErr) || !equality.Semantic.DeepEqual(warnings, updateWarnings) {
+		if testenv.ErrorText(err) != testenv.ErrorText(updateErr) || !equality.Semantic.DeepEqual(warnings, updateWarnings) {
 			t.Fatalf("create and update disagree about %+v:\ncreate: %v %q\nupdate: %v %q",
 				mds.Spec, err, warnings, updateErr, updateWarnings)
 		}
@@ -87,10 +88,10 @@ func FuzzValidateMyDaemonSet(f *testing.F) {
 			if !apierrors.IsInvalid(err) {
 				t.Fatalf("the refusal of %+v should be an Invalid error (apierrors.NewInvalid), got %T: %v", mds.Spec, err, err)
 			}
-			if len(causes(err)) == 0 {
+			if len(testenv.Causes(err)) == 0 {
 				t.Fatalf("the refusal of %+v names no field: %v", mds.Spec, err)
 			}
-			for _, cause := range causes(err) {
+			for _, cause := range testenv.Causes(err) {
 				if !strings.HasPrefix(cause.Field, "spec.") {
 					t.Fatalf("the refusal of %+v has a cause outside spec: %+v", mds.Spec, cause)
 				}
@@ -137,13 +138,6 @@ func checkDefaults(t *testing.T, mds, defaulted *appsv1.MyDaemonSet) {
 		t.Fatalf("a second Default changed %+v to %+v (%v); defaulting must be idempotent",
 			defaulted.Spec, again.Spec, err)
 	}
-}
-
-func errString(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
 }
 
 //stage:end

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,6 +16,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	appsv1 "github.com/kube-workshop/operator-workshop/solutions/04-mydaemonset-webhooks/api/apps/v1"
 )
 
@@ -42,7 +42,7 @@ func expectProblems(t *testing.T, spec appsv1.MyDaemonSetSpec, wantErrors []stri
 	for _, want := range wantErrors {
 		g.Expect(err.Error()).To(ContainSubstring(want))
 	}
-	g.Expect(causes(err)).To(HaveLen(len(wantErrors)), "one cause per problem: %v", err)
+	g.Expect(testenv.Causes(err)).To(HaveLen(len(wantErrors)), "one cause per problem: %v", err)
 }
 
 // validateMyDaemonSet with the checks that are given: the pull policy and the tolerations.
@@ -122,7 +122,7 @@ func TestNodeSelectorErrorsAreSorted(t *testing.T) {
 	_, err := validateMyDaemonSet(mds)
 	g.Expect(err).To(HaveOccurred())
 	var fields []string
-	for _, cause := range causes(err) {
+	for _, cause := range testenv.Causes(err) {
 		fields = append(fields, cause.Field)
 	}
 	g.Expect(fields).To(Equal([]string{
@@ -132,7 +132,7 @@ func TestNodeSelectorErrorsAreSorted(t *testing.T) {
 }
 
 func TestTheAPIServerRefusesBadMyDaemonSets(t *testing.T) {
-	ns := newNamespace(t)
+	ns := env.WebhookNamespace(t)
 	tests := []struct {
 		name string
 		spec map[string]any
@@ -179,7 +179,7 @@ func TestTheAPIServerRefusesBadMyDaemonSets(t *testing.T) {
 			err := env.Client.Create(env.Context(), obj)
 			g.Expect(err).To(HaveOccurred(), "the API server should refuse a MyDaemonSet with %s", tt.name)
 			g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "the refusal should be Invalid (422), got: %v", err)
-			g.Expect(causes(err)).To(ContainElement(And(
+			g.Expect(testenv.Causes(err)).To(ContainElement(And(
 				HaveField("Field", tt.field),
 				HaveField("Message", ContainSubstring(tt.message)),
 			)), "the refusal should name the field and say what is wrong with it; got: %v", err)
@@ -194,11 +194,11 @@ func TestTheAPIServerRefusesBadMyDaemonSets(t *testing.T) {
 // All of an object's problems come back at once, so that the user fixes them in one go.
 func TestEveryProblemIsReportedInOneAnswer(t *testing.T) {
 	g := NewWithT(t)
-	mds := newMyDaemonSet(newNamespace(t), "many", "Pause")
+	mds := newMyDaemonSet(env.WebhookNamespace(t), "many", "Pause")
 	mds.Spec.NodeSelector = map[string]string{"bad key": "ssd!"}
 	err := env.Client.Create(env.Context(), mds)
 	g.Expect(err).To(HaveOccurred())
-	g.Expect(causes(err)).To(ConsistOf(
+	g.Expect(testenv.Causes(err)).To(ConsistOf(
 		HaveField("Field", "spec.image"),
 		And(HaveField("Field", "spec.nodeSelector[bad key]"), HaveField("Message", ContainSubstring(`"bad key"`))),
 		And(HaveField("Field", "spec.nodeSelector[bad key]"), HaveField("Message", ContainSubstring(`"ssd!"`))),
@@ -240,7 +240,7 @@ func TestValidateUpdateChecksOnlyAChangedSpec(t *testing.T) {
 func TestUpdatesAreValidatedToo(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
-	mds := newMyDaemonSet(newNamespace(t), "update", pauseImage)
+	mds := newMyDaemonSet(env.WebhookNamespace(t), "update", pauseImage)
 	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
 
 	tests := []struct {
@@ -261,7 +261,7 @@ func TestUpdatesAreValidatedToo(t *testing.T) {
 			tt.change(changed)
 			err := env.Client.Update(ctx, changed)
 			g.Expect(err).To(HaveOccurred(), "an update to %s should be refused like a create", tt.name)
-			g.Expect(causes(err)).To(ContainElement(And(
+			g.Expect(testenv.Causes(err)).To(ContainElement(And(
 				HaveField("Field", tt.field),
 				HaveField("Message", ContainSubstring(tt.message)),
 			)), "got: %v", err)
@@ -280,27 +280,27 @@ func TestUpdatesAreValidatedToo(t *testing.T) {
 func TestAMyDaemonSetStoredBeforeTheRulesCanStillBeLabelledAndDeleted(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
-	c, recorder := clientWithWarnings(g)
-	mds := newMyDaemonSet(newNamespace(t), "before-the-rules", "registry.k8s.io/Pause:3.10")
+	c, recorder := env.ClientWithWarnings(g)
+	mds := newMyDaemonSet(env.WebhookNamespace(t), "before-the-rules", "registry.k8s.io/Pause:3.10")
 	_, err := validateMyDaemonSet(mds)
 	g.Expect(err).To(MatchError(ContainSubstring("spec.image")),
 		"the test needs a MyDaemonSet the validator refuses; validateImage should refuse an uppercase repository")
-	withoutValidation(t, func() {
+	env.WithoutValidation(t, validatingConfiguration, func() {
 		g.Eventually(func() error { return c.Create(ctx, mds.DeepCopy()) }).Should(Succeed(),
 			"without the validating webhook, the CRD's schema lets the MyDaemonSet in")
 	})
 	g.Eventually(func() error {
 		return c.Create(ctx, newMyDaemonSet(mds.Namespace, "probe", mds.Spec.Image), client.DryRunAll)
 	}).Should(MatchError(ContainSubstring(validatingWebhook)), "the validating webhook is back")
-	recorder.take()
+	recorder.Take()
 
 	patch := client.RawPatch("application/merge-patch+json", []byte(`{"metadata":{"labels":{"team":"infra"}}}`))
 	g.Expect(c.Patch(ctx, stored(g, mds), patch)).To(Succeed(), "a label patch leaves the spec alone")
-	g.Expect(recorder.take()).To(BeEmpty(), "no warning about a spec the patch did not touch")
+	g.Expect(recorder.Take()).To(BeEmpty(), "no warning about a spec the patch did not touch")
 
 	patch = client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"nodeSelector":{"disk":"ssd"}}}`))
 	err = c.Patch(ctx, stored(g, mds), patch)
-	g.Expect(causes(err)).To(ContainElement(HaveField("Field", "spec.image")),
+	g.Expect(testenv.Causes(err)).To(ContainElement(HaveField("Field", "spec.image")),
 		"a change of the spec must fix what the rules refuse; got: %v", err)
 
 	g.Expect(c.Delete(ctx, stored(g, mds), client.PropagationPolicy(metav1.DeletePropagationForeground))).To(Succeed())
@@ -312,28 +312,6 @@ func TestAMyDaemonSetStoredBeforeTheRulesCanStillBeLabelledAndDeleted(t *testing
 	g.Eventually(func() bool {
 		return apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(mds), &appsv1.MyDaemonSet{}))
 	}).Should(BeTrue(), "the MyDaemonSet is gone once its finalizer is")
-}
-
-// withoutValidation runs f while the validating webhook configuration is deleted, and
-// puts it back. The API server picks up both changes a moment later: f must retry.
-func withoutValidation(t *testing.T, f func()) {
-	t.Helper()
-	g := NewWithT(t)
-	ctx := env.Context()
-	var config admissionregistrationv1.ValidatingWebhookConfiguration
-	g.Expect(env.Client.Get(ctx, client.ObjectKey{Name: validatingConfiguration}, &config)).To(Succeed())
-	restore := func() {
-		again := config.DeepCopy()
-		again.ObjectMeta = metav1.ObjectMeta{Name: config.Name, Labels: config.Labels, Annotations: config.Annotations}
-		err := env.Client.Create(ctx, again)
-		if err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatalf("putting the validating webhook configuration back: %v", err)
-		}
-	}
-	t.Cleanup(restore) // even when f fails: the other tests need the webhook
-	g.Expect(env.Client.Delete(ctx, &config)).To(Succeed())
-	f()
-	restore()
 }
 
 //stage:end

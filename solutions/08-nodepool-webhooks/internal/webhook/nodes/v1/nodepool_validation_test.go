@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/08-nodepool-webhooks/api/nodes/v1"
 )
 
@@ -155,7 +156,7 @@ func TestValidateNodePoolChecksTheName(t *testing.T) {
 	g.Expect(err).To(MatchError(ContainSubstring(
 		"metadata.name: Invalid value: %q: the membership label node-role.kubernetes.io/%s: name part must be no more than 63 bytes",
 		pool.Name, pool.Name)))
-	g.Expect(causes(err)).To(HaveLen(1), "node-pool-<name> is a valid RuntimeClass name: %v", err)
+	g.Expect(testenv.Causes(err)).To(HaveLen(1), "node-pool-<name> is a valid RuntimeClass name: %v", err)
 }
 
 // Keys come back in sorted order, so that the same pool always gets the same message.
@@ -168,7 +169,7 @@ func TestLabelErrorsAreSorted(t *testing.T) {
 	_, err := validateNodePool(&nodesv1.NodePool{Spec: nodesv1.NodePoolSpec{Handler: "runc", Labels: labels}})
 	g.Expect(err).To(HaveOccurred())
 	var fields []string
-	for _, cause := range causes(err) {
+	for _, cause := range testenv.Causes(err) {
 		if strings.HasPrefix(cause.Field, "spec.") {
 			fields = append(fields, cause.Field)
 		}
@@ -251,7 +252,7 @@ func TestValidateNodePool(t *testing.T) {
 			for _, want := range tt.wantErrors {
 				g.Expect(err.Error()).To(ContainSubstring(want))
 			}
-			g.Expect(causes(err)).To(HaveLen(len(tt.wantErrors)), "one cause per problem: %v", err)
+			g.Expect(testenv.Causes(err)).To(HaveLen(len(tt.wantErrors)), "one cause per problem: %v", err)
 		})
 	}
 }

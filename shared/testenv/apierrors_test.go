@@ -1,0 +1,33 @@
+package testenv
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+func TestCausesAreTheFieldsOfAnInvalidError(t *testing.T) {
+	g := NewWithT(t)
+	invalid := apierrors.NewInvalid(schema.GroupKind{Group: "apps.workshop.dev", Kind: "MyDaemonSet"}, "bad", field.ErrorList{
+		field.Required(field.NewPath("spec", "image"), ""),
+		field.Invalid(field.NewPath("spec", "nodeSelector").Key("disk type"), "disk type", "no label key"),
+	})
+
+	g.Expect(Causes(invalid)).To(ConsistOf(
+		HaveField("Field", "spec.image"),
+		HaveField("Field", "spec.nodeSelector[disk type]"),
+	))
+	g.Expect(Causes(fmt.Errorf("creating: %w", invalid))).To(HaveLen(2), "a wrapped API error keeps its causes")
+	g.Expect(Causes(apierrors.NewNotFound(schema.GroupResource{Resource: "pods"}, "gone"))).
+		To(BeEmpty(), "an API error without field causes")
+	g.Expect(Causes(&apierrors.StatusError{ErrStatus: metav1.Status{Message: "no details"}})).
+		To(BeNil(), "an API error without details")
+	g.Expect(Causes(errors.New("connection refused"))).To(BeNil(), "an error that is no API error")
+	g.Expect(Causes(nil)).To(BeNil())
+}
