@@ -109,8 +109,7 @@ verify: binaries ## Generated code, lessons and version pins are up to date.
 	@scripts/verify.sh
 
 .PHONY: generate
-generate: binaries ## Regenerate everything derived: each track's CRDs and RBAC, its earlier stages, every lesson.
-	@scripts/generate.sh $$(scripts/lessons.sh tracks | awk '{print "solutions/" $$NF}')
+generate: binaries ## Regenerate everything derived from tracks/: every solution and lesson, their CRDs and RBAC.
 	@scripts/lessons.sh write
 
 .PHONY: pins

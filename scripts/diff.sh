@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Shows what a learner writes in lesson N: lesson N against solution N. With FROM=solution,
 # shows what lesson N adds to the stage before: solution N-1 against lesson N.
-# Module paths, lesson, stage and mistake markers are left out, and so are generated files. (A
-# track's last solution holds the markers of every stage; without them it is its own stage.)
+# Only code: module paths, import blocks (the editor writes those), README.md, go.sum and
+# what controller-gen generates are left out.
 #
 # Usage: scripts/diff.sh N [solution]
 source "$(dirname "$0")/lib/common.sh"
@@ -26,17 +26,12 @@ trap 'rm -rf "$tmp"' EXIT
 normalize() {
   local dest="$tmp/$2"
   mkdir -p "$dest"
-  (cd "$1" && tar --exclude=zz_generated.deepcopy.go --exclude=go.sum --exclude='config/crd/bases' \
-    --exclude='config/rbac/role.yaml' --exclude='config/webhook/manifests.yaml' -cf - .) | tar -xf - -C "$dest"
+  (cd "$1" && tar --exclude=README.md --exclude=go.sum -cf - .) | tar -xf - -C "$dest"
+  controller_gen_outputs "$dest" | (cd "$dest" && xargs -r rm -f)
   find "$dest" -type f -print0 | xargs -0 sed -i -E \
-    -e 's#github.com/kube-workshop/operator-workshop/(lessons|solutions)/[0-9]{2}-[a-z0-9-]+#MODULE#g' \
-    -e '/^[[:space:]]*\/\/lesson:/d' \
-    -e '/^[[:space:]]*(\/\/|#)stage:/d' \
-    -e '/^[[:space:]]*\/\/mistake:/d'
-  # A lesson's module path sorts before shared/ and a solution's after it: with both
-  # replaced by MODULE, gofmt sorts the imports the same on both sides. A file the
-  # learner left unparsable stays as it is.
-  find "$dest" -name '*.go' -exec gofmt -w {} + 2>/dev/null || true
+    -e 's#github.com/kube-workshop/operator-workshop/(lessons|solutions)/[0-9]{2}-[a-z0-9-]+#MODULE#g'
+  # An import block becomes one line: which packages the code needs is goimports' business.
+  find "$dest" -name '*.go' -print0 | xargs -0 sed -i -E '/^import \($/,/^\)$/{/^import \($/!d; s/.*/import (...)/}'
 }
 normalize "$left" "${left#"$ROOT"/}"
 normalize "$right" "${right#"$ROOT"/}"

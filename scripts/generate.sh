@@ -2,7 +2,9 @@
 # Regenerates what controller-gen derives from a module's Go code: DeepCopy methods
 # (api/**/zz_generated.deepcopy.go), CRDs (config/crd/bases), the manager's RBAC role
 # (config/rbac/role.yaml) and, where there are webhooks, their configuration
-# (config/webhook/manifests.yaml). Never edit those files by hand.
+# (config/webhook/manifests.yaml): controller_gen_outputs in scripts/lib/common.sh. What
+# was there is removed first, so that a CRD or webhook the code no longer has goes too.
+# Never edit those files by hand.
 #
 # Usage: scripts/generate.sh MODULE_DIR...
 source "$(dirname "$0")/lib/common.sh"
@@ -20,6 +22,7 @@ embedded=(
 crddesc=$(tool_path crddesc)
 for dir in "$@"; do
   [[ -f "$dir/go.mod" ]] || die "$dir is not a module (no go.mod)"
+  controller_gen_outputs "$dir" | (cd "$dir" && xargs -r rm -f)
   (
     cd "$dir"
     # Each module resolves on its own (its go.mod replaces shared), as `go mod tidy` and

@@ -40,7 +40,7 @@ pins_for() {
   esac
 }
 
-modules() { ls "$ROOT"/{shared,lessons/*,solutions/*,scripts/tools,scripts/controlplane}/go.mod 2>/dev/null; }
+modules() { ls "$ROOT"/{shared,tracks/*,lessons/*,solutions/*,scripts/tools,scripts/controlplane}/go.mod 2>/dev/null; }
 
 check() {
   local gomod path want got bad=0

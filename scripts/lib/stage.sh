@@ -13,13 +13,55 @@ stage_dir() {
   echo "${dir%/}"
 }
 
-# track_of PATH prints the track of a stage folder: the word after its number
-# (solutions/06-nodepool-finalizer: nodepool). A track is the one operator its stages build.
+# lessongen runs scripts/tools/lessongen on this checkout, built once per script.
+LESSONGEN=
+lessongen() {
+  [[ -n $LESSONGEN ]] || LESSONGEN=$(tool_path lessongen)
+  "$LESSONGEN" -root "$ROOT" "$@"
+}
+
+# track_lessons prints one line per lesson: its track, its folder and its number of
+# tasks, first lesson first. The tracks are the folders of tracks/, each with its
+# lessons.yaml: this is the one list of them.
+track_lessons() { lessongen tracks; }
+
+# track_of FOLDER prints the track of a lesson or solution folder (06-nodepool-finalizer:
+# nodepool).
 track_of() {
-  local name=${1%/}
-  name=${name##*/}
-  name=${name#*-}
-  echo "${name%%-*}"
+  local folder=${1%/}
+  track_lessons | awk -v f="${folder##*/}" '$2 == f {print $1}'
+}
+
+# newest_solution TRACK prints the folder of the last solution of TRACK.
+newest_solution() {
+  local folder
+  folder=$(track_lessons | awk -v t="$1" '$1 == t {f = $2} END {print f}')
+  [[ -n $folder ]] || die "there is no track $1 (tracks/$1/lessons.yaml)"
+  echo "$ROOT/solutions/$folder"
+}
+
+# controller_gen_inputs DIR prints a digest of what controller-gen reads in the module
+# DIR: its API types and every +kubebuilder marker.
+controller_gen_inputs() {
+  (
+    cd "$1"
+    find api -name '*.go' ! -name 'zz_generated*' 2>/dev/null | sort | xargs -r cat
+    grep -rh --include='*.go' -e '+kubebuilder:' -e '+groupName' . | sort
+  ) | sha256sum | cut -c1-16
+}
+
+# generate_like DIR REF gives the module DIR the controller-gen outputs of the module
+# REF when both read the same inputs (none of those outputs names a module path), and
+# runs scripts/generate.sh on DIR otherwise: a lesson or a scratch copy that only changes
+# code is spared controller-gen's type-checking, seconds per module.
+generate_like() {
+  local dir=$1 ref=$2
+  if [[ -d $ref && $(controller_gen_inputs "$dir") == "$(controller_gen_inputs "$ref")" ]]; then
+    controller_gen_outputs "$dir" | (cd "$dir" && xargs -r rm -f)
+    controller_gen_outputs "$ref" | (cd "$ref" && xargs -r cp --parents -t "$dir")
+  else
+    "$ROOT/scripts/generate.sh" "$dir"
+  fi
 }
 
 # generate_lesson DIR runs scripts/generate.sh on a lesson unless nothing it reads or
@@ -30,14 +72,11 @@ generate_lesson() {
   local dir=$1 stamp key
   stamp="$CACHE/check/$(basename "$dir").generated"
   generated_inputs() {
-    (
-      cd "$dir"
+    {
       "$CACHE/bin/current/controller-gen" --version 2>/dev/null || true
-      find api -name '*.go' ! -name 'zz_generated*' 2>/dev/null | sort | xargs -r cat
-      grep -rh --include='*.go' -e '+kubebuilder:' -e '+groupName' . | sort
-      find api config -name 'zz_generated*' -o -path '*/crd/bases/*' -o -name role.yaml -o -name manifests.yaml 2>/dev/null |
-        sort | xargs -r cat
-    ) | sha256sum | cut -c1-16
+      controller_gen_inputs "$dir"
+      controller_gen_outputs "$dir" | (cd "$dir" && xargs -r cat)
+    } | sha256sum | cut -c1-16
   }
   key=$(generated_inputs)
   if [[ -f $stamp && $(<"$stamp") == "$key" ]]; then
@@ -51,9 +90,9 @@ generate_lesson() {
 }
 
 # edited_since DIR FILE prints a file of lesson DIR changed after FILE, if any: the
-# learner's files, not those make check-N regenerates (DeepCopy code, CRDs, RBAC role,
-# webhook configuration).
+# learner's files, not those make check-N regenerates (controller_gen_outputs).
 edited_since() {
-  find "$1" -type f ! -name 'zz_generated*' ! -path '*/config/crd/bases/*' ! -path '*/config/rbac/role.yaml' \
-    ! -path '*/config/webhook/manifests.yaml' -newer "$2" -print -quit
+  local dir=$1 file=$2
+  (cd "$dir" && find . -type f -newer "$file" | sed 's|^\./||' | sort) |
+    comm -23 - <(controller_gen_outputs "$dir") | head -n 1
 }

@@ -1,71 +1,309 @@
-// Command lessongen writes the stages of a track and the lessons of those stages.
+// Command lessongen writes the solutions and lessons of the workshop's tracks.
 //
-// A track is one operator taught over several lessons; its last solution is the source
-// of the earlier ones (see stage.go for the //stage: markers):
+// A track is one operator taught over several lessons: tracks/<name> holds its last stage
+// as a Go module, with markers that say what the earlier stages and the lessons have
+// instead (source.go), and tracks/<name>/lessons.yaml holds each lesson's tasks: their
+// TODO text, hints, tests and the mistakes learners make (manifest.go). From them:
 //
-//	lessongen -source solutions/09-nodepool-deploy -first 5 -stage 6 -to solutions/06-nodepool-finalizer
+//	lessongen write [-out DIR]                 every solutions/NN-name and lessons/NN-name,
+//	                                           lessons/index.json, and the files a track
+//	                                           borrows from another
+//	lessongen lesson -to DIR [-done K] N       lesson N alone (make reset-N); with -done,
+//	                                           its tasks 1 to K solved
+//	lessongen solution -to DIR [-mistake M] N  solution N alone; with -mistake, mistake M made
+//	lessongen tracks                           one line per lesson: track, folder, tasks
+//	lessongen mistakes                         one line per mistake: folder, task, name, words
+//	lessongen lint                             hints and TODO texts name what their
+//	                                           solutions have
 //
-// A lesson is its solution with every part the learner writes replaced by a TODO and, where
-// the code must still compile, a stub. Each TODO is a numbered task; its hints and the
-// tests that check it go to the index of the lessons (see index.go):
-//
-//	//lesson:todo(3) The task's title.                 -> // TODO(3): The task's title.
-//	//lesson:todo What to write and where to look.      -> // What to write and where to look.
-//	//lesson:hint A nudge; the next hint names the API.    (lessons/index.json)
-//	//lesson:test TestThatFailsUntilTheTaskIsDone          (lessons/index.json)
-//	//lesson:stub return nil                            -> return nil
-//	...the solution's code...                           -> (dropped)
-//	//lesson:end
-//
-//	lessongen -from solutions/06-nodepool-finalizer -to lessons/06-nodepool-finalizer -index lessons/index.json -title T
-//
-// Either way import paths and the module path follow the target folder, imports nothing
-// uses any more are removed, and everything else is copied as it is. The target folder is
-// replaced entirely.
+// -root is the repository's top folder (default: the current folder). Generated folders
+// are replaced entirely; what controller-gen derives (scripts/generate.sh) is left to it.
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 )
 
 func main() {
-	from := flag.String("from", "", "the solution a lesson is made from")
-	source := flag.String("source", "", "the track's last solution, the source of its stages")
-	first := flag.Int("first", 0, "with -source: the track's first stage")
-	stage := flag.Int("stage", 0, "with -source: the stage to write")
-	to := flag.String("to", "", "the folder to write, replaced entirely")
-	mistakeName := flag.String("mistake", "", "with -source: make this mistake in the stage (see mistake.go)")
-	list := flag.Bool("list-mistakes", false, "with -source and -first: print each mistake's stage, name and message")
-	done := flag.Int("done", 0, "with -from: leave the tasks numbered up to this one solved")
-	indexFile := flag.String("index", "", "with -from: write the lesson's entry into this index (lessons/index.json)")
-	title := flag.String("title", "", "with -index: the lesson's title")
+	root := flag.String("root", ".", "the repository's top folder")
+	flag.Usage = usage
 	flag.Parse()
+	if flag.NArg() < 1 {
+		usage()
+	}
+	cmd, args := flag.Arg(0), flag.Args()[1:]
+	fs := flag.NewFlagSet(cmd, flag.ExitOnError)
+	out := fs.String("out", *root, "write: the checkout-shaped folder to write into")
+	to := fs.String("to", "", "lesson, solution: the folder to write")
+	done := fs.Int("done", 0, "lesson: leave the tasks numbered up to this one solved")
+	mistake := fs.String("mistake", "", "solution: make this mistake (see lessons.yaml)")
+	if err := fs.Parse(args); err != nil {
+		usage()
+	}
 	var err error
-	switch {
-	case *from != "" && *source == "" && *to != "":
-		var todos []todo
-		if todos, err = generate(*from, *to, *done); err == nil && *indexFile != "" {
-			err = updateIndex(*indexFile, *from, *to, *title, todos)
+	switch cmd {
+	case "write":
+		err = writeAll(*root, *out)
+	case "lesson", "solution":
+		var n int
+		if n, err = strconv.Atoi(fs.Arg(0)); err != nil || fs.NArg() != 1 || *to == "" {
+			usage()
 		}
-	case *list && *source != "" && *first > 0:
-		var mistakes []mistake
-		if mistakes, err = listMistakes(*source, *first); err == nil {
-			for _, m := range mistakes {
-				fmt.Printf("%d\t%s\t%s\n", m.stage, m.name, m.want)
-			}
-		}
-	case *source != "" && *from == "" && *to != "" && *first > 0 && *stage >= *first:
-		err = generateStage(*source, *to, *first, *stage, *mistakeName)
+		err = writeOne(*root, n, cmd == "lesson", *done, *mistake, *to)
+	case "tracks":
+		err = printTracks(*root)
+	case "mistakes":
+		err = printMistakes(*root)
+	case "lint":
+		err = lint(*root)
 	default:
-		fmt.Fprintln(os.Stderr, "usage: lessongen -from solutions/NN-name -to lessons/NN-name [-index lessons/index.json -title T] [-done N]")
-		fmt.Fprintln(os.Stderr, "       lessongen -source solutions/NN-name -first N -stage N [-mistake NAME] -to solutions/NN-name")
-		fmt.Fprintln(os.Stderr, "       lessongen -source solutions/NN-name -first N -list-mistakes")
-		os.Exit(2)
+		usage()
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "lessongen: %v\n", err)
 		os.Exit(1)
 	}
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, `usage: lessongen [-root DIR] write [-out DIR]
+       lessongen [-root DIR] lesson -to DIR [-done K] N
+       lessongen [-root DIR] solution -to DIR [-mistake NAME] N
+       lessongen [-root DIR] tracks|mistakes|lint`)
+	os.Exit(2)
+}
+
+// writeAll writes every solution and lesson of every track under out, lessons/index.json,
+// and the files each track borrows from another into out/tracks.
+func writeAll(root, out string) error {
+	tracks, err := loadTracks(root)
+	if err != nil {
+		return err
+	}
+	var entries []lesson
+	for _, t := range tracks {
+		borrowed, err := borrowedFiles(root, t)
+		if err != nil {
+			return err
+		}
+		for rel, src := range borrowed {
+			if err := writeFile(filepath.Join(out, "tracks", t.name, rel), src, t.mode(rel)); err != nil {
+				return err
+			}
+		}
+		for i := range t.manifest.Lessons {
+			l := &t.manifest.Lessons[i]
+			if _, err := t.write(root, target{Stage: l.Number}, "", borrowed, filepath.Join(out, "solutions", l.Folder)); err != nil {
+				return err
+			}
+			st, err := t.write(root, target{Stage: l.Number, Lesson: true}, "", borrowed, filepath.Join(out, "lessons", l.Folder))
+			if err != nil {
+				return err
+			}
+			entry, err := t.indexEntry(root, l, st)
+			if err != nil {
+				return err
+			}
+			entries = append(entries, entry)
+		}
+	}
+	return writeIndex(filepath.Join(out, "lessons", "index.json"), entries)
+}
+
+// writeOne writes lesson or solution n alone into the folder to.
+func writeOne(root string, n int, isLesson bool, done int, mistake, to string) error {
+	t, err := trackOf(root, n)
+	if err != nil {
+		return err
+	}
+	borrowed, err := borrowedFiles(root, t)
+	if err != nil {
+		return err
+	}
+	_, err = t.write(root, target{Stage: n, Lesson: isLesson, Done: done}, mistake, borrowed, to)
+	return err
+}
+
+// trackOf returns the track that teaches lesson n.
+func trackOf(root string, n int) (*track, error) {
+	tracks, err := loadTracks(root)
+	if err != nil {
+		return nil, err
+	}
+	var all []string
+	for _, t := range tracks {
+		if t.manifest.lesson(n) != nil {
+			return t, nil
+		}
+		for _, l := range t.manifest.Lessons {
+			all = append(all, strconv.Itoa(l.Number))
+		}
+	}
+	return nil, fmt.Errorf("there is no lesson %d; the lessons are %s", n, strings.Join(all, ", "))
+}
+
+// write renders the target, makes the mistake if one is named, and writes the result to
+// the folder dir, with the README that says where it comes from.
+func (t *track) write(root string, tg target, mistake string, borrowed map[string][]byte, dir string) (*stage, error) {
+	st, err := t.render(tg, borrowed)
+	if err != nil {
+		return nil, err
+	}
+	kind := "solutions"
+	if tg.Lesson {
+		kind = "lessons"
+	}
+	if mistake != "" {
+		m, lesson := t.manifest.mistake(mistake)
+		if m == nil {
+			return nil, fmt.Errorf("%s has no mistake %s", t.manifestPath(), mistake)
+		}
+		if lesson > tg.Stage {
+			return nil, fmt.Errorf("mistake %s is made in lesson %d, after stage %d", mistake, lesson, tg.Stage)
+		}
+		if err := st.makeMistake(m); err != nil {
+			return nil, err
+		}
+	}
+	if err := st.finish(t.module, t.moduleOf(kind, st.folder)); err != nil {
+		return nil, err
+	}
+	readme, err := t.readme(root, tg, st.folder)
+	if err != nil {
+		return nil, err
+	}
+	st.files["README.md"] = readme
+	return st, st.writeTo(dir, t.mode)
+}
+
+// mode returns the permissions of a source file, for its copies.
+func (t *track) mode(rel string) os.FileMode {
+	info, err := os.Stat(filepath.Join(t.dir, filepath.FromSlash(rel)))
+	if err != nil {
+		return 0o644
+	}
+	return info.Mode().Perm()
+}
+
+// readme says in a generated folder what it is and where it comes from.
+func (t *track) readme(root string, tg target, folder string) ([]byte, error) {
+	title, err := lessonTitle(root, tg.Stage)
+	if err != nil {
+		return nil, err
+	}
+	n := fmt.Sprintf("%02d", tg.Stage)
+	var b strings.Builder
+	if tg.Lesson {
+		fmt.Fprintf(&b, "# Lesson %s: %s\n\nRead docs/lesson-%s.md, then find your tasks: `grep -rn 'TODO(' lessons/%s`.\n", n, title, n, folder)
+		fmt.Fprintf(&b, "`make check-%d` checks them, `make hint-%d` gives a hint, `make reset-%d` starts over.\n", tg.Stage, tg.Stage, tg.Stage)
+	} else {
+		fmt.Fprintf(&b, "# Solution %s: %s\n\nThe finished code of lesson %s, explained in docs/lesson-%s.md.\n", n, title, n, n)
+	}
+	fmt.Fprintf(&b, "\nGenerated from tracks/%s by `make generate`: edit the track, not this folder.\n", t.name)
+	return []byte(b.String()), nil
+}
+
+// indexEntry is the lesson's entry of lessons/index.json.
+func (t *track) indexEntry(root string, l *lessonSpec, st *stage) (lesson, error) {
+	title, err := lessonTitle(root, l.Number)
+	if err != nil {
+		return lesson{}, err
+	}
+	todos, err := st.tasks(l)
+	if err != nil {
+		return lesson{}, err
+	}
+	return lesson{Number: l.Number, Title: title, Operator: t.manifest.Operator, Folder: "lessons/" + l.Folder, Todos: todos}, nil
+}
+
+// borrowedFiles renders the files a track borrows, as the lending track's stage has them,
+// moved to the borrowing track's module path.
+func borrowedFiles(root string, t *track) (map[string][]byte, error) {
+	files := map[string][]byte{}
+	for _, b := range t.manifest.Borrows {
+		lender, err := loadTrack(root, b.Track)
+		if err != nil {
+			return nil, err
+		}
+		st, err := lender.render(target{Stage: b.Stage}, nil)
+		if err != nil {
+			return nil, err
+		}
+		if err := st.finish(lender.module, t.module); err != nil {
+			return nil, err
+		}
+		for _, rel := range b.Files {
+			src, ok := st.files[rel]
+			if !ok {
+				return nil, fmt.Errorf("%s: borrows %s from track %s, whose stage %d has no such file", t.manifestPath(), rel, b.Track, b.Stage)
+			}
+			header := fmt.Sprintf("// Code generated by lessongen from tracks/%s (stage %02d); DO NOT EDIT.\n\n", b.Track, b.Stage)
+			files[rel] = append([]byte(header), src...)
+		}
+	}
+	return files, nil
+}
+
+func writeFile(path string, src []byte, mode os.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, src, mode)
+}
+
+// printTracks prints one line per lesson: its track, its folder and its number of tasks.
+func printTracks(root string) error {
+	tracks, err := loadTracks(root)
+	if err != nil {
+		return err
+	}
+	for _, t := range tracks {
+		for _, l := range t.manifest.Lessons {
+			fmt.Printf("%s\t%s\t%d\n", t.name, l.Folder, len(l.Tasks))
+		}
+	}
+	return nil
+}
+
+// printMistakes prints one line per mistake: the folder of the stage it is made in, the
+// task it belongs to (0: the lesson's), its name and the words its test must print.
+func printMistakes(root string) error {
+	tracks, err := loadTracks(root)
+	if err != nil {
+		return err
+	}
+	for _, t := range tracks {
+		for _, l := range t.manifest.Lessons {
+			for _, task := range l.Tasks {
+				for _, m := range task.Mistakes {
+					fmt.Printf("%s\t%d\t%s\t%s\n", l.Folder, task.ID, m.Name, m.Says)
+				}
+			}
+			for _, m := range l.Mistakes {
+				fmt.Printf("%s\t0\t%s\t%s\n", l.Folder, m.Name, m.Says)
+			}
+		}
+	}
+	return nil
+}
+
+// lint prints every identifier, file, import alias or doc section that a TODO or a hint
+// names and the lesson's solution lacks (lint.go).
+func lint(root string) error {
+	problems, err := lintRepository(root)
+	if err != nil {
+		return err
+	}
+	for _, p := range problems {
+		fmt.Fprintln(os.Stderr, p)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%d texts of the lessons name what their solutions lack: fix them in tracks/*/lessons.yaml", len(problems))
+	}
+	return nil
 }

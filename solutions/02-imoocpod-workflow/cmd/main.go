@@ -18,7 +18,6 @@ import (
 func main() {
 	opts := bootstrap.Options{Name: "imoocpod"}
 	opts.BindFlags(flag.CommandLine)
-	//stage:2
 	var (
 		filterEvents            bool
 		maxConcurrentReconciles int
@@ -34,7 +33,6 @@ func main() {
 	flag.IntVar(&maxConcurrentReconciles, "max-concurrent-reconciles", 1,
 		"How many different ImoocPods are reconciled at once; one ImoocPod is never reconciled "+
 			"by two workers at a time. Raise it when many ImoocPods wait on the API server.")
-	//stage:end
 	flag.Parse()
 
 	scheme := runtime.NewScheme()
@@ -43,12 +41,10 @@ func main() {
 
 	err := bootstrap.Run(opts, scheme, func(mgr ctrl.Manager) error {
 		return (&controller.ImoocPodReconciler{
-			Client: mgr.GetClient(),
-			Scheme: mgr.GetScheme(),
-			//stage:2
+			Client:                  mgr.GetClient(),
+			Scheme:                  mgr.GetScheme(),
 			FilterEvents:            filterEvents,
 			MaxConcurrentReconciles: maxConcurrentReconciles,
-			//stage:end
 		}).SetupWithManager(mgr)
 	})
 	if err != nil {

@@ -17,9 +17,7 @@ import (
 	"github.com/kube-workshop/operator-workshop/shared/bootstrap"
 	appsv1 "github.com/kube-workshop/operator-workshop/solutions/04-mydaemonset-webhooks/api/apps/v1"
 	"github.com/kube-workshop/operator-workshop/solutions/04-mydaemonset-webhooks/internal/controller"
-	//stage:4
 	webhookappsv1 "github.com/kube-workshop/operator-workshop/solutions/04-mydaemonset-webhooks/internal/webhook/apps/v1"
-	//stage:end
 )
 
 func main() {
@@ -76,16 +74,6 @@ func setup(mgr ctrl.Manager, maxConcurrentReconciles int) error {
 	if err != nil {
 		return fmt.Errorf("setting up the MyDaemonSet controller: %w", err)
 	}
-	//stage:4
-	//lesson:todo(1) Register the webhooks with the manager
-	//lesson:todo Register the MyDaemonSet webhooks: import internal/webhook/apps/v1 as
-	//lesson:todo webhookappsv1 and call its SetupMyDaemonSetWebhookWithManager. Then add a
-	//lesson:todo ready check named "webhook" that passes once the webhook server answers
-	//lesson:todo (mgr.GetWebhookServer().StartedChecker()). See "Registering the webhooks"
-	//lesson:todo in docs/lesson-04.md.
-	//lesson:hint The webhooks are registered like the controller above them: one call that takes the manager, its error wrapped.
-	//lesson:hint mgr.AddReadyzCheck takes a name and a healthz.Checker; the webhook server's StartedChecker is one.
-	//lesson:test TestTheManagerServesItsWebhooksOnceReady
 	if err := webhookappsv1.SetupMyDaemonSetWebhookWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the MyDaemonSet webhooks: %w", err)
 	}
@@ -95,7 +83,5 @@ func setup(mgr ctrl.Manager, maxConcurrentReconciles int) error {
 	if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
 		return fmt.Errorf("adding the webhook server's ready check: %w", err)
 	}
-	//lesson:end
-	//stage:end
 	return nil
 }

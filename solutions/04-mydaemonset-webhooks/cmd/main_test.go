@@ -1,5 +1,3 @@
-//stage:4
-
 package main
 
 import (
@@ -71,5 +69,3 @@ func TestTheManagerServesItsWebhooksOnceReady(t *testing.T) {
 	g.Expect(env.Client.Create(ctx, mds)).To(Succeed(),
 		"the API server calls the manager's webhooks for every MyDaemonSet: setup should register them")
 }
-
-//stage:end

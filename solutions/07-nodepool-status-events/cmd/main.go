@@ -40,14 +40,7 @@ func setup(mgr ctrl.Manager) error {
 		Client:    mgr.GetClient(),
 		Scheme:    mgr.GetScheme(),
 		APIReader: mgr.GetAPIReader(),
-		//lesson:todo(2) Give the controller an event recorder.
-		//lesson:todo Give the reconciler the manager's recorder of events.k8s.io Events,
-		//lesson:todo reporting as nodepool-controller. See "Events" in docs/lesson-07.md.
-		//lesson:hint The manager makes recorders: one per controller, named after it, writing events.k8s.io Events.
-		//lesson:hint mgr.GetEventRecorder takes the name the Events report as their controller; set it as the reconciler's Recorder field.
-		//lesson:test TestTheManagerTellsWhatItDoesInEvents
-		Recorder: mgr.GetEventRecorder("nodepool-controller"),
-		//lesson:end
+		Recorder:  mgr.GetEventRecorder("nodepool-controller"),
 	}).SetupWithManager(mgr)
 	if err != nil {
 		return fmt.Errorf("setting up the NodePool controller: %w", err)

@@ -46,17 +46,9 @@ func setup(mgr ctrl.Manager) error {
 	if err != nil {
 		return fmt.Errorf("setting up the NodePool controller: %w", err)
 	}
-	//lesson:todo(1) Register the webhooks with the manager.
-	//lesson:todo Register the NodePool webhooks: import internal/webhook/nodes/v1 as
-	//lesson:todo webhooknodesv1 and call its SetupNodePoolWebhookWithManager. See
-	//lesson:todo "Registering the webhooks" in docs/lesson-08.md.
-	//lesson:hint The API server calls the webhooks as soon as their configurations exist, and with failurePolicy=fail it refuses every NodePool while nobody answers: the manager must serve them.
-	//lesson:hint The webhook package has a setup function that takes the manager, as the controller has; call it after the controller's and return its error, wrapped.
-	//lesson:test TestTheManagerTellsWhatItDoesInEvents TestTheManagerServesTheNodePoolWebhooks
 	if err := webhooknodesv1.SetupNodePoolWebhookWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the NodePool webhooks: %w", err)
 	}
-	//lesson:end
 
 	// Ready only once the webhook server answers: until then the API server refuses
 	// every NodePool (failurePolicy=fail), so a Service must not send it requests

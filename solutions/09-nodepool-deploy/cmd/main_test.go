@@ -1,49 +1,32 @@
-//stage:7
 package main
 
 import (
 	"context"
-	//stage:9
 	"flag"
 	"fmt"
-	//stage:end
 	"os"
 	"path/filepath"
 	"testing"
-	//stage:9
 	"time"
-	//stage:end
 
 	. "github.com/onsi/gomega"
-	//stage:9
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
-	//stage:end
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
-	//stage:9
 	rbacv1 "k8s.io/api/rbac/v1"
-	//stage:end
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	//stage:9
 	"k8s.io/apimachinery/pkg/types"
-	//stage:end
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	//stage:9
 	"k8s.io/apimachinery/pkg/util/yaml"
-	//stage:end
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	//stage:9
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/leaderelection"
 	ctrl "sigs.k8s.io/controller-runtime"
-	//stage:end
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	//stage:9
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	//stage:end
 
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/09-nodepool-deploy/api/nodes/v1"
@@ -61,10 +44,8 @@ func TestMain(m *testing.M) {
 	os.Exit(testenv.Run(m, testenv.Options{
 		Scheme:            scheme,
 		CRDDirectoryPaths: []string{filepath.Join("..", "config", "crd", "bases")},
-		//stage:8
-		WebhookPaths: []string{filepath.Join("..", "config", "webhook")},
-		//stage:end
-		Setup: setup,
+		WebhookPaths:      []string{filepath.Join("..", "config", "webhook")},
+		Setup:             setup,
 	}, &env))
 }
 
@@ -105,8 +86,6 @@ func TestTheManagerTellsWhatItDoesInEvents(t *testing.T) {
 	}).Should(Succeed())
 }
 
-//stage:8
-
 // The API server calls the webhooks for every NodePool as soon as their configurations
 // exist, and with failurePolicy=fail it refuses the NodePool when they do not answer: a
 // NodePool is admitted only when the manager serves them.
@@ -120,9 +99,6 @@ func TestTheManagerServesTheNodePoolWebhooks(t *testing.T) {
 		"the API server calls the manager's NodePool webhooks: setup should register them")
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), pool) })
 }
-
-//stage:end
-//stage:9
 
 // The secure metrics endpoint asks the API server about every scraper, with the
 // manager's own identity: the role controller-gen writes from the RBAC markers
@@ -312,6 +288,3 @@ func ptrValue(s *string) string {
 	}
 	return *s
 }
-
-//stage:end
-//stage:end

@@ -1,5 +1,3 @@
-//stage:9
-
 // Package config holds the tests of the manifests that deploy the operator: what
 // `kustomize build config/default` writes, applied to a real API server, and the image
 // the Dockerfile builds.
@@ -210,5 +208,3 @@ func boolInt(b bool) int {
 	}
 	return 0
 }
-
-//stage:end

@@ -1,4 +1,3 @@
-//stage:9
 package config
 
 import (
@@ -88,5 +87,3 @@ func TestTheImageRunsAStaticBinaryAsNonRoot(t *testing.T) {
 	g.Expect(user).NotTo(BeElementOf("0", "root"), "the image should run as a user that is not root (the Deployment requires runAsNonRoot)")
 	g.Expect(user).To(MatchRegexp(`^[0-9]+$`), "USER should be numeric: the kubelet checks runAsNonRoot on the number, not on a name")
 }
-
-//stage:end

@@ -34,15 +34,6 @@ func main() {
 // setup registers with the manager what the operator runs: from lesson 11 on its
 // controller, and its two webhooks with the ready check of their server.
 func setup(mgr ctrl.Manager) error {
-	//lesson:todo(1) Register the webhooks and their ready check.
-	//lesson:todo Register both webhooks: webhookv1.SetupSidecarSetWebhookWithManager and
-	//lesson:todo webhookv1.SetupPodWebhookWithManager. Then add a ready check named
-	//lesson:todo "webhook" that passes once the webhook server answers
-	//lesson:todo (mgr.GetWebhookServer().StartedChecker()), as in lesson 04.
-	//lesson:hint The manager serves a webhook only once it is registered with its webhook server.
-	//lesson:hint webhookv1 has a Setup...WithManager per webhook; wrap and return their errors.
-	//lesson:hint mgr.AddReadyzCheck takes a name and a healthz.Checker, such as StartedChecker().
-	//lesson:test TestSetupServesEveryConfiguredWebhook
 	if err := webhookv1.SetupSidecarSetWebhookWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the SidecarSet webhook: %w", err)
 	}
@@ -54,6 +45,5 @@ func setup(mgr ctrl.Manager) error {
 	if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
 		return fmt.Errorf("adding the webhook server's ready check: %w", err)
 	}
-	//lesson:end
 	return nil
 }

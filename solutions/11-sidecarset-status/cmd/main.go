@@ -14,19 +14,15 @@ import (
 
 	"github.com/kube-workshop/operator-workshop/shared/bootstrap"
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/api/sidecars/v1"
-	//stage:11
 	"github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/internal/controller"
-	//stage:end
 	webhookv1 "github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/internal/webhook/v1"
 )
 
 func main() {
 	opts := bootstrap.Options{Name: "sidecarset"}
-	//stage:11
 	// Of every pod, the manager caches only what the controller reads (see "Cache only
 	// what you read" in docs/lesson-11.md).
 	opts.Cache = controller.CacheOptions()
-	//stage:end
 	opts.BindFlags(flag.CommandLine)
 	flag.Parse()
 
@@ -42,7 +38,6 @@ func main() {
 // setup registers with the manager what the operator runs: from lesson 11 on its
 // controller, and its two webhooks with the ready check of their server.
 func setup(mgr ctrl.Manager) error {
-	//stage:11
 	err := (&controller.SidecarSetReconciler{
 		Client:   mgr.GetClient(),
 		Scheme:   mgr.GetScheme(),
@@ -51,16 +46,6 @@ func setup(mgr ctrl.Manager) error {
 	if err != nil {
 		return fmt.Errorf("setting up the SidecarSet controller: %w", err)
 	}
-	//stage:end
-	//lesson:todo(1) Register the webhooks and their ready check.
-	//lesson:todo Register both webhooks: webhookv1.SetupSidecarSetWebhookWithManager and
-	//lesson:todo webhookv1.SetupPodWebhookWithManager. Then add a ready check named
-	//lesson:todo "webhook" that passes once the webhook server answers
-	//lesson:todo (mgr.GetWebhookServer().StartedChecker()), as in lesson 04.
-	//lesson:hint The manager serves a webhook only once it is registered with its webhook server.
-	//lesson:hint webhookv1 has a Setup...WithManager per webhook; wrap and return their errors.
-	//lesson:hint mgr.AddReadyzCheck takes a name and a healthz.Checker, such as StartedChecker().
-	//lesson:test TestSetupServesEveryConfiguredWebhook
 	if err := webhookv1.SetupSidecarSetWebhookWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the SidecarSet webhook: %w", err)
 	}
@@ -72,6 +57,5 @@ func setup(mgr ctrl.Manager) error {
 	if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
 		return fmt.Errorf("adding the webhook server's ready check: %w", err)
 	}
-	//lesson:end
 	return nil
 }

@@ -90,15 +90,6 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 	// Compare what runs with what is asked for and fix the whole difference in this
 	// pass. Returning an error retries with backoff; there is never a reason to requeue
 	// when all is well: the next change of the ImoocPod or its pods brings us back.
-	//lesson:todo(6) Scale to spec.replicas.
-	//lesson:todo Compare len(active) with spec.replicas (it defaults to 1: ptr.Deref) and
-	//lesson:todo create the missing pods with r.createPods, or delete the surplus with
-	//lesson:todo r.deletePods(ctx, imoocPod, podsToDelete(...)); never more than maxBurst
-	//lesson:todo in one pass. Return their error.
-	//lesson:hint The sign of spec.replicas minus len(active) says what to do; zero means nothing to do, and no requeue.
-	//lesson:hint Fix the whole difference in one pass, at most maxBurst pods: r.createPods(ctx, imoocPod, n), or r.deletePods(ctx, imoocPod, podsToDelete(active, n)).
-	//lesson:test TestOnePassScalesTheWholeDifference TestStaleCacheNeverCreatesTooMany TestAnImoocPodCreatedAgainDoesNotWaitForThePodsOfTheFirst TestIdlePassWritesNothing TestCreatesPodsOwnedByTheImoocPod TestLeavesOtherPodsAlone TestReplacesAPodDeletedBySomeoneElse TestReplacesATerminatingPod TestReplacesFinishedPods TestScaleDownKeepsTheReadyPods
-	//lesson:stub _ = active
 	want := int(ptr.Deref(imoocPod.Spec.Replicas, 1))
 	switch diff := want - len(active); {
 	case diff > 0:
@@ -111,7 +102,6 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 		return ctrl.Result{}, r.deletePods(ctx, imoocPod, victims)
 	}
 	log.V(1).Info("Pods match spec.replicas", "replicas", want)
-	//lesson:end
 	return ctrl.Result{}, nil
 }
 
@@ -119,13 +109,6 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 // controls that are neither being deleted nor finished. A pod with the right label but
 // another controller, or none, belongs to someone else and is never touched.
 func activePods(owner *appsv1.ImoocPod, pods []corev1.Pod) []corev1.Pod {
-	//lesson:todo(4) Keep only the pods that count.
-	//lesson:todo Keep only the pods that owner controls (metav1.IsControlledBy) and that
-	//lesson:todo are still running or about to: not being deleted, not Succeeded or Failed.
-	//lesson:hint Anyone can copy a label; only one owner has controller: true in the pod's OwnerReferences.
-	//lesson:hint metav1.IsControlledBy(&pod, owner); a set DeletionTimestamp means the pod is going; PodSucceeded and PodFailed pods never run again.
-	//lesson:test TestActivePodsKeepsOnlyThePodsThatCount
-	//lesson:stub return pods
 	var active []corev1.Pod
 	for _, pod := range pods {
 		if !metav1.IsControlledBy(&pod, owner) || !pod.DeletionTimestamp.IsZero() {
@@ -137,7 +120,6 @@ func activePods(owner *appsv1.ImoocPod, pods []corev1.Pod) []corev1.Pod {
 		active = append(active, pod)
 	}
 	return active
-	//lesson:end
 }
 
 // createPods creates count pods for imoocPod in growing batches and records each one it
@@ -168,16 +150,6 @@ func (r *ImoocPodReconciler) createPods(ctx context.Context, imoocPod *appsv1.Im
 
 // newPod returns the pod imoocPod asks for, labelled with its name and controlled by it.
 func (r *ImoocPodReconciler) newPod(imoocPod *appsv1.ImoocPod) (*corev1.Pod, error) {
-	//lesson:todo(3) Build the pod.
-	//lesson:todo Build the pod: a generated name starting with the ImoocPod's name, the
-	//lesson:todo NameLabel label, one container running spec.image, and a controller
-	//lesson:todo OwnerReference to imoocPod (controllerutil.SetControllerReference), which
-	//lesson:todo lets the garbage collector delete the pod with its ImoocPod.
-	//lesson:hint Pod names must be unique in a namespace: give a prefix and let the API server finish it (ObjectMeta.GenerateName).
-	//lesson:hint The label is how the next pass finds its pods (the List with MatchingLabels{NameLabel: ...}); the container runs spec.image.
-	//lesson:hint controllerutil.SetControllerReference(imoocPod, pod, r.Scheme) writes the controller OwnerReference; return its error.
-	//lesson:test TestNewPodIsControlledByTheImoocPod
-	//lesson:stub return nil, errors.New("newPod is not written yet")
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			GenerateName: imoocPod.Name + "-",
@@ -192,7 +164,6 @@ func (r *ImoocPodReconciler) newPod(imoocPod *appsv1.ImoocPod) (*corev1.Pod, err
 		return nil, fmt.Errorf("setting the controller reference: %w", err)
 	}
 	return pod, nil
-	//lesson:end
 }
 
 // deletePods deletes pods in parallel and records each one as expected to go.
@@ -215,14 +186,6 @@ func (r *ImoocPodReconciler) deletePods(ctx context.Context, imoocPod *appsv1.Im
 // podsToDelete picks count pods to delete, the ones whose loss hurts least first: pods
 // that are not ready yet, then the newest, whose work is least likely to be warmed up.
 func podsToDelete(pods []corev1.Pod, count int) []corev1.Pod {
-	//lesson:todo(5) Choose the pods to delete.
-	//lesson:todo Return count pods: not-ready pods before ready ones (podcontrol.IsPodReady),
-	//lesson:todo and within each group the newest first (CreationTimestamp). Sort a copy:
-	//lesson:todo pods comes from the cache and must not be changed.
-	//lesson:hint Deleting a pod that serves costs more than deleting one that does not serve yet.
-	//lesson:hint slices.Clone first (the cache's objects are shared), then slices.SortFunc: not ready first (podcontrol.IsPodReady), then the newest CreationTimestamp.
-	//lesson:test TestPodsToDeletePrefersNotReadyThenNewest
-	//lesson:stub return nil
 	sorted := append([]corev1.Pod(nil), pods...)
 	sort.SliceStable(sorted, func(i, j int) bool {
 		if ri, rj := podcontrol.IsPodReady(&sorted[i]), podcontrol.IsPodReady(&sorted[j]); ri != rj {
@@ -231,7 +194,6 @@ func podsToDelete(pods []corev1.Pod, count int) []corev1.Pod {
 		return sorted[j].CreationTimestamp.Before(&sorted[i].CreationTimestamp)
 	})
 	return sorted[:min(count, len(sorted))]
-	//lesson:end
 }
 
 // SetupWithManager starts the controller: it reconciles an ImoocPod when the ImoocPod

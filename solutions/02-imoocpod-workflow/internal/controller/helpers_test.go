@@ -13,9 +13,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	//stage:2
 	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
-	//stage:end
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	appsv1 "github.com/kube-workshop/operator-workshop/solutions/02-imoocpod-workflow/api/apps/v1"
 )
@@ -155,8 +153,6 @@ func waitUntilSettled(g Gomega, cache client.Reader, ip *appsv1.ImoocPod) {
 	}).WithPolling(time.Second).Should(Succeed())
 }
 
-//stage:2
-
 // readyCount counts the ready pods among pods.
 func readyCount(pods []corev1.Pod) int {
 	var n int
@@ -168,7 +164,6 @@ func readyCount(pods []corev1.Pod) int {
 	return n
 }
 
-//stage:end
 func markReady(g Gomega, ns, name string) {
 	var pod corev1.Pod
 	g.Expect(env.Client.Get(env.Context(), client.ObjectKey{Namespace: ns, Name: name}, &pod)).To(Succeed())

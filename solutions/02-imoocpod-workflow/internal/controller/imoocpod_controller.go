@@ -2,28 +2,20 @@ package controller
 
 import (
 	"context"
-	//stage:2
 	"errors"
-	//stage:end
 	"fmt"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	//stage:2
 	"k8s.io/apimachinery/pkg/labels"
-	//stage:end
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	//stage:2
 	"sigs.k8s.io/controller-runtime/pkg/builder"
-	//stage:end
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	//stage:2
 	"sigs.k8s.io/controller-runtime/pkg/controller"
-	//stage:end
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -46,7 +38,6 @@ type ImoocPodReconciler struct {
 	client.Client
 	Scheme *runtime.Scheme
 
-	//stage:2
 	// FilterEvents drops the events that cannot change what a pass does: ImoocPod
 	// updates that leave the spec alone (our own status patches among them) and pod
 	// updates that change nothing this controller reads (see eventFilters).
@@ -56,7 +47,6 @@ type ImoocPodReconciler struct {
 	// 0 means 1. The work queue never hands one ImoocPod to two workers at a time.
 	MaxConcurrentReconciles int
 
-	//stage:end
 	// expectations remembers the pods this controller created or deleted that the cache
 	// has not shown yet.
 	expectations podcontrol.Expectations
@@ -66,42 +56,22 @@ type ImoocPodReconciler struct {
 // Our pods point at their ImoocPod with blockOwnerDeletion (SetControllerReference sets
 // it), which the API server allows only to who may update the ImoocPod's finalizers.
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods/finalizers,verbs=update
-//stage:2
-//lesson:todo(5) Allow the status writes.
-//lesson:todo Let the manager write the status subresource: an RBAC marker for
-//lesson:todo imoocpods/status with the verbs get, update and patch.
-//lesson:hint For RBAC the status subresource is a resource of its own: imoocpods/status.
-//lesson:hint One more +kubebuilder:rbac marker beside the others, with groups=apps.workshop.dev and the verbs get, update and patch; controller-gen writes config/rbac/role.yaml from it.
-//lesson:test TestTheManagersRoleAllowsAWholePass
-//mistake:no-status-rbac cannot patch resource "imoocpods/status"
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods/status,verbs=get;update;patch
-//mistake:end
-//lesson:end
-//stage:end
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
-
-//stage:2
 
 // Reconcile compares the pods that exist with spec.replicas, creates or deletes the
 // difference, all in one pass, and reports what it found in the status. It is called for
 // every change of an ImoocPod's spec and of the pods it owns, and must give the same
 // answer however often it runs.
 func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
-	//stage:old // Reconcile compares the pods that exist with spec.replicas and creates or deletes the
-	//stage:old // difference, all in one pass. It is called for every change of an ImoocPod and of the
-	//stage:old // pods it owns, and must give the same answer however often it runs.
-	//stage:old func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	//stage:end
 	// The cache is where reads come from. NotFound means the ImoocPod is gone: the
 	// garbage collector deletes its pods through their OwnerReferences, so we are done.
 	var imoocPod appsv1.ImoocPod
 	if err := r.Get(ctx, req.NamespacedName, &imoocPod); err != nil {
-		//mistake:not-found-is-an-error NotFound means the ImoocPod was deleted
 		if apierrors.IsNotFound(err) {
 			r.expectations.Forget(req.NamespacedName)
 			return ctrl.Result{}, nil
 		}
-		//mistake:end
 		return ctrl.Result{}, fmt.Errorf("getting ImoocPod: %w", err)
 	}
 	// An ImoocPod being deleted (a foreground deletion waits for its pods) needs nothing
@@ -110,27 +80,16 @@ func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 		return ctrl.Result{}, nil
 	}
 
-	//stage:2
 	// Snapshot the ImoocPod before the pass changes its status. However the pass ends,
 	// the deferred patch sends the difference from the snapshot, once, so that an error
 	// shows in the Ready condition and not only in this log.
-	//lesson:todo(3) Patch the status once per pass.
-	//lesson:todo Snapshot imoocPod (DeepCopy) and defer a call of r.patchStatus with the
-	//lesson:todo snapshot and the pass's error (retErr, the named result); join the
-	//lesson:todo patch's own error into retErr. See "One status patch per pass" in
-	//lesson:todo docs/lesson-02.md.
 	orig := imoocPod.DeepCopy()
-	//mistake:defer-reads-the-error-too-early the deferred patchStatus got the error before the pass ended
 	defer func() {
 		if err := r.patchStatus(ctx, orig, &imoocPod, retErr); err != nil {
 			retErr = errors.Join(retErr, err)
 		}
 	}()
-	//mistake:instead defer r.patchStatus(ctx, orig, &imoocPod, retErr) //nolint:errcheck
-	//mistake:end
-	//lesson:end
 
-	//stage:end
 	return r.reconcilePods(ctx, &imoocPod)
 }
 
@@ -145,7 +104,6 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 	}
 	active := activePods(imoocPod, pods.Items)
 
-	//stage:2
 	// The status counts the pods this pass found, before its own creates and deletes.
 	// Those show up as pod events that start the next pass, which counts them: the
 	// status lags a pass behind and reports only pods the cache has shown. Counting what
@@ -155,57 +113,31 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 	// status.selector, the label the list above selects on, is how the scale
 	// subresource tells an autoscaler which pods to measure.
 	imoocPod.Status.Selector = labels.SelectorFromSet(labels.Set{NameLabel: imoocPod.Name}).String()
-	//lesson:todo(4) Count the pods into the status.
-	//lesson:todo Count the active pods and the ready ones among them (podcontrol.IsPodReady) into
-	//lesson:todo status.replicas and status.readyReplicas.
-	//lesson:hint Count what this pass found, before its own creates and deletes: their events start the next pass, which counts them.
-	//lesson:hint Start both counts from zero in every pass; podcontrol.IsPodReady(&active[i]) tells a ready pod.
-	//lesson:test TestTheScaleSubresource TestStatusCountsActiveAndReadyPods TestObservedGenerationFollowsTheSpec TestReadyConditionSaysWhatAPassFound TestAnIdlePassLeavesTheStatusAlone
 	imoocPod.Status.Replicas = int32(len(active))
-	//mistake:ready-count-not-reset start counting from zero
 	imoocPod.Status.ReadyReplicas = 0
-	//mistake:end
 	for i := range active {
 		if podcontrol.IsPodReady(&active[i]) {
 			imoocPod.Status.ReadyReplicas++
 		}
 	}
-	//lesson:end
-	//stage:end
 
 	// Until the cache shows our last creates and deletes, its list is out of date, and
 	// acting on it would create or delete the same pods twice. The events of those pods
 	// will bring us back; the timeout covers an event that never comes.
-	//stage:2
 	// Waiting is not failing: the pass has read the current spec, so it still moves
 	// observedGeneration.
-	//stage:end
-	//mistake:no-expectations more means a pass created again (expectations)
 	if wait := r.expectations.Pending(imoocPod, pods.Items); wait > 0 {
 		log.V(1).Info("Waiting for the cache to show earlier creates and deletes", "timeout", wait)
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
-	//mistake:end
 
 	// Compare what runs with what is asked for and fix the whole difference in this
 	// pass. Returning an error retries with backoff; there is never a reason to requeue
 	// when all is well: the next change of the ImoocPod or its pods brings us back.
-	//lesson:todo(6) Scale to spec.replicas.
-	//lesson:todo Compare len(active) with spec.replicas (it defaults to 1: ptr.Deref) and
-	//lesson:todo create the missing pods with r.createPods, or delete the surplus with
-	//lesson:todo r.deletePods(ctx, imoocPod, podsToDelete(...)); never more than maxBurst
-	//lesson:todo in one pass. Return their error.
-	//lesson:hint The sign of spec.replicas minus len(active) says what to do; zero means nothing to do, and no requeue.
-	//lesson:hint Fix the whole difference in one pass, at most maxBurst pods: r.createPods(ctx, imoocPod, n), or r.deletePods(ctx, imoocPod, podsToDelete(active, n)).
-	//lesson:test TestOnePassScalesTheWholeDifference TestStaleCacheNeverCreatesTooMany TestAnImoocPodCreatedAgainDoesNotWaitForThePodsOfTheFirst TestIdlePassWritesNothing TestCreatesPodsOwnedByTheImoocPod TestLeavesOtherPodsAlone TestReplacesAPodDeletedBySomeoneElse TestReplacesATerminatingPod TestReplacesFinishedPods TestScaleDownKeepsTheReadyPods
-	//lesson:stub _ = active
 	want := int(ptr.Deref(imoocPod.Spec.Replicas, 1))
 	switch diff := want - len(active); {
 	case diff > 0:
-		//mistake:one-pod-per-pass should create all 40 missing pods, not one pod per pass
 		count := min(diff, maxBurst)
-		//mistake:instead count := 1
-		//mistake:end
 		log.Info("Creating pods", "count", count, "active", len(active), "replicas", want)
 		return ctrl.Result{}, r.createPods(ctx, imoocPod, count)
 	case diff < 0:
@@ -213,45 +145,25 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 		log.Info("Deleting pods", "count", len(victims), "active", len(active), "replicas", want)
 		return ctrl.Result{}, r.deletePods(ctx, imoocPod, victims)
 	}
-	//stage:2
 	log.V(1).Info("Pods match spec.replicas", "replicas", want, "ready", imoocPod.Status.ReadyReplicas)
-	//stage:old log.V(1).Info("Pods match spec.replicas", "replicas", want)
-	//stage:end
-	//lesson:end
-	//mistake:requeue-on-success a pass with nothing to do should not requeue
 	return ctrl.Result{}, nil
-	//mistake:instead return ctrl.Result{Requeue: true}, nil
-	//mistake:end
 }
 
 // activePods returns the pods that count towards spec.replicas: the ones this ImoocPod
 // controls that are neither being deleted nor finished. A pod with the right label but
 // another controller, or none, belongs to someone else and is never touched.
 func activePods(owner *appsv1.ImoocPod, pods []corev1.Pod) []corev1.Pod {
-	//lesson:todo(4) Keep only the pods that count.
-	//lesson:todo Keep only the pods that owner controls (metav1.IsControlledBy) and that
-	//lesson:todo are still running or about to: not being deleted, not Succeeded or Failed.
-	//lesson:hint Anyone can copy a label; only one owner has controller: true in the pod's OwnerReferences.
-	//lesson:hint metav1.IsControlledBy(&pod, owner); a set DeletionTimestamp means the pod is going; PodSucceeded and PodFailed pods never run again.
-	//lesson:test TestActivePodsKeepsOnlyThePodsThatCount
-	//lesson:stub return pods
 	var active []corev1.Pod
 	for _, pod := range pods {
-		//mistake:terminating-counted it is terminating (deletionTimestamp set)
 		if !metav1.IsControlledBy(&pod, owner) || !pod.DeletionTimestamp.IsZero() {
-			//mistake:instead if !metav1.IsControlledBy(&pod, owner) {
-			//mistake:end
 			continue
 		}
-		//mistake:finished-counted it has finished (phase Succeeded)
 		if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 			continue
 		}
-		//mistake:end
 		active = append(active, pod)
 	}
 	return active
-	//lesson:end
 }
 
 // createPods creates count pods for imoocPod in growing batches and records each one it
@@ -282,16 +194,6 @@ func (r *ImoocPodReconciler) createPods(ctx context.Context, imoocPod *appsv1.Im
 
 // newPod returns the pod imoocPod asks for, labelled with its name and controlled by it.
 func (r *ImoocPodReconciler) newPod(imoocPod *appsv1.ImoocPod) (*corev1.Pod, error) {
-	//lesson:todo(3) Build the pod.
-	//lesson:todo Build the pod: a generated name starting with the ImoocPod's name, the
-	//lesson:todo NameLabel label, one container running spec.image, and a controller
-	//lesson:todo OwnerReference to imoocPod (controllerutil.SetControllerReference), which
-	//lesson:todo lets the garbage collector delete the pod with its ImoocPod.
-	//lesson:hint Pod names must be unique in a namespace: give a prefix and let the API server finish it (ObjectMeta.GenerateName).
-	//lesson:hint The label is how the next pass finds its pods (the List with MatchingLabels{NameLabel: ...}); the container runs spec.image.
-	//lesson:hint controllerutil.SetControllerReference(imoocPod, pod, r.Scheme) writes the controller OwnerReference; return its error.
-	//lesson:test TestNewPodIsControlledByTheImoocPod
-	//lesson:stub return nil, errors.New("newPod is not written yet")
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			GenerateName: imoocPod.Name + "-",
@@ -302,13 +204,10 @@ func (r *ImoocPodReconciler) newPod(imoocPod *appsv1.ImoocPod) (*corev1.Pod, err
 			Containers: []corev1.Container{{Name: "app", Image: imoocPod.Spec.Image}},
 		},
 	}
-	//mistake:no-owner-reference the pod has no controller OwnerReference
 	if err := controllerutil.SetControllerReference(imoocPod, pod, r.Scheme); err != nil {
 		return nil, fmt.Errorf("setting the controller reference: %w", err)
 	}
-	//mistake:end
 	return pod, nil
-	//lesson:end
 }
 
 // deletePods deletes pods in parallel and records each one as expected to go.
@@ -331,49 +230,21 @@ func (r *ImoocPodReconciler) deletePods(ctx context.Context, imoocPod *appsv1.Im
 // podsToDelete picks count pods to delete, the ones whose loss hurts least first: pods
 // that are not ready yet, then the newest, whose work is least likely to be warmed up.
 func podsToDelete(pods []corev1.Pod, count int) []corev1.Pod {
-	//lesson:todo(5) Choose the pods to delete.
-	//lesson:todo Return count pods: not-ready pods before ready ones (podcontrol.IsPodReady),
-	//lesson:todo and within each group the newest first (CreationTimestamp). Sort a copy:
-	//lesson:todo pods comes from the cache and must not be changed.
-	//lesson:hint Deleting a pod that serves costs more than deleting one that does not serve yet.
-	//lesson:hint slices.Clone first (the cache's objects are shared), then slices.SortFunc: not ready first (podcontrol.IsPodReady), then the newest CreationTimestamp.
-	//lesson:test TestPodsToDeletePrefersNotReadyThenNewest
-	//lesson:stub return nil
-	//mistake:sorts-the-cache the input comes from the cache and must not be reordered
 	sorted := append([]corev1.Pod(nil), pods...)
-	//mistake:instead sorted := pods
-	//mistake:end
 	sort.SliceStable(sorted, func(i, j int) bool {
 		if ri, rj := podcontrol.IsPodReady(&sorted[i]), podcontrol.IsPodReady(&sorted[j]); ri != rj {
-			//mistake:ready-deleted-first not ready before ready
 			return !ri
-			//mistake:instead return ri
-			//mistake:end
 		}
 		return sorted[j].CreationTimestamp.Before(&sorted[i].CreationTimestamp)
 	})
 	return sorted[:min(count, len(sorted))]
-	//lesson:end
 }
 
 // SetupWithManager starts the controller: it reconciles an ImoocPod when the ImoocPod
 // changes and when one of the pods it controls changes (Owns), which is how a deleted
 // pod gets replaced.
 func (r *ImoocPodReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	//stage:2
 	// The predicates of eventFilters drop the events that cannot change what a pass does.
-	//lesson:todo(8) Put the filters on the watches.
-	//lesson:todo Give For and Owns the predicates of r.eventFilters (builder.WithPredicates,
-	//lesson:todo one list per watch) and give the controller r.MaxConcurrentReconciles
-	//lesson:todo (WithOptions). See "Filtering events" in docs/lesson-02.md.
-	//lesson:hint Each watch takes its own predicates; the controller takes its options once.
-	//lesson:hint builder.WithPredicates(filters...) as the second argument of For and of Owns; WithOptions(controller.Options{MaxConcurrentReconciles: ...}).
-	//lesson:test TestTheControllerRunsWithItsOptionsAndFilters
-	//lesson:stub return ctrl.NewControllerManagedBy(mgr).
-	//lesson:stub For(&appsv1.ImoocPod{}).
-	//lesson:stub Owns(&corev1.Pod{}).
-	//lesson:stub Named("imoocpod").
-	//lesson:stub Complete(r)
 	imoocPodFilters, podFilters := r.eventFilters()
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&appsv1.ImoocPod{}, builder.WithPredicates(imoocPodFilters...)).
@@ -381,11 +252,4 @@ func (r *ImoocPodReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		Named("imoocpod").
 		Complete(r)
-	//lesson:end
-	//stage:old return ctrl.NewControllerManagedBy(mgr).
-	//stage:old 	For(&appsv1.ImoocPod{}).
-	//stage:old 	Owns(&corev1.Pod{}).
-	//stage:old 	Named("imoocpod").
-	//stage:old 	Complete(r)
-	//stage:end
 }

@@ -1,4 +1,3 @@
-//stage:2
 package controller
 
 import (
@@ -20,28 +19,13 @@ import (
 // it: a pass with nothing new to say writes nothing. passErr is the pass's error; only a
 // pass without one has acted on the spec, so only such a pass moves observedGeneration.
 func (r *ImoocPodReconciler) patchStatus(ctx context.Context, orig, imoocPod *appsv1.ImoocPod, passErr error) error {
-	//lesson:todo(3) Patch the status once per pass.
-	//lesson:todo Set the Ready condition (setReadyCondition) and, when the pass succeeded,
-	//lesson:todo status.observedGeneration. Then, only when the status differs from
-	//lesson:todo orig's (equality.Semantic.DeepEqual), patch it: r.Status().Patch with
-	//lesson:todo client.MergeFrom(orig). See "One status patch per pass" in docs/lesson-02.md.
-	//lesson:hint The arguments of a deferred call are read at the defer line; a deferred closure reads retErr after the return statement has set it.
-	//lesson:hint Snapshot with imoocPod.DeepCopy() before any change; in patchStatus, equality.Semantic.DeepEqual(orig.Status, imoocPod.Status) means there is nothing to write.
-	//lesson:hint r.Status().Patch(ctx, imoocPod, client.MergeFrom(orig)); observedGeneration moves only when passErr is nil.
-	//lesson:test TestAFailedPassReportsTheErrorAndDoesNotObserveTheSpec TestTheStatusHoldsCountsOfZero
-	//lesson:stub return nil
 	setReadyCondition(imoocPod, passErr)
-	//mistake:observed-despite-an-error only a pass that succeeded has acted on the spec
 	if passErr == nil {
 		imoocPod.Status.ObservedGeneration = imoocPod.Generation
 	}
-	//mistake:instead imoocPod.Status.ObservedGeneration = imoocPod.Generation
-	//mistake:end
-	//mistake:patches-every-pass not even the status it found unchanged
 	if equality.Semantic.DeepEqual(orig.Status, imoocPod.Status) {
 		return nil
 	}
-	//mistake:end
 
 	ready := meta.FindStatusCondition(imoocPod.Status.Conditions, appsv1.ConditionReady)
 	log.FromContext(ctx).Info("Updating status", "replicas", imoocPod.Status.Replicas,
@@ -52,23 +36,12 @@ func (r *ImoocPodReconciler) patchStatus(ctx context.Context, orig, imoocPod *ap
 		return fmt.Errorf("patching the status: %w", err)
 	}
 	return nil
-	//lesson:end
 }
 
 // setReadyCondition sets the Ready condition from the counts in the status, the spec and
 // the pass's error. Its message holds only counts and errors, never times, so that a
 // pass that finds the same counts leaves the condition as it was.
 func setReadyCondition(imoocPod *appsv1.ImoocPod, passErr error) {
-	//lesson:todo(2) Set the Ready condition.
-	//lesson:todo Set the Ready condition with meta.SetStatusCondition. It is False with
-	//lesson:todo reason ReconcileError and the error as its message when passErr is set;
-	//lesson:todo else False with ScalingUp when fewer pods exist than spec.replicas asks
-	//lesson:todo for, ScalingDown when more, PodsNotReady when some are not ready; else
-	//lesson:todo True with AllReplicasReady. The reasons are constants in api/apps/v1; say the
-	//lesson:todo counts in the message. See "Conditions" in docs/lesson-02.md.
-	//lesson:hint Decide in order: the pass's error first, then too few pods, too many, some not ready; True only when none of these holds.
-	//lesson:hint meta.SetStatusCondition changes LastTransitionTime only when the condition's status flips; keep times out of the message so that the same counts give the same condition.
-	//lesson:test TestSetReadyConditionFollowsTheCounts
 	want := ptr.Deref(imoocPod.Spec.Replicas, 1)
 	status := &imoocPod.Status
 	ready := metav1.Condition{
@@ -93,7 +66,4 @@ func setReadyCondition(imoocPod *appsv1.ImoocPod, passErr error) {
 		ready.Message = fmt.Sprintf("%d of %d pods are ready", status.ReadyReplicas, want)
 	}
 	meta.SetStatusCondition(&status.Conditions, ready)
-	//lesson:end
 }
-
-//stage:end

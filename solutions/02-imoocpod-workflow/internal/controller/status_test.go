@@ -1,4 +1,3 @@
-//stage:2
 package controller
 
 import (
@@ -367,5 +366,3 @@ type failingCreates struct {
 func (f *failingCreates) Create(context.Context, client.Object, ...client.CreateOption) error {
 	return f.err
 }
-
-//stage:end

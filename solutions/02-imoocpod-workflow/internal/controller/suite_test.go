@@ -26,12 +26,10 @@ func TestMain(m *testing.M) {
 		CRDDirectoryPaths: []string{filepath.Join("..", "..", "config", "crd", "bases")},
 		Setup: func(mgr ctrl.Manager) error {
 			return (&ImoocPodReconciler{
-				Client: mgr.GetClient(),
-				Scheme: mgr.GetScheme(),
-				//stage:2
+				Client:                  mgr.GetClient(),
+				Scheme:                  mgr.GetScheme(),
 				FilterEvents:            true,
 				MaxConcurrentReconciles: 2,
-				//stage:end
 			}).SetupWithManager(mgr)
 		},
 	}, &env))

@@ -1,4 +1,3 @@
-//stage:2
 package controller
 
 import (
@@ -22,20 +21,8 @@ func (r *ImoocPodReconciler) eventFilters() (imoocPods, pods []predicate.Predica
 	if !r.FilterEvents {
 		return nil, nil
 	}
-	//lesson:todo(7) Choose a filter for each watch.
-	//lesson:todo Return predicate.GenerationChangedPredicate for the ImoocPods (the API
-	//lesson:todo server bumps metadata.generation only for a change of spec, never for a
-	//lesson:todo status patch) and podChangedPredicate for the pods.
-	//lesson:hint The controller's own status patches come back as update events of the ImoocPod; only a change of spec should start a pass.
-	//lesson:hint predicate.GenerationChangedPredicate{} for the ImoocPods, podChangedPredicate() for the pods, one slice each.
-	//lesson:test TestEventFiltersAreSwitchable TestFilteringSavesPassesThatFindNothingToDo
-	//lesson:stub return nil, nil
 	return []predicate.Predicate{predicate.GenerationChangedPredicate{}},
-		//mistake:generation-predicate-on-pods the pod's update must start a pass
 		[]predicate.Predicate{podChangedPredicate()}
-	//mistake:instead []predicate.Predicate{predicate.GenerationChangedPredicate{}}
-	//mistake:end
-	//lesson:end
 }
 
 // podChangedPredicate passes every create, delete and generic event of a pod, and an
@@ -62,23 +49,9 @@ func podChangedPredicate() predicate.Predicate {
 // (metav1.IsControlledBy, and Owns maps an event to the controlling ImoocPod through
 // them).
 func podChanged(oldPod, newPod *corev1.Pod) bool {
-	//lesson:todo(6) Say which pod updates matter.
-	//lesson:todo Compare what the controller reads of the two pods: phase, whether the
-	//lesson:todo pod is ready (podcontrol.IsPodReady), deletionTimestamp, labels and owner
-	//lesson:todo references. See "Filtering events" in docs/lesson-02.md.
-	//lesson:hint Most pod updates are the kubelet's reports; a pass reads only a few fields of a pod, and an update that changes none of them changes nothing a pass does.
-	//lesson:hint Phase, podcontrol.IsPodReady, DeletionTimestamp (Equal), labels (maps.Equal) and owner references (equality.Semantic.DeepEqual); annotations are not among them.
-	//lesson:test TestPodPredicatePassesOnlyWhatTheControllerReads
-	//lesson:stub return true
 	return oldPod.Status.Phase != newPod.Status.Phase ||
 		podcontrol.IsPodReady(oldPod) != podcontrol.IsPodReady(newPod) ||
 		!oldPod.DeletionTimestamp.Equal(newPod.DeletionTimestamp) ||
-		//mistake:annotations-start-a-pass should the update "an annotation changed" start a pass?
 		!maps.Equal(oldPod.Labels, newPod.Labels) ||
-		//mistake:instead !maps.Equal(oldPod.Labels, newPod.Labels) || !maps.Equal(oldPod.Annotations, newPod.Annotations) ||
-		//mistake:end
 		!equality.Semantic.DeepEqual(oldPod.OwnerReferences, newPod.OwnerReferences)
-	//lesson:end
 }
-
-//stage:end

@@ -1,4 +1,3 @@
-//stage:2
 package controller
 
 import (
@@ -300,5 +299,3 @@ func passesAll(filters []predicate.Predicate, e recordedEvent) bool {
 	}
 	return true
 }
-
-//stage:end

@@ -77,14 +77,7 @@ type MyDaemonSetReconciler struct {
 // sets it), which the API server allows only to who may update its finalizers.
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=mydaemonsets/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;patch;delete
-//lesson:todo(12) Let the manager's role read the nodes
-//lesson:todo Let the manager read and watch the nodes: an RBAC marker for the core group's
-//lesson:todo nodes with the verbs get, list and watch.
-//lesson:hint The pods marker above has the form; the core group is written groups="".
-//lesson:hint controller-gen writes the markers into the ClusterRole config/rbac/role.yaml (make check-3 runs it); nodes belong to no namespace, so only a cluster-wide binding grants them.
-//lesson:test TestTheManagersRoleAllowsAWholeMyDaemonSetPass
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch
-//lesson:end
 
 // Reconcile compares the nodes with the pods of one MyDaemonSet, creates and deletes the
 // difference in one pass, and reports what it found in the status. It runs for every
@@ -147,20 +140,6 @@ func (r *MyDaemonSetReconciler) reconcilePods(ctx context.Context, mds *appsv1.M
 	// pass does all three. maxBurst caps the creates, and the deletes: removals first,
 	// then replacements. The rolling budget spares the replacements of pods that are not
 	// ready, which can be as many as there are nodes.
-	//lesson:todo(7) Carry out the plan
-	//lesson:todo Carry out the plan: create the pods of plan.create with r.createPods and
-	//lesson:todo delete plan.remove and plan.replace with r.deletePods, at most maxBurst
-	//lesson:todo creates and maxBurst deletes (removals first, then replacements) in one
-	//lesson:todo pass. Do all three. createPods returns
-	//lesson:todo the nodes whose pod name is taken apart from its other errors: return
-	//lesson:todo every other error joined (errors.Join) with the taken names, or, when there
-	//lesson:todo is none, the taken names alone as a reconcile.TerminalError. See "Carrying
-	//lesson:todo out the plan" in docs/lesson-03.md.
-	//lesson:hint Do not return at the first error: collect them in a slice, since the three lists concern different nodes.
-	//lesson:hint maxBurst caps each kind of write: cut plan.create to it, and give the replacements what the removals left of it.
-	//lesson:hint errors.Join of the collected errors is nil when all of them are; only then may taken go back as reconcile.TerminalError.
-	//lesson:test TestATakenPodNameSkipsOnlyItsNode TestATakenNameDoesNotStopTheRetryOfOtherErrors
-	//lesson:test TestAnImageChangeReplacesOnePodAtATime TestAnImageChangeDeletesAtMostABurstOfPodsThatAreNotReady
 	var errs []error
 	var taken error
 	if len(plan.create) > 0 {
@@ -192,7 +171,6 @@ func (r *MyDaemonSetReconciler) reconcilePods(ctx context.Context, mds *appsv1.M
 		log.V(1).Info("No pod to create or delete", "desired", plan.desired, "current", plan.current,
 			"available", plan.available)
 	}
-	//lesson:end
 	return ctrl.Result{RequeueAfter: backoff}, nil
 }
 
@@ -389,17 +367,6 @@ func (r *MyDaemonSetReconciler) adoptPod(ctx context.Context, mds *appsv1.MyDaem
 // newDaemonPod returns the pod mds runs on node, bound to it, labelled with the
 // MyDaemonSet's name (which is also what the manager's cache selects) and controlled by it.
 func (r *MyDaemonSetReconciler) newDaemonPod(mds *appsv1.MyDaemonSet, node *corev1.Node) (*corev1.Pod, error) {
-	//lesson:todo(6) Build the pod of a node
-	//lesson:todo Return the pod of mds for node: named podName(mds.Name, node.Name), in the
-	//lesson:todo MyDaemonSet's namespace, labelled MyDaemonSetLabel=<its name>, the one
-	//lesson:todo container of daemonContainer(mds), bound to the node through spec.nodeName,
-	//lesson:todo with the tolerations of daemonTolerations(mds) and a controller OwnerReference
-	//lesson:todo to mds. See "Binding a pod to its node" in docs/lesson-03.md.
-	//lesson:hint Lesson 01's newPod is the model; here the name is fixed and spec.nodeName binds the pod.
-	//lesson:hint daemonContainer(mds) and daemonTolerations(mds) give the container and the tolerations.
-	//lesson:hint controllerutil.SetControllerReference, given r.Scheme, adds the owner reference that makes mds the controller; wrap its error.
-	//lesson:test TestTheDaemonPodIsBoundToItsNode
-	//lesson:stub return nil, errors.New("newDaemonPod is not written yet")
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:      podName(mds.Name, node.Name),
@@ -420,7 +387,6 @@ func (r *MyDaemonSetReconciler) newDaemonPod(mds *appsv1.MyDaemonSet, node *core
 		return nil, fmt.Errorf("setting the controller reference: %w", err)
 	}
 	return pod, nil
-	//lesson:end
 }
 
 // daemonContainer returns the container every pod of mds runs.
@@ -479,21 +445,6 @@ func (r *MyDaemonSetReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err != nil {
 		return fmt.Errorf("indexing pods by node: %w", err)
 	}
-	//lesson:todo(11) Watch the nodes
-	//lesson:todo Watch the nodes: Watches(&corev1.Node{}, ...) with
-	//lesson:todo handler.EnqueueRequestsFromMapFunc(r.mydaemonsetsForNode) and the predicate
-	//lesson:todo nodeChangedPredicate(). See "Watching objects you do not own" in
-	//lesson:todo docs/lesson-03.md.
-	//lesson:hint Owns cannot do it: a node has no owner reference to a MyDaemonSet.
-	//lesson:hint Watches takes the object, a handler and options: the handler wraps the map function, builder.WithPredicates the predicate.
-	//lesson:test TestANewNodeGetsAPod TestACordonedNodeLosesItsPodUntilUncordoned TestADeletedNodeLosesItsPod
-	//lesson:test TestANodeThatStopsMatchingLosesItsPod
-	//lesson:stub return ctrl.NewControllerManagedBy(mgr).
-	//lesson:stub For(&appsv1.MyDaemonSet{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-	//lesson:stub Owns(&corev1.Pod{}, builder.WithPredicates(daemonPodChangedPredicate())).
-	//lesson:stub WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
-	//lesson:stub Named("mydaemonset").
-	//lesson:stub Complete(r)
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&appsv1.MyDaemonSet{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Owns(&corev1.Pod{}, builder.WithPredicates(daemonPodChangedPredicate())).
@@ -502,5 +453,4 @@ func (r *MyDaemonSetReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		Named("mydaemonset").
 		Complete(r)
-	//lesson:end
 }

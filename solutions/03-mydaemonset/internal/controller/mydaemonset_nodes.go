@@ -32,18 +32,6 @@ import (
 // carries the node's last state. The pods cover a MyDaemonSet whose selector changed
 // since it placed its pod, and a delete whose last state the informer missed.
 func (r *MyDaemonSetReconciler) mydaemonsetsForNode(ctx context.Context, obj client.Object) []reconcile.Request {
-	//lesson:todo(10) Map a node event to its MyDaemonSets
-	//lesson:todo List every MyDaemonSet (all namespaces) and return a request for each one
-	//lesson:todo whose spec.nodeSelector matches the node's labels. Then list the pods on
-	//lesson:todo the node (client.MatchingFields{podNodeNameField: name}) and add the
-	//lesson:todo MyDaemonSet that controls each (metav1.GetControllerOf; compare the kind and
-	//lesson:todo the API group). No duplicates. See "Watching objects you do not own" in
-	//lesson:todo docs/lesson-03.md.
-	//lesson:hint Two reads from the cache: r.List of appsv1.MyDaemonSetList without a namespace, then the pods with the field index.
-	//lesson:hint A pod's controller is metav1.GetControllerOf; schema.ParseGroupVersion of its APIVersion gives the group to compare.
-	//lesson:hint A sets.Set[types.NamespacedName] drops the duplicates. A map function returns no error: log it and return nil.
-	//lesson:test TestNodeEventsReachOnlyTheMyDaemonSetsTheyConcern
-	//lesson:stub return nil
 	log := log.FromContext(ctx).WithValues("node", obj.GetName())
 	owners := sets.New[types.NamespacedName]()
 
@@ -82,7 +70,6 @@ func (r *MyDaemonSetReconciler) mydaemonsetsForNode(ctx context.Context, obj cli
 		requests = append(requests, reconcile.Request{NamespacedName: key})
 	}
 	return requests
-	//lesson:end
 }
 
 // nodeChangedPredicate passes every create, delete and generic event of a node, and an
@@ -106,20 +93,10 @@ func nodeChangedPredicate() predicate.Predicate {
 // node: its labels (the node selectors), spec.unschedulable (cordon), spec.taints
 // (taintsAllow) and whether it is Ready.
 func nodeChanged(oldNode, newNode *corev1.Node) bool {
-	//lesson:todo(9) Let through only the node changes that matter
-	//lesson:todo Compare what the controller reads of the two nodes: labels,
-	//lesson:todo spec.unschedulable, spec.taints (equality.Semantic.DeepEqual) and whether
-	//lesson:todo the node is Ready (isNodeReady). See
-	//lesson:todo "Filtering node events" in docs/lesson-03.md.
-	//lesson:hint One boolean expression: true when any of the four differs.
-	//lesson:hint maps.Equal for the labels; equality.Semantic.DeepEqual for the taints; isNodeReady of each node for readiness.
-	//lesson:test TestNodePredicatePassesOnlyWhatTheControllerReads
-	//lesson:stub return true
 	return !maps.Equal(oldNode.Labels, newNode.Labels) ||
 		oldNode.Spec.Unschedulable != newNode.Spec.Unschedulable ||
 		!equality.Semantic.DeepEqual(oldNode.Spec.Taints, newNode.Spec.Taints) ||
 		isNodeReady(oldNode) != isNodeReady(newNode)
-	//lesson:end
 }
 
 // daemonPodChangedPredicate passes every create, delete and generic event of a pod, and

@@ -49,16 +49,6 @@ func (r *MyDaemonSetReconciler) patchStatus(ctx context.Context, orig, mds *apps
 //	a pod is not ready                     False  PodsNotReady
 //	otherwise                              True   AllPodsAvailable
 func setMyDaemonSetReadyCondition(mds *appsv1.MyDaemonSet, passErr error) {
-	//lesson:todo(8) Set the Ready condition
-	//lesson:todo Set the Ready condition with meta.SetStatusCondition, from the first row
-	//lesson:todo of the table above that applies, with its reason (constants in api/apps/v1)
-	//lesson:todo and a message that says the counts, or the error. Set its
-	//lesson:todo observedGeneration. See "The status and the Ready condition" in
-	//lesson:todo docs/lesson-03.md.
-	//lesson:hint Build one metav1.Condition of type appsv1.ConditionReady, False unless the last row applies.
-	//lesson:hint A switch whose cases are the rows in order, comparing the counts of mds.Status; the pass's error comes first.
-	//lesson:hint meta.SetStatusCondition keeps lastTransitionTime while the status stays; keep times out of the message too.
-	//lesson:test TestTheReadyConditionSaysWhatThePassFound
 	status := &mds.Status
 	ready := metav1.Condition{
 		Type:               appsv1.ConditionReady,
@@ -82,5 +72,4 @@ func setMyDaemonSetReadyCondition(mds *appsv1.MyDaemonSet, passErr error) {
 		ready.Message = fmt.Sprintf("%d of %d pods are ready", status.NumberAvailable, status.DesiredNumberScheduled)
 	}
 	meta.SetStatusCondition(&status.Conditions, ready)
-	//lesson:end
 }

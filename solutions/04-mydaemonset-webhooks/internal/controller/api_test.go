@@ -74,11 +74,9 @@ func TestTheAPIServerRefusesMalformedMyDaemonSets(t *testing.T) {
 		{"a name in capitals", map[string]any{"metadata.name": "Agent"}, "metadata.name"},
 		{"a name with an underscore", map[string]any{"metadata.name": "node_agent"}, "metadata.name"},
 		{"a label value too long", map[string]any{"metadata.labels": map[string]any{"app": strings.Repeat("a", 64)}}, "metadata.labels"},
-		//stage:4
 		{"imagePullPolicy not a policy", map[string]any{"spec.imagePullPolicy": "Sometimes"}, "spec.imagePullPolicy"},
 		{"imagePullPolicy in lower case", map[string]any{"spec.imagePullPolicy": "always"}, "spec.imagePullPolicy"},
 		{"imagePullPolicy a number", map[string]any{"spec.imagePullPolicy": 1}, "spec.imagePullPolicy"},
-		//stage:end
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

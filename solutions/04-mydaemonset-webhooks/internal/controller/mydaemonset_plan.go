@@ -57,18 +57,6 @@ func planPods(mds *appsv1.MyDaemonSet, nodes []corev1.Node, pods []corev1.Pod) d
 
 	// Sort the pods into the one active pod of each node and the pods on their way out.
 	// A pod of someone else, even with our label, is never touched.
-	//lesson:todo(3) Sort the pods into running and to remove
-	//lesson:todo Sort the pods that mds controls (metav1.IsControlledBy; skip the others).
-	//lesson:todo A terminating pod marks its node leaving. A pod whose node is gone, does
-	//lesson:todo not match (nodeMatches) or has a NoExecute taint the pod does not tolerate
-	//lesson:todo (podMayStay) goes into plan.remove. So does a pod not named
-	//lesson:todo podName(mds.Name, node.Name), and a finished one (Succeeded or Failed);
-	//lesson:todo both also mark the node leaving. Every other pod is its node's entry in
-	//lesson:todo running. See "Which nodes get a pod" in docs/lesson-03.md.
-	//lesson:hint A pod names its node in spec.nodeName: index the nodes by name first.
-	//lesson:hint One switch, a case per reason a pod goes. Check the node before the pod's name: podName needs the node's.
-	//lesson:hint leaving.Insert(name) marks a node; a terminating pod goes in no list, it only marks its node.
-	//lesson:test TestPlanPodsPicksThePodsToRemove
 	nodesByName := make(map[string]*corev1.Node, len(nodes))
 	for i := range nodes {
 		nodesByName[nodes[i].Name] = &nodes[i]
@@ -104,26 +92,9 @@ func planPods(mds *appsv1.MyDaemonSet, nodes []corev1.Node, pods []corev1.Pod) d
 			running[node.Name] = pod
 		}
 	}
-	//lesson:end
 
 	// Walk the nodes in name order, so that a pass's choices do not depend on the
 	// order of the cache's list.
-	//lesson:todo(4) Walk the nodes and fill in the plan
-	//lesson:todo Walk the nodes that match (nodeMatches) in name order and fill in the
-	//lesson:todo plan. A node with a running pod is desired and current; its pod is updated
-	//lesson:todo when it runs spec.image (podImage), else outdated; the node is available
-	//lesson:todo when the pod is ready (podcontrol.IsPodReady), else unavailable. A node
-	//lesson:todo whose taints keep every pod off (the stay of taintsAllow) counts for
-	//lesson:todo nothing, and so does a node without a pod that is NotReady (isNodeReady) or
-	//lesson:todo whose taints let no new pod start (the start of taintsAllow). A leaving node is
-	//lesson:todo desired and unavailable. Any other node is desired, unavailable and gets
-	//lesson:todo a pod (plan.create). Last, outdatedPodsToDelete picks plan.replace. See
-	//lesson:todo "Which nodes get a pod" and "The rolling budget" in docs/lesson-03.md.
-	//lesson:hint Sort pointers to the nodes, not copies: plan.create holds *corev1.Node. slices.SortFunc with strings.Compare on the names.
-	//lesson:hint taintsAllow gives start and stay: without stay the node counts for nothing; without start it only keeps the pod it runs.
-	//lesson:hint Count the unavailable nodes and collect the outdated pods as you go; outdatedPodsToDelete turns them into plan.replace at the end.
-	//lesson:test TestPlanPods
-	//lesson:stub _, _ = running, leaving
 	sorted := make([]*corev1.Node, 0, len(nodes))
 	for i := range nodes {
 		sorted = append(sorted, &nodes[i])
@@ -173,7 +144,6 @@ func planPods(mds *appsv1.MyDaemonSet, nodes []corev1.Node, pods []corev1.Pod) d
 		}
 	}
 	plan.replace = outdatedPodsToDelete(outdated, unavailable)
-	//lesson:end
 	return plan
 }
 
@@ -181,20 +151,8 @@ func planPods(mds *appsv1.MyDaemonSet, nodes []corev1.Node, pods []corev1.Pod) d
 // of spec.nodeSelector and is not cordoned (spec.unschedulable). Whether the node is
 // Ready decides only whether a pod is created there; a NotReady node keeps its pod.
 func nodeMatches(mds *appsv1.MyDaemonSet, node *corev1.Node) bool {
-	//lesson:todo(2) Decide whether a pod belongs on a node
-	//lesson:todo Return true when the node is not cordoned and its labels match
-	//lesson:todo spec.nodeSelector (an empty selector matches every node). See "Which nodes
-	//lesson:todo get a pod" in docs/lesson-03.md.
-	//lesson:hint Two conditions, both needed: spec.unschedulable (what kubectl cordon sets) and the labels.
-	//lesson:hint labels.SelectorFromSet turns the map into a selector that an empty map makes match everything; match it against labels.Set(node.Labels).
-	//lesson:test TestNodeMatches
-	//lesson:stub return false
-	//mistake:cordon-ignored when the node is cordoned
 	return !node.Spec.Unschedulable &&
 		labels.SelectorFromSet(mds.Spec.NodeSelector).Matches(labels.Set(node.Labels))
-	//mistake:instead return labels.SelectorFromSet(mds.Spec.NodeSelector).Matches(labels.Set(node.Labels))
-	//mistake:end
-	//lesson:end
 }
 
 // isNodeReady reports whether the node's kubelet says it is Ready.
@@ -212,30 +170,16 @@ func isNodeReady(node *corev1.Node) bool {
 // cache is. A name longer than maxPodNameLength is cut and ends in a hash of both names,
 // which keeps long names apart.
 func podName(mds, node string) string {
-	//lesson:todo(1) Name each pod after its node
-	//lesson:todo Return "<mds>-<node>". When that is longer than maxPodNameLength, cut it
-	//lesson:todo and end it with "-" and 10 hex digits of a SHA-256 of mds+"/"+node, so that
-	//lesson:todo it stays a valid, unique name. See "Deterministic names" in
-	//lesson:todo docs/lesson-03.md.
-	//lesson:hint A short name is the two names joined with "-"; only a name over maxPodNameLength needs more.
-	//lesson:hint sha256.Sum256 (crypto/sha256) and hex.EncodeToString (encoding/hex) give the digits; keep the first 10.
-	//lesson:hint Cut so that the prefix, the "-" and the digits fit in maxPodNameLength, and strip the separators the cut may end in (strings.TrimRight).
-	//lesson:test TestPodNamesComeFromTheNode
-	//lesson:stub return ""
 	name := mds + "-" + node
-	//mistake:name-not-cut is too long
 	if len(name) <= maxPodNameLength {
 		return name
 	}
-	//mistake:instead return name
-	//mistake:end
 	// "/" appears in neither name, so the hash's input tells every pair of names apart.
 	sum := sha256.Sum256([]byte(mds + "/" + node))
 	suffix := hex.EncodeToString(sum[:])[:10]
 	// A name must end in a letter or digit, so the cut drops the separators it ends in.
 	prefix := strings.TrimRight(name[:maxPodNameLength-len(suffix)-1], "-.")
 	return prefix + "-" + suffix
-	//lesson:end
 }
 
 // podImage is the image of the pod's container, the one newDaemonPod creates.
@@ -254,14 +198,6 @@ func podImage(pod *corev1.Pod) string {
 // all go. A ready one goes only while fewer than maxUnavailable nodes are unavailable,
 // so that at most maxUnavailable nodes are without a ready pod because of the change.
 func outdatedPodsToDelete(outdated []*corev1.Pod, unavailable int) []*corev1.Pod {
-	//lesson:todo(5) Pick the outdated pods the rolling budget lets go
-	//lesson:todo Return every outdated pod that is not ready, and, while unavailable is
-	//lesson:todo below maxUnavailable, as many ready ones (in order) as the difference
-	//lesson:todo allows. See "The rolling budget" in docs/lesson-03.md.
-	//lesson:hint Split outdated into the pods that are ready and those that are not (podcontrol.IsPodReady), keeping the order.
-	//lesson:hint The budget is maxUnavailable minus unavailable, never below zero; the built-ins max and min keep a slice expression in bounds.
-	//lesson:test TestTheRollingBudget
-	//lesson:stub return nil
 	var victims, ready []*corev1.Pod
 	for _, pod := range outdated {
 		if podcontrol.IsPodReady(pod) {
@@ -272,5 +208,4 @@ func outdatedPodsToDelete(outdated []*corev1.Pod, unavailable int) []*corev1.Pod
 	}
 	budget := max(0, maxUnavailable-unavailable)
 	return append(victims, ready[:min(budget, len(ready))]...)
-	//lesson:end
 }

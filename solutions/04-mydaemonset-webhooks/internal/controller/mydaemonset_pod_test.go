@@ -42,8 +42,6 @@ func TestTheDaemonPodIsBoundToItsNode(t *testing.T) {
 		"a foreground delete of the MyDaemonSet waits for its pods (controllerutil.SetControllerReference sets it)")
 }
 
-//stage:4
-
 // The pods run with the pull policy the defaulting webhook chose or the user set. Without
 // one (this package runs no webhook) the API server defaults the pod's, as in lesson 03.
 func TestDaemonPodsUseTheImagePullPolicy(t *testing.T) {
@@ -67,5 +65,3 @@ func TestDaemonPodsUseTheImagePullPolicy(t *testing.T) {
 		})
 	}
 }
-
-//stage:end

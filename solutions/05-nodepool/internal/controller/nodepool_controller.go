@@ -40,31 +40,13 @@ type NodePoolReconciler struct {
 // API server with the OwnerReferencesPermissionEnforcement admission plugin allows that
 // only to a client that may update the pool's finalizers.
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools/finalizers,verbs=update
-//lesson:todo(8) Let the manager's role patch nodes and manage RuntimeClasses.
-//lesson:todo Let the manager read, watch and patch nodes (never update them: see "Patching
-//lesson:todo a node you do not own"), and read, watch, create, patch and delete
-//lesson:todo RuntimeClasses (group node.k8s.io): two RBAC markers like the ones above. See
-//lesson:todo "Your tasks" in docs/lesson-05.md.
-//lesson:hint The core group is written groups=""; RuntimeClasses are in the group node.k8s.io. Neither belongs to a namespace, so the ClusterRole is what grants them.
-//lesson:hint Grant patch on nodes, not update: the pass only ever patches them. make check-5 runs controller-gen, which writes config/rbac/role.yaml from your markers.
-//lesson:test TestTheManagersRoleAllowsANodePoolPass
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=node.k8s.io,resources=runtimeclasses,verbs=get;list;watch;create;patch;delete
-//lesson:end
 
 // Reconcile gives the pool's members its labels and taints, takes them back from the
 // nodes that left, and creates or updates the pool's RuntimeClass. It is called for every
 // change of a NodePool's spec, of its RuntimeClass and of the nodes that concern it.
 func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	//lesson:todo(5) Write the pass: get the pool, patch the nodes that need it.
-	//lesson:todo Get the NodePool the request names (it has a name and no namespace). When it
-	//lesson:todo is gone (apierrors.IsNotFound), the pass is done: return no error. Any other
-	//lesson:todo error goes back to the queue, wrapped. See "The Reconcile skeleton" in
-	//lesson:todo docs/lesson-05.md.
-	//lesson:hint NodePool is cluster-scoped: the request's namespace is empty and r.Get works as for any kind. A pool that is gone is no error (apierrors.IsNotFound).
-	//lesson:hint In patchNode, withPool computes the node the pool wants and what changed: patch only when the change is not nodeUnchanged, with client.MergeFromWithOptions(node, client.MergeFromWithOptimisticLock{}), so that a write based on a stale read fails with a conflict.
-	//lesson:hint retry.RetryOnConflict(retry.DefaultRetry, fn) runs fn again after a conflict: in fn, read the node afresh through r.APIReader (the cache may still be behind) and compute again.
-	//lesson:test TestNodePoolGivesItsMembersItsLabelsAndTaints TestNodePoolSpecChangeRemovesWhatItNoLongerLists TestNodePoolConflictStormLosesNobodysEdits TestNodePoolPatchesOnlyTheNodesThatNeedIt TestAPassPatchesSeveralNodesAtOnce
 	// NotFound means the pool is gone. The garbage collector deletes its RuntimeClass
 	// through the OwnerReference. What the pool gave its nodes stays on them: taking it
 	// back before the pool goes needs a finalizer (lesson 06).
@@ -75,19 +57,12 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		}
 		return ctrl.Result{}, fmt.Errorf("getting NodePool: %w", err)
 	}
-	//lesson:end
 
-	//lesson:todo(5) Write the pass: bring the nodes and the RuntimeClass in line.
-	//lesson:todo Bring the nodes (r.reconcileNodes) and the RuntimeClass
-	//lesson:todo (r.reconcileRuntimeClass) in line with the pool. Do both even when the first
-	//lesson:todo fails, and return both errors (errors.Join): the queue retries the pass.
-	//lesson:stub return ctrl.Result{}, nil
 	// The nodes and the RuntimeClass do not depend on each other: a failure of one must
 	// not hold the other back. Both errors are returned, and the queue retries the pass.
 	nodesErr := r.reconcileNodes(ctx, &pool)
 	runtimeClassErr := r.reconcileRuntimeClass(ctx, &pool)
 	return ctrl.Result{}, errors.Join(nodesErr, runtimeClassErr)
-	//lesson:end
 }
 
 // reconcileNodes brings every node that concerns the pool in line with it, several nodes
@@ -201,14 +176,6 @@ func (e *nodesError) Unwrap() []error { return e.errs }
 // we read the node again, from the API server, and compute the patch anew, as the node
 // lifecycle controller does for its own taints. Nothing anyone else wrote is lost.
 func (r *NodePoolReconciler) syncNode(ctx context.Context, pool *nodesv1.NodePool, pools map[string]poolKeys, node *corev1.Node) (nodeChange, error) {
-	//lesson:todo(5) Write the pass: patch a node only when it changed.
-	//lesson:todo Compute the node the pool wants (withPool, with pools) and patch it only
-	//lesson:todo when it changed, with client.MergeFromWithOptions(node,
-	//lesson:todo client.MergeFromWithOptimisticLock{}); on a conflict read the node again
-	//lesson:todo through r.APIReader and start over (retry.RetryOnConflict). Ignore NotFound;
-	//lesson:todo log "Patched node" with the node and the change. See "Patching a node you
-	//lesson:todo do not own" in docs/lesson-05.md.
-	//lesson:stub return nodeUnchanged, nil
 	var change nodeChange
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		want, c, err := withPool(node, pool, pools)
@@ -235,7 +202,6 @@ func (r *NodePoolReconciler) syncNode(ctx context.Context, pool *nodesv1.NodePoo
 		return nil
 	})
 	return change, err
-	//lesson:end
 }
 
 // listPools returns the keys each NodePool lists, by the pool's name, from the cache. A
@@ -259,18 +225,6 @@ func (r *NodePoolReconciler) listPools(ctx context.Context) (map[string]poolKeys
 // poolsOfNode telling which pools a node concerns, and a predicate that drops the
 // updates no pass reads).
 func (r *NodePoolReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	//lesson:todo(7) Watch the RuntimeClass and the nodes.
-	//lesson:todo Reconcile a pool when its RuntimeClass changes (Owns) and when a node that
-	//lesson:todo concerns it changes: Watches with handler.EnqueueRequestsFromMapFunc(poolsOfNode)
-	//lesson:todo and the predicate poolNodeChangedPredicate(). See "Watching nodes" in
-	//lesson:todo docs/lesson-05.md.
-	//lesson:hint For(&nodesv1.NodePool{}) alone starts a pass for a change of a pool only: a node that joins or leaves, or a RuntimeClass someone edits, would wait for the next change of the pool.
-	//lesson:hint The RuntimeClass has the pool as its controller, which Owns follows; a node has no owner reference to a pool, so Watches it with the map function of TODO(4).
-	//lesson:test TestNodePoolRuntimeClassFollowsThePool TestANodeThatLeavesThePoolLosesExactlyWhatThePoolGave
-	//lesson:stub return ctrl.NewControllerManagedBy(mgr).
-	//lesson:stub For(&nodesv1.NodePool{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-	//lesson:stub Named("nodepool").
-	//lesson:stub Complete(r)
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&nodesv1.NodePool{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Owns(&nodev1.RuntimeClass{}).
@@ -278,5 +232,4 @@ func (r *NodePoolReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			builder.WithPredicates(poolNodeChangedPredicate())).
 		Named("nodepool").
 		Complete(r)
-	//lesson:end
 }

@@ -28,17 +28,8 @@ func isPoolMember(node *corev1.Node, pool string) bool {
 // with node: a member gets the pool's labels and taints, and a node that still carries
 // the pool's record has left and must lose what the pool gave it.
 func concernsPool(node *corev1.Node, pool string) bool {
-	//lesson:todo(3) Pick the nodes a pass looks at.
-	//lesson:todo Return true for a member of the pool (isPoolMember) and for a node that
-	//lesson:todo carries the pool's record annotation (poolRecordAnnotation), member or not.
-	//lesson:todo See "Who a pass looks at" in docs/lesson-05.md.
-	//lesson:hint A node that left the pool has lost its membership label, but it still carries the pool's record: the pass must see it to take back what the pool gave.
-	//lesson:hint The two-value form of a map read, _, ok := node.Annotations[key], tells whether the record is there; a nil map reads as empty.
-	//lesson:test TestConcernsPoolMembersAndTheNodesThatLeft
-	//lesson:stub return isPoolMember(node, pool)
 	_, recorded := node.Annotations[poolRecordAnnotation(pool)]
 	return recorded || isPoolMember(node, pool)
-	//lesson:end
 }
 
 // poolRecord is what one NodePool put on one node, in the annotation
@@ -235,13 +226,6 @@ func withPool(node *corev1.Node, pool *nodesv1.NodePool, pools map[string]poolKe
 // setPoolLabels removes from node the label keys in recorded that want no longer lists,
 // and sets every label of want. Labels that are neither are someone else's.
 func setPoolLabels(node *corev1.Node, recorded []string, want map[string]string) {
-	//lesson:todo(1) Set the pool's labels on a node.
-	//lesson:todo Delete every label key of recorded that want does not list, then set every
-	//lesson:todo label of want (node.Labels may be nil). Leave all other labels alone. See
-	//lesson:todo "Remembering what the pool gave" in docs/lesson-05.md.
-	//lesson:hint Only the keys in recorded are the pool's to delete: a label the pool never recorded is someone else's, whatever its key.
-	//lesson:hint delete on a nil map does nothing, but a write to one panics: make node.Labels when want has anything, then maps.Copy sets want's labels.
-	//lesson:test TestSetPoolLabelsChangesOnlyThePoolsKeys
 	for _, key := range recorded {
 		if _, keep := want[key]; !keep {
 			delete(node.Labels, key)
@@ -251,21 +235,12 @@ func setPoolLabels(node *corev1.Node, recorded []string, want map[string]string)
 		node.Labels = map[string]string{}
 	}
 	maps.Copy(node.Labels, want)
-	//lesson:end
 }
 
 // setPoolTaints removes from node the taints in recorded (key:effect) that want no
 // longer lists, gives every taint of want its value, and adds the missing ones at the
 // end. The other taints keep their place and their value.
 func setPoolTaints(node *corev1.Node, recorded []string, want []corev1.Taint) {
-	//lesson:todo(2) Set the pool's taints on a node.
-	//lesson:todo Build node.Spec.Taints anew: keep every taint in its place, except that a
-	//lesson:todo taint whose taintID is in recorded and not in want goes, and one whose
-	//lesson:todo taintID is in want takes want's value; then append want's missing taints.
-	//lesson:todo See "Remembering what the pool gave" in docs/lesson-05.md.
-	//lesson:hint A taint is known by its key and its effect (taintID): the same key with another effect is another taint, maybe an admin's.
-	//lesson:hint Index want by taintID in a map and make recorded a set (sets.New); walk node.Spec.Taints once, in order, then append what is still missing, in want's order.
-	//lesson:test TestSetPoolTaintsKeepsEveryOtherTaintInItsPlace TestWithPoolGivesAMemberThePoolsLabelsAndTaints TestWithPoolRemovesOnlyWhatThePoolGaveAndNoLongerGives TestWithPoolOverwritesTheValueOfAKeyItLists TestWithPoolLeavesAKeyToThePoolThatSetItFirst
 	wanted := map[string]corev1.Taint{}
 	for _, t := range want {
 		wanted[taintID(t)] = t
@@ -288,5 +263,4 @@ func setPoolTaints(node *corev1.Node, recorded []string, want []corev1.Taint) {
 		}
 	}
 	node.Spec.Taints = taints
-	//lesson:end
 }

@@ -21,15 +21,6 @@ import (
 // A name with no NodePool behind it (node-role.kubernetes.io/control-plane) costs a pass
 // that finds nothing.
 func poolsOfNode(_ context.Context, obj client.Object) []reconcile.Request {
-	//lesson:todo(4) Map a node to the pools it concerns.
-	//lesson:todo Return one request (the pool's name, no namespace) for each label key of
-	//lesson:todo obj that starts with nodesv1.MemberLabelPrefix and each annotation key that
-	//lesson:todo starts with nodesv1.RecordAnnotationPrefix, each pool once. See "Watching
-	//lesson:todo nodes" in docs/lesson-05.md.
-	//lesson:hint A node names its pools in two places: one membership label per pool it belongs to, and one record annotation per pool that gave it something. The pool's name is what follows the prefix.
-	//lesson:hint strings.CutPrefix returns the rest of a key and whether the prefix was there; a map of the names seen keeps each pool to one reconcile.Request (types.NamespacedName with Name only).
-	//lesson:test TestPoolsOfNodeNamesMembershipsAndRecords
-	//lesson:stub return nil
 	var requests []reconcile.Request
 	seen := map[string]bool{}
 	add := func(pool string) {
@@ -49,7 +40,6 @@ func poolsOfNode(_ context.Context, obj client.Object) []reconcile.Request {
 		}
 	}
 	return requests
-	//lesson:end
 }
 
 // poolNodeChangedPredicate passes every create, delete and generic event of a node, and

@@ -36,15 +36,7 @@ type NodePoolReconciler struct {
 	APIReader client.Reader
 }
 
-//lesson:todo(4) Let the manager's role patch NodePools.
-//lesson:todo Let the manager patch NodePools, to add and remove its finalizer. See "Your
-//lesson:todo tasks" in docs/lesson-06.md.
-//lesson:hint Adding and removing the finalizer are patches of the NodePool itself: the role needs the verb patch on nodepools.
-//lesson:hint Change the verbs of the nodepools marker; controller-gen rewrites config/rbac/role.yaml when make check-6 runs.
-//lesson:test TestTheManagersRoleAllowsANodePoolPass
-//lesson:stub // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools,verbs=get;list;watch
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools,verbs=get;list;watch;patch
-//lesson:end
 // The RuntimeClass's OwnerReference blocks the pool's deletion (blockOwnerDeletion); an
 // API server with the OwnerReferencesPermissionEnforcement admission plugin allows that
 // only to a client that may update the pool's finalizers.
@@ -67,14 +59,6 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 		return ctrl.Result{}, fmt.Errorf("getting NodePool: %w", err)
 	}
 
-	//lesson:todo(1) Give every pool the finalizer.
-	//lesson:todo Send a pool being deleted (pool.DeletionTimestamp) to r.reconcileDelete and
-	//lesson:todo return; give any other pool the finalizer (r.addPoolFinalizer) when it
-	//lesson:todo lacks it (controllerutil.ContainsFinalizer), then go on with the pass. See
-	//lesson:todo "The order of a pass" in docs/lesson-06.md.
-	//lesson:hint A pool being deleted (its DeletionTimestamp is set) goes to r.reconcileDelete and never gets the finalizer again; any other pool gets it before the pass gives a node anything.
-	//lesson:hint controllerutil.ContainsFinalizer and controllerutil.AddFinalizer; patch with client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}): finalizers are a list, which a merge patch replaces whole.
-	//lesson:test TestNodePoolGetsTheFinalizer
 	// A pool being deleted is cleaned up, never given a finalizer again: adding one now
 	// would hold it forever if the pass that removes it had already run.
 	if !pool.DeletionTimestamp.IsZero() {
@@ -92,7 +76,6 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 			return ctrl.Result{}, client.IgnoreNotFound(err)
 		}
 	}
-	//lesson:end
 
 	// The nodes and the RuntimeClass do not depend on each other: a failure of one must
 	// not hold the other back. Both errors are returned, and the queue retries the pass.

@@ -14,11 +14,6 @@ import (
 
 // addPoolFinalizer adds the finalizer nodesv1.Finalizer to pool with a patch.
 func (r *NodePoolReconciler) addPoolFinalizer(ctx context.Context, pool *nodesv1.NodePool) error {
-	//lesson:todo(1) Add the finalizer with a patch.
-	//lesson:todo Add nodesv1.Finalizer (controllerutil.AddFinalizer) and patch the pool with
-	//lesson:todo the optimistic lock; log "Added the finalizer". See "Adding the finalizer"
-	//lesson:todo in docs/lesson-06.md.
-	//lesson:stub return nil
 	orig := pool.DeepCopy()
 	controllerutil.AddFinalizer(pool, nodesv1.Finalizer)
 	// Finalizers are a list, which a merge patch replaces whole: the lock makes the API
@@ -29,21 +24,12 @@ func (r *NodePoolReconciler) addPoolFinalizer(ctx context.Context, pool *nodesv1
 	}
 	log.FromContext(ctx).Info("Added the finalizer", "finalizer", nodesv1.Finalizer)
 	return nil
-	//lesson:end
 }
 
 // reconcileDelete takes back from every node what the pool gave it, then removes the
 // finalizer so that the API server can delete the pool. The membership labels stay: they
 // are not the pool's to remove. The RuntimeClass goes by garbage collection.
 func (r *NodePoolReconciler) reconcileDelete(ctx context.Context, pool *nodesv1.NodePool) error {
-	//lesson:todo(3) Clean the nodes, then let the pool go.
-	//lesson:todo Take everything back from the nodes (r.reconcileNodes, with TODO(2) done), and
-	//lesson:todo only then remove nodesv1.Finalizer with a patch, if the pool has it. Write
-	//lesson:todo nothing after that patch. See "Deleting a pool" in docs/lesson-06.md.
-	//lesson:hint With TODO(2) done, the usual pass over the nodes (r.reconcileNodes) takes everything back. Return its error: the queue retries, and the finalizer keeps the pool until the nodes are clean.
-	//lesson:hint controllerutil.RemoveFinalizer, then a patch with the optimistic lock. NotFound from that patch means an earlier pass let the pool go already; nothing may write to the pool after it.
-	//lesson:test TestDeletingANodePoolTakesBackWhatItGave TestTheDeletionPassWritesNothingAfterRemovingTheFinalizer TestTheDeletionPassSeesNodesTheCacheDoesNotShowYet
-	//lesson:stub return nil
 	// A pool being deleted gives nothing to anyone (poolShare), so the usual pass over
 	// the nodes takes everything back. Until every node is clean the finalizer stays,
 	// and the queue retries: the pool cannot go before its labels do.
@@ -70,5 +56,4 @@ func (r *NodePoolReconciler) reconcileDelete(ctx context.Context, pool *nodesv1.
 	// precondition" (the error a pass that patches after removing the finalizer gets) or
 	// NotFound.
 	return nil
-	//lesson:end
 }

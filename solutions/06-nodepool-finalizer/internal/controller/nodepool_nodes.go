@@ -133,15 +133,7 @@ const (
 // same key for one node would otherwise overwrite each other's value forever, each write
 // starting the other's pass.
 func poolShare(node *corev1.Node, pool *nodesv1.NodePool, pools map[string]poolKeys) (labels map[string]string, taints []corev1.Taint, member bool) {
-	//lesson:todo(2) A pool being deleted gives nothing.
-	//lesson:todo A pool being deleted gives nothing to anyone, members included. See
-	//lesson:todo "Deleting a pool" in docs/lesson-06.md.
-	//lesson:hint poolShare decides what a pool gives a node, and gives nothing to a node that is no member: treat a pool being deleted the same way, members included.
-	//lesson:hint !pool.DeletionTimestamp.IsZero() tells a pool being deleted. withPool then takes back everything the pool gave, as from a node that left.
-	//lesson:test TestAPoolBeingDeletedGivesNothingToItsMembers
-	//lesson:stub if !isPoolMember(node, pool.Name) {
 	if !isPoolMember(node, pool.Name) || !pool.DeletionTimestamp.IsZero() {
-		//lesson:end
 		return nil, nil, false
 	}
 	claimedLabels, claimedTaints := claimedByOtherPools(node, pool.Name, pools)

@@ -45,16 +45,8 @@ type NodePoolReconciler struct {
 // API server with the OwnerReferencesPermissionEnforcement admission plugin allows that
 // only to a client that may update the pool's finalizers.
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools/finalizers,verbs=update
-//lesson:todo(9) Let the manager's role write the status and Events.
-//lesson:todo Let the manager write the pools' status subresource, and create and patch
-//lesson:todo the Events the recorder writes (group events.k8s.io). See "Events" in
-//lesson:todo docs/lesson-07.md.
-//lesson:hint The status subresource is a resource of its own for RBAC: nodepools/status, with get, update and patch.
-//lesson:hint The recorder writes Events of the group events.k8s.io: create and patch on events there, in one more marker.
-//lesson:test TestTheManagersRoleAllowsANodePoolPass
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
-//lesson:end
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=node.k8s.io,resources=runtimeclasses,verbs=get;list;watch;create;patch;delete
 
@@ -97,22 +89,12 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	// Snapshot the pool before the pass fills in its status. However the pass ends, the
 	// deferred patch sends the difference from the snapshot, once, so that an error shows
 	// in the Ready condition and not only in this log.
-	//lesson:todo(5) Patch the status once per pass.
-	//lesson:todo Snapshot the pool and defer r.patchStatus with the snapshot and the pass's
-	//lesson:todo error (retErr), joining the patch's own error into retErr, as in lesson 02.
-	//lesson:todo Here, after the deletion branch: see "The status patch and the finalizer"
-	//lesson:todo in docs/lesson-07.md.
-	//lesson:hint The deferred function runs when Reconcile returns, whatever path it took; with a named result (retErr) it can read the pass's error and add its own with errors.Join.
-	//lesson:hint In patchStatus compare with equality.Semantic.DeepEqual(orig.Status, pool.Status) and patch with r.Status().Patch(ctx, pool, client.MergeFrom(orig)): a merge patch of the status alone cannot conflict with a spec change.
-	//lesson:hint Tell an error once: compare the new Ready message with orig's, and ask r.toldAlready before the patch, since the cache may be behind the API server. r.Recorder.Eventf writes the Warning.
-	//lesson:test TestManyFailingNodesStillFitTheReadyCondition TestAStalePoolCacheTellsAnErrorOnce
 	orig := pool.DeepCopy()
 	defer func() {
 		if err := r.patchStatus(ctx, orig, &pool, retErr); err != nil {
 			retErr = errors.Join(retErr, err)
 		}
 	}()
-	//lesson:end
 
 	// The nodes and the RuntimeClass do not depend on each other: a failure of one must
 	// not hold the other back. Both errors are returned, and the queue retries the pass.
@@ -155,15 +137,8 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 	if err := r.rememberListedKeys(ctx, pool, nodes.Items); err != nil {
 		return 0, err
 	}
-	//lesson:todo(8) Count the members, from zero.
-	//lesson:todo Start the pool's status.nodeCount and status.allocatable from zero; the
-	//lesson:todo loop below counts each member in (countMember).
-	//lesson:hint The status you read holds the last pass's counts: a pass that counts on from them counts every member again.
-	//lesson:hint heldByOtherPools(node, pool, pools) lists what another pool holds on the node; strings.Join and fmt.Sprintf make the line for conflicts.
-	//lesson:test TestNodePoolIdlePassWritesNothing TestNodePoolStatusCountsTheMembersAndTheirResources TestAPoolThatLosesAKeyToAnotherPoolReportsTheConflict TestAFailingNodePoolPassReportsItsErrorOnce TestKubectlGetNodePoolsShowsStatusAndNodeCount
 	// The status you read holds the last pass's counts: start from zero.
 	pool.Status.NodeCount, pool.Status.Allocatable = 0, nil
-	//lesson:end
 	changes := map[nodeChange][]*corev1.Node{}
 	var conflicts []string
 	var concerned []*corev1.Node
@@ -173,10 +148,6 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 			continue
 		}
 		concerned = append(concerned, node)
-		//lesson:todo(8) Count a member, or report its conflict.
-		//lesson:todo Count node into the status when it is a member and no other pool holds
-		//lesson:todo one of the pool's keys on it (heldByOtherPools returns nothing); else
-		//lesson:todo add "node NAME: " and what it holds, joined by ", ", to conflicts.
 		if isPoolMember(node, pool.Name) {
 			if held := heldByOtherPools(node, pool, pools); len(held) > 0 {
 				conflicts = append(conflicts, fmt.Sprintf("node %s: %s", node.Name, strings.Join(held, ", ")))
@@ -184,7 +155,6 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 				countMember(pool, node)
 			}
 		}
-		//lesson:end
 	}
 	// Results come back in the nodes' order, however the patches interleaved.
 	results := r.syncNodes(ctx, pool, pools, concerned)

@@ -63,20 +63,10 @@ func poolNodeChangedPredicate() predicate.Predicate {
 // node: its labels (membership, and the pool's labels), the pools' records, its taints
 // and its allocatable resources (the pool's status).
 func poolNodeChanged(oldNode, newNode *corev1.Node) bool {
-	//lesson:todo(7) Let a change of a node's resources through.
-	//lesson:todo The status now reads the nodes' allocatable resources: let a change of
-	//lesson:todo them through too. See "Status and printer columns" in docs/lesson-07.md.
-	//lesson:hint The predicate lets through the changes of what a pass reads; the pass now reads node.Status.Allocatable too.
-	//lesson:hint equality.Semantic.DeepEqual compares two ResourceLists by value, as it compares the taints.
-	//lesson:test TestPoolNodePredicatePassesOnlyWhatAPassReads
-	//lesson:stub return !maps.Equal(oldNode.Labels, newNode.Labels) ||
-	//lesson:stub !maps.Equal(poolRecords(oldNode), poolRecords(newNode)) ||
-	//lesson:stub !equality.Semantic.DeepEqual(oldNode.Spec.Taints, newNode.Spec.Taints)
 	return !maps.Equal(oldNode.Labels, newNode.Labels) ||
 		!maps.Equal(poolRecords(oldNode), poolRecords(newNode)) ||
 		!equality.Semantic.DeepEqual(oldNode.Spec.Taints, newNode.Spec.Taints) ||
 		!equality.Semantic.DeepEqual(oldNode.Status.Allocatable, newNode.Status.Allocatable)
-	//lesson:end
 }
 
 // poolRecords returns the annotations of node that are NodePool records.

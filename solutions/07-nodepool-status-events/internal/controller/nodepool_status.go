@@ -19,13 +19,6 @@ import (
 // countMember adds node, a member of pool, to the pool's status: one more node, and its
 // allocatable resources added to the pool's.
 func countMember(pool *nodesv1.NodePool, node *corev1.Node) {
-	//lesson:todo(3) Count a member into the status.
-	//lesson:todo Add one to status.nodeCount and add each of node's allocatable quantities
-	//lesson:todo to status.allocatable (a nil map at first). See "Status and printer
-	//lesson:todo columns" in docs/lesson-07.md.
-	//lesson:hint A ResourceList is a map from a resource name to a resource.Quantity; a missing name reads as a zero Quantity.
-	//lesson:hint Quantity.Add adds in place to a copy you hold: read the sum, Add the node's quantity, store the sum back. Make the map first when it is nil.
-	//lesson:test TestCountMemberAddsTheNodeAndItsAllocatable
 	pool.Status.NodeCount++
 	for name, quantity := range node.Status.Allocatable {
 		if pool.Status.Allocatable == nil {
@@ -35,7 +28,6 @@ func countMember(pool *nodesv1.NodePool, node *corev1.Node) {
 		sum.Add(quantity)
 		pool.Status.Allocatable[name] = sum
 	}
-	//lesson:end
 }
 
 // rememberListedKeys adds the keys the pool's spec lists to its status, which the pass
@@ -89,14 +81,6 @@ func addListedKeys(pool *nodesv1.NodePool, labels, taints []string) {
 // the spec, so only such a pass moves observedGeneration. A new error is also told as a
 // Warning event, once: a failure that repeats on every retry changes nothing.
 func (r *NodePoolReconciler) patchStatus(ctx context.Context, orig, pool *nodesv1.NodePool, passErr error) error {
-	//lesson:todo(5) Patch the status when it changed, and tell a new error.
-	//lesson:todo As in lesson 02: set the Ready condition, and observedGeneration when the
-	//lesson:todo pass succeeded; patch the status only when it differs from orig's. Then,
-	//lesson:todo when passErr is set and the Ready message is new (to orig, and to the API
-	//lesson:todo server: r.toldAlready, asked before the patch), emit one Warning event
-	//lesson:todo (EventReconcileError, note eventNote(message)). See "Events" in
-	//lesson:todo docs/lesson-07.md.
-	//lesson:stub return nil
 	setPoolReadyCondition(pool, passErr)
 	if passErr == nil {
 		pool.Status.ObservedGeneration = pool.Generation
@@ -119,7 +103,6 @@ func (r *NodePoolReconciler) patchStatus(ctx context.Context, orig, pool *nodesv
 		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, EventReconcileError, "Reconcile", "%s", eventNote(ready.Message))
 	}
 	return nil
-	//lesson:end
 }
 
 // toldAlready reports whether the pool's Ready condition, as the API server stores it,
@@ -142,16 +125,6 @@ func (r *NodePoolReconciler) toldAlready(ctx context.Context, pool *nodesv1.Node
 // count. Its message holds counts and errors, never times, so that a pass that finds
 // the same leaves the condition as it was.
 func setPoolReadyCondition(pool *nodesv1.NodePool, passErr error) {
-	//lesson:todo(4) Set the Ready condition.
-	//lesson:todo Set the Ready condition (meta.SetStatusCondition), with the pool's
-	//lesson:todo generation: False ReconcileError with the error (cut to maxConditionMessage:
-	//lesson:todo shorten) when passErr is set; else False NodesInConflict with the message
-	//lesson:todo of the Conflict condition when that one is True; else False NoNodes when the
-	//lesson:todo pool has no member; else True NodesConfigured. See "Status and printer
-	//lesson:todo columns" in docs/lesson-07.md.
-	//lesson:hint As in lesson 02: build one metav1.Condition of type nodesv1.ConditionReady with the pool's generation, pick its status, reason and message in the order the TODO gives, and let meta.SetStatusCondition store it.
-	//lesson:hint meta.FindStatusCondition finds the Conflict condition; shorten cuts a message to a byte limit and keeps it valid UTF-8.
-	//lesson:test TestSetPoolReadyConditionSaysWhatThePassFound TestReadyConditionMessageFitsTheCRDsLimit
 	ready := metav1.Condition{
 		Type:               nodesv1.ConditionReady,
 		Status:             metav1.ConditionFalse,
@@ -171,7 +144,6 @@ func setPoolReadyCondition(pool *nodesv1.NodePool, passErr error) {
 		ready.Message = fmt.Sprintf("%s with the pool's labels and taints", nodeCount(int(pool.Status.NodeCount)))
 	}
 	meta.SetStatusCondition(&pool.Status.Conditions, ready)
-	//lesson:end
 }
 
 // setPoolConflictCondition sets the Conflict condition from conflicts, one line per

@@ -1,4 +1,3 @@
-//stage:7
 package controller
 
 import (
@@ -186,5 +185,3 @@ func (c *poolCacheBehind) Get(ctx context.Context, key client.ObjectKey, obj cli
 	}
 	return c.Client.Get(ctx, key, obj, opts...)
 }
-
-//stage:end

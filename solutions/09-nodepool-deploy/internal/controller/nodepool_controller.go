@@ -35,55 +35,20 @@ type NodePoolReconciler struct {
 	// APIReader reads the API server directly. A node whose patch conflicted is read
 	// again through it: the cache may still hold the very version that conflicted.
 	APIReader client.Reader
-	//stage:7
 
 	// Recorder writes the pool's events (events.k8s.io/v1).
 	Recorder events.EventRecorder
-	//stage:end
 }
 
-//stage:6
-//lesson:todo(4) Let the manager's role patch NodePools.
-//lesson:todo Let the manager patch NodePools, to add and remove its finalizer. See "Your
-//lesson:todo tasks" in docs/lesson-06.md.
-//lesson:hint Adding and removing the finalizer are patches of the NodePool itself: the role needs the verb patch on nodepools.
-//lesson:hint Change the verbs of the nodepools marker; controller-gen rewrites config/rbac/role.yaml when make check-6 runs.
-//lesson:test TestTheManagersRoleAllowsANodePoolPass
-//lesson:stub // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools,verbs=get;list;watch
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools,verbs=get;list;watch;patch
-//lesson:end
-//stage:old // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools,verbs=get;list;watch
-//stage:end
 // The RuntimeClass's OwnerReference blocks the pool's deletion (blockOwnerDeletion); an
 // API server with the OwnerReferencesPermissionEnforcement admission plugin allows that
 // only to a client that may update the pool's finalizers.
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools/finalizers,verbs=update
-//stage:7
-//lesson:todo(9) Let the manager's role write the status and Events.
-//lesson:todo Let the manager write the pools' status subresource, and create and patch
-//lesson:todo the Events the recorder writes (group events.k8s.io). See "Events" in
-//lesson:todo docs/lesson-07.md.
-//lesson:hint The status subresource is a resource of its own for RBAC: nodepools/status, with get, update and patch.
-//lesson:hint The recorder writes Events of the group events.k8s.io: create and patch on events there, in one more marker.
-//lesson:test TestTheManagersRoleAllowsANodePoolPass
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
-//lesson:end
-//stage:end
-//lesson:todo(8) Let the manager's role patch nodes and manage RuntimeClasses.
-//lesson:todo Let the manager read, watch and patch nodes (never update them: see "Patching
-//lesson:todo a node you do not own"), and read, watch, create, patch and delete
-//lesson:todo RuntimeClasses (group node.k8s.io): two RBAC markers like the ones above. See
-//lesson:todo "Your tasks" in docs/lesson-05.md.
-//lesson:hint The core group is written groups=""; RuntimeClasses are in the group node.k8s.io. Neither belongs to a namespace, so the ClusterRole is what grants them.
-//lesson:hint Grant patch on nodes, not update: the pass only ever patches them. make check-5 runs controller-gen, which writes config/rbac/role.yaml from your markers.
-//lesson:test TestTheManagersRoleAllowsANodePoolPass
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=node.k8s.io,resources=runtimeclasses,verbs=get;list;watch;create;patch;delete
-//lesson:end
-
-//stage:6
-//stage:7
 
 // Reconcile gives the pool's members its labels and taints, takes them back from the
 // nodes that left, creates or updates the pool's RuntimeClass, and reports what it found
@@ -91,33 +56,8 @@ type NodePoolReconciler struct {
 // before letting it go. It is called for every change of a NodePool's spec, of its
 // RuntimeClass and of the nodes that concern it.
 func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
-	//stage:old // Reconcile gives the pool's members its labels and taints, takes them back from the
-	//stage:old // nodes that left, and creates or updates the pool's RuntimeClass; when the pool is
-	//stage:old // deleted, it takes back everything the pool gave before letting it go. It is called for
-	//stage:old // every change of a NodePool's spec, of its RuntimeClass and of the nodes that concern it.
-	//stage:old func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	//stage:end
-	//stage:old // Reconcile gives the pool's members its labels and taints, takes them back from the
-	//stage:old // nodes that left, and creates or updates the pool's RuntimeClass. It is called for every
-	//stage:old // change of a NodePool's spec, of its RuntimeClass and of the nodes that concern it.
-	//stage:old func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	//stage:end
-	//lesson:todo(5) Write the pass: get the pool, patch the nodes that need it.
-	//lesson:todo Get the NodePool the request names (it has a name and no namespace). When it
-	//lesson:todo is gone (apierrors.IsNotFound), the pass is done: return no error. Any other
-	//lesson:todo error goes back to the queue, wrapped. See "The Reconcile skeleton" in
-	//lesson:todo docs/lesson-05.md.
-	//lesson:hint NodePool is cluster-scoped: the request's namespace is empty and r.Get works as for any kind. A pool that is gone is no error (apierrors.IsNotFound).
-	//lesson:hint In patchNode, withPool computes the node the pool wants and what changed: patch only when the change is not nodeUnchanged, with client.MergeFromWithOptions(node, client.MergeFromWithOptimisticLock{}), so that a write based on a stale read fails with a conflict.
-	//lesson:hint retry.RetryOnConflict(retry.DefaultRetry, fn) runs fn again after a conflict: in fn, read the node afresh through r.APIReader (the cache may still be behind) and compute again.
-	//lesson:test TestNodePoolGivesItsMembersItsLabelsAndTaints TestNodePoolSpecChangeRemovesWhatItNoLongerLists TestNodePoolConflictStormLosesNobodysEdits TestNodePoolPatchesOnlyTheNodesThatNeedIt TestAPassPatchesSeveralNodesAtOnce
-	//stage:6
 	// NotFound means the pool is gone, and its finalizer saw to its nodes before it went.
 	// The garbage collector deletes its RuntimeClass through the OwnerReference.
-	//stage:old // NotFound means the pool is gone. The garbage collector deletes its RuntimeClass
-	//stage:old // through the OwnerReference. What the pool gave its nodes stays on them: taking it
-	//stage:old // back before the pool goes needs a finalizer (lesson 06).
-	//stage:end
 	var pool nodesv1.NodePool
 	if err := r.Get(ctx, req.NamespacedName, &pool); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -125,23 +65,11 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 		}
 		return ctrl.Result{}, fmt.Errorf("getting NodePool: %w", err)
 	}
-	//lesson:end
-	//stage:6
 
-	//lesson:todo(1) Give every pool the finalizer.
-	//lesson:todo Send a pool being deleted (pool.DeletionTimestamp) to r.reconcileDelete and
-	//lesson:todo return; give any other pool the finalizer (r.addPoolFinalizer) when it
-	//lesson:todo lacks it (controllerutil.ContainsFinalizer), then go on with the pass. See
-	//lesson:todo "The order of a pass" in docs/lesson-06.md.
-	//lesson:hint A pool being deleted (its DeletionTimestamp is set) goes to r.reconcileDelete and never gets the finalizer again; any other pool gets it before the pass gives a node anything.
-	//lesson:hint controllerutil.ContainsFinalizer and controllerutil.AddFinalizer; patch with client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}): finalizers are a list, which a merge patch replaces whole.
-	//lesson:test TestNodePoolGetsTheFinalizer
 	// A pool being deleted is cleaned up, never given a finalizer again: adding one now
 	// would hold it forever if the pass that removes it had already run.
-	//stage:7
 	// Its branch returns before the status patch below is deferred: once the finalizer is
 	// gone, the pool may be gone too, and a status patch would fail.
-	//stage:end
 	if !pool.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, r.reconcileDelete(ctx, &pool)
 	}
@@ -157,48 +85,23 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 			return ctrl.Result{}, client.IgnoreNotFound(err)
 		}
 	}
-	//lesson:end
-	//stage:end
-	//stage:7
 
 	// Snapshot the pool before the pass fills in its status. However the pass ends, the
 	// deferred patch sends the difference from the snapshot, once, so that an error shows
 	// in the Ready condition and not only in this log.
-	//lesson:todo(5) Patch the status once per pass.
-	//lesson:todo Snapshot the pool and defer r.patchStatus with the snapshot and the pass's
-	//lesson:todo error (retErr), joining the patch's own error into retErr, as in lesson 02.
-	//lesson:todo Here, after the deletion branch: see "The status patch and the finalizer"
-	//lesson:todo in docs/lesson-07.md.
-	//lesson:hint The deferred function runs when Reconcile returns, whatever path it took; with a named result (retErr) it can read the pass's error and add its own with errors.Join.
-	//lesson:hint In patchStatus compare with equality.Semantic.DeepEqual(orig.Status, pool.Status) and patch with r.Status().Patch(ctx, pool, client.MergeFrom(orig)): a merge patch of the status alone cannot conflict with a spec change.
-	//lesson:hint Tell an error once: compare the new Ready message with orig's, and ask r.toldAlready before the patch, since the cache may be behind the API server. r.Recorder.Eventf writes the Warning.
-	//lesson:test TestManyFailingNodesStillFitTheReadyCondition TestAStalePoolCacheTellsAnErrorOnce
 	orig := pool.DeepCopy()
 	defer func() {
 		if err := r.patchStatus(ctx, orig, &pool, retErr); err != nil {
 			retErr = errors.Join(retErr, err)
 		}
 	}()
-	//lesson:end
-	//stage:end
 
-	//lesson:todo(5) Write the pass: bring the nodes and the RuntimeClass in line.
-	//lesson:todo Bring the nodes (r.reconcileNodes) and the RuntimeClass
-	//lesson:todo (r.reconcileRuntimeClass) in line with the pool. Do both even when the first
-	//lesson:todo fails, and return both errors (errors.Join): the queue retries the pass.
-	//lesson:stub return ctrl.Result{}, nil
 	// The nodes and the RuntimeClass do not depend on each other: a failure of one must
 	// not hold the other back. Both errors are returned, and the queue retries the pass.
-	//stage:7
 	_, nodesErr := r.reconcileNodes(ctx, &pool)
-	//stage:old nodesErr := r.reconcileNodes(ctx, &pool)
-	//stage:end
 	runtimeClassErr := r.reconcileRuntimeClass(ctx, &pool)
 	return ctrl.Result{}, errors.Join(nodesErr, runtimeClassErr)
-	//lesson:end
 }
-
-//stage:7
 
 // reconcileNodes brings every node that concerns the pool in line with it, several nodes
 // at a time (syncNodes), and goes on past a node that fails: the others still get what
@@ -207,16 +110,10 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 // with one event per kind of change (the log names each node), and returns how many
 // nodes it changed.
 func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.NodePool) (int, error) {
-	//stage:old // reconcileNodes brings every node that concerns the pool in line with it, several nodes
-	//stage:old // at a time (syncNodes), and goes on past a node that fails: the others still get what
-	//stage:old // they need.
-	//stage:old func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.NodePool) error {
-	//stage:end
 	// The cache holds every node already (the controller watches them), so listing them
 	// all and keeping those that concern the pool costs no request. A field index would
 	// spare the loop on clusters of thousands of nodes.
 	var nodes corev1.NodeList
-	//stage:6
 	var reader client.Reader = r.Client
 	// The pass of a pool being deleted is its last: once it removes the finalizer, no
 	// pass of the pool will run again. A node the pass before gave the pool's labels may
@@ -227,12 +124,7 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 		reader = r.APIReader
 	}
 	if err := reader.List(ctx, &nodes); err != nil {
-		//stage:old if err := r.List(ctx, &nodes); err != nil {
-		//stage:end
-		//stage:7
 		return 0, fmt.Errorf("listing nodes: %w", err)
-		//stage:old return fmt.Errorf("listing nodes: %w", err)
-		//stage:end
 	}
 	// The cache lists in no particular order. Sorted, the nodes are patched, logged and
 	// reported in the same order on every pass, and the error of a pass that fails on the
@@ -240,31 +132,15 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 	slices.SortFunc(nodes.Items, func(a, b corev1.Node) int { return strings.Compare(a.Name, b.Name) })
 	pools, err := r.listPools(ctx)
 	if err != nil {
-		//stage:7
 		return 0, err
-		//stage:old return err
-		//stage:end
 	}
-	//stage:7
 	if err := r.rememberListedKeys(ctx, pool, nodes.Items); err != nil {
 		return 0, err
 	}
-	//stage:end
-	//stage:7
-	//lesson:todo(8) Count the members, from zero.
-	//lesson:todo Start the pool's status.nodeCount and status.allocatable from zero; the
-	//lesson:todo loop below counts each member in (countMember).
-	//lesson:hint The status you read holds the last pass's counts: a pass that counts on from them counts every member again.
-	//lesson:hint heldByOtherPools(node, pool, pools) lists what another pool holds on the node; strings.Join and fmt.Sprintf make the line for conflicts.
-	//lesson:test TestNodePoolIdlePassWritesNothing TestNodePoolStatusCountsTheMembersAndTheirResources TestAPoolThatLosesAKeyToAnotherPoolReportsTheConflict TestAFailingNodePoolPassReportsItsErrorOnce TestKubectlGetNodePoolsShowsStatusAndNodeCount
 	// The status you read holds the last pass's counts: start from zero.
-	//mistake:count-not-reset each pass counts from zero
 	pool.Status.NodeCount, pool.Status.Allocatable = 0, nil
-	//mistake:end
-	//lesson:end
 	changes := map[nodeChange][]*corev1.Node{}
 	var conflicts []string
-	//stage:end
 	var concerned []*corev1.Node
 	for i := range nodes.Items {
 		node := &nodes.Items[i]
@@ -272,11 +148,6 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 			continue
 		}
 		concerned = append(concerned, node)
-		//stage:7
-		//lesson:todo(8) Count a member, or report its conflict.
-		//lesson:todo Count node into the status when it is a member and no other pool holds
-		//lesson:todo one of the pool's keys on it (heldByOtherPools returns nothing); else
-		//lesson:todo add "node NAME: " and what it holds, joined by ", ", to conflicts.
 		if isPoolMember(node, pool.Name) {
 			if held := heldByOtherPools(node, pool, pools); len(held) > 0 {
 				conflicts = append(conflicts, fmt.Sprintf("node %s: %s", node.Name, strings.Join(held, ", ")))
@@ -284,8 +155,6 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 				countMember(pool, node)
 			}
 		}
-		//lesson:end
-		//stage:end
 	}
 	// Results come back in the nodes' order, however the patches interleaved.
 	results := r.syncNodes(ctx, pool, pools, concerned)
@@ -295,20 +164,15 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 		case result.err != nil:
 			log.FromContext(ctx).Error(result.err, "Failed to bring node in line with the pool", "node", node.Name)
 			errs = append(errs, fmt.Errorf("node %s: %w", node.Name, result.err))
-		//stage:7
 		case result.change != nodeUnchanged:
 			changes[result.change] = append(changes[result.change], node)
-			//stage:end
 		}
 	}
-	//stage:7
 	setPoolConflictCondition(pool, conflicts)
 	// A spec change on a pool of a thousand members is one change of the pool: a thousand
 	// events would bury every other one, and the recorder drops events past 1000.
 	changed := r.recordNodeChanges(pool, changes)
 	return changed, newNodesError(errs, len(concerned))
-	//stage:old return newNodesError(errs, len(concerned))
-	//stage:end
 }
 
 // maxParallelNodePatches bounds the node patches a pass has under way at once. One
@@ -382,14 +246,6 @@ func (e *nodesError) Unwrap() []error { return e.errs }
 // we read the node again, from the API server, and compute the patch anew, as the node
 // lifecycle controller does for its own taints. Nothing anyone else wrote is lost.
 func (r *NodePoolReconciler) syncNode(ctx context.Context, pool *nodesv1.NodePool, pools map[string]poolKeys, node *corev1.Node) (nodeChange, error) {
-	//lesson:todo(5) Write the pass: patch a node only when it changed.
-	//lesson:todo Compute the node the pool wants (withPool, with pools) and patch it only
-	//lesson:todo when it changed, with client.MergeFromWithOptions(node,
-	//lesson:todo client.MergeFromWithOptimisticLock{}); on a conflict read the node again
-	//lesson:todo through r.APIReader and start over (retry.RetryOnConflict). Ignore NotFound;
-	//lesson:todo log "Patched node" with the node and the change. See "Patching a node you
-	//lesson:todo do not own" in docs/lesson-05.md.
-	//lesson:stub return nodeUnchanged, nil
 	var change nodeChange
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		want, c, err := withPool(node, pool, pools)
@@ -416,7 +272,6 @@ func (r *NodePoolReconciler) syncNode(ctx context.Context, pool *nodesv1.NodePoo
 		return nil
 	})
 	return change, err
-	//lesson:end
 }
 
 // listPools returns the keys each NodePool lists, by the pool's name, from the cache. A
@@ -440,18 +295,6 @@ func (r *NodePoolReconciler) listPools(ctx context.Context) (map[string]poolKeys
 // poolsOfNode telling which pools a node concerns, and a predicate that drops the
 // updates no pass reads).
 func (r *NodePoolReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	//lesson:todo(7) Watch the RuntimeClass and the nodes.
-	//lesson:todo Reconcile a pool when its RuntimeClass changes (Owns) and when a node that
-	//lesson:todo concerns it changes: Watches with handler.EnqueueRequestsFromMapFunc(poolsOfNode)
-	//lesson:todo and the predicate poolNodeChangedPredicate(). See "Watching nodes" in
-	//lesson:todo docs/lesson-05.md.
-	//lesson:hint For(&nodesv1.NodePool{}) alone starts a pass for a change of a pool only: a node that joins or leaves, or a RuntimeClass someone edits, would wait for the next change of the pool.
-	//lesson:hint The RuntimeClass has the pool as its controller, which Owns follows; a node has no owner reference to a pool, so Watches it with the map function of TODO(4).
-	//lesson:test TestNodePoolRuntimeClassFollowsThePool TestANodeThatLeavesThePoolLosesExactlyWhatThePoolGave
-	//lesson:stub return ctrl.NewControllerManagedBy(mgr).
-	//lesson:stub For(&nodesv1.NodePool{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-	//lesson:stub Named("nodepool").
-	//lesson:stub Complete(r)
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&nodesv1.NodePool{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Owns(&nodev1.RuntimeClass{}).
@@ -459,5 +302,4 @@ func (r *NodePoolReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			builder.WithPredicates(poolNodeChangedPredicate())).
 		Named("nodepool").
 		Complete(r)
-	//lesson:end
 }

@@ -1,4 +1,3 @@
-//stage:7
 package controller
 
 import (
@@ -23,17 +22,6 @@ const (
 // them and names the first (the nodes come sorted by name). A pass that changed nothing
 // tells nothing.
 func (r *NodePoolReconciler) recordNodeChanges(pool *nodesv1.NodePool, changes map[nodeChange][]*corev1.Node) int {
-	//lesson:todo(6) Tell what the pass did to the nodes.
-	//lesson:todo For each of nodeJoined, nodeUpdated and nodeLeft, in that order, emit one
-	//lesson:todo Normal event about the pool when changes holds nodes of that kind:
-	//lesson:todo EventNodeJoined, EventNodeUpdated or EventNodeLeft, with an action and a
-	//lesson:todo note; the node as the related object when there is one, a count of them
-	//lesson:todo when there are more. Return how many nodes changes holds. See "Events" in
-	//lesson:todo docs/lesson-07.md.
-	//lesson:hint One event per kind of change, not per node: a spec change on a pool of a thousand nodes is one change of the pool, and the event broadcaster drops what it cannot send.
-	//lesson:hint r.Recorder.Eventf(pool, related, type, reason, action, note, args...): related is the node when there is one, nil when there are more, and the note then counts them.
-	//lesson:test TestANodeJoiningEmitsExactlyOneEvent TestAPassOnManyNodesEmitsOneEventPerKindOfChange TestTheDeletionPassWritesNothingAfterRemovingTheFinalizer
-	//lesson:stub return 0
 	kinds := []struct {
 		change         nodeChange
 		reason, action string
@@ -47,7 +35,6 @@ func (r *NodePoolReconciler) recordNodeChanges(pool *nodesv1.NodePool, changes m
 	for _, kind := range kinds {
 		nodes := changes[kind.change]
 		changed += len(nodes)
-		//mistake:event-per-node should be told by one event that counts them
 		switch len(nodes) {
 		case 0:
 		case 1:
@@ -57,14 +44,8 @@ func (r *NodePoolReconciler) recordNodeChanges(pool *nodesv1.NodePool, changes m
 			r.Recorder.Eventf(pool, nil, corev1.EventTypeNormal, kind.reason, kind.action,
 				"%d nodes %s; the first is %s", len(nodes), kind.what, nodes[0].Name)
 		}
-		//mistake:instead for _, node := range nodes {
-		//mistake:instead r.Recorder.Eventf(pool, node, corev1.EventTypeNormal, kind.reason, kind.action,
-		//mistake:instead "Node %s %s", node.Name, kind.what)
-		//mistake:instead }
-		//mistake:end
 	}
 	return changed
-	//lesson:end
 }
 
 // maxEventNote is the longest note the API server accepts in an events.k8s.io Event. The
@@ -76,5 +57,3 @@ const maxEventNote = 1024
 func eventNote(message string) string {
 	return shorten(message, maxEventNote)
 }
-
-//stage:end

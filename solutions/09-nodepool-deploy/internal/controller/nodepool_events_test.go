@@ -1,4 +1,3 @@
-//stage:7
 package controller
 
 import (
@@ -101,5 +100,3 @@ func eventsAbout(g Gomega, pool *nodesv1.NodePool) []string {
 	}
 	return about
 }
-
-//stage:end

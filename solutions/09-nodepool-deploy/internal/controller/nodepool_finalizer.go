@@ -1,4 +1,3 @@
-//stage:6
 package controller
 
 import (
@@ -16,11 +15,6 @@ import (
 
 // addPoolFinalizer adds the finalizer nodesv1.Finalizer to pool with a patch.
 func (r *NodePoolReconciler) addPoolFinalizer(ctx context.Context, pool *nodesv1.NodePool) error {
-	//lesson:todo(1) Add the finalizer with a patch.
-	//lesson:todo Add nodesv1.Finalizer (controllerutil.AddFinalizer) and patch the pool with
-	//lesson:todo the optimistic lock; log "Added the finalizer". See "Adding the finalizer"
-	//lesson:todo in docs/lesson-06.md.
-	//lesson:stub return nil
 	orig := pool.DeepCopy()
 	controllerutil.AddFinalizer(pool, nodesv1.Finalizer)
 	// Finalizers are a list, which a merge patch replaces whole: the lock makes the API
@@ -31,36 +25,17 @@ func (r *NodePoolReconciler) addPoolFinalizer(ctx context.Context, pool *nodesv1
 	}
 	log.FromContext(ctx).Info("Added the finalizer", "finalizer", nodesv1.Finalizer)
 	return nil
-	//lesson:end
 }
 
 // reconcileDelete takes back from every node what the pool gave it, then removes the
 // finalizer so that the API server can delete the pool. The membership labels stay: they
 // are not the pool's to remove. The RuntimeClass goes by garbage collection.
 func (r *NodePoolReconciler) reconcileDelete(ctx context.Context, pool *nodesv1.NodePool) error {
-	//lesson:todo(3) Clean the nodes, then let the pool go.
-	//lesson:todo Take everything back from the nodes (r.reconcileNodes, with TODO(2) done), and
-	//lesson:todo only then remove nodesv1.Finalizer with a patch, if the pool has it. Write
-	//lesson:todo nothing after that patch. See "Deleting a pool" in docs/lesson-06.md.
-	//lesson:hint With TODO(2) done, the usual pass over the nodes (r.reconcileNodes) takes everything back. Return its error: the queue retries, and the finalizer keeps the pool until the nodes are clean.
-	//lesson:hint controllerutil.RemoveFinalizer, then a patch with the optimistic lock. NotFound from that patch means an earlier pass let the pool go already; nothing may write to the pool after it.
-	//lesson:test TestDeletingANodePoolTakesBackWhatItGave TestTheDeletionPassWritesNothingAfterRemovingTheFinalizer TestTheDeletionPassSeesNodesTheCacheDoesNotShowYet
-	//lesson:stub return nil
 	// A pool being deleted gives nothing to anyone (poolShare), so the usual pass over
 	// the nodes takes everything back. Until every node is clean the finalizer stays,
 	// and the queue retries: the pool cannot go before its labels do.
-	//mistake:finalizer-before-cleanup the finalizer goes only once the nodes are clean
-	//mistake:instead before := pool.DeepCopy()
-	//mistake:instead controllerutil.RemoveFinalizer(pool, nodesv1.Finalizer)
-	//mistake:instead if err := r.Patch(ctx, pool, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{})); err != nil {
-	//mistake:instead return fmt.Errorf("removing the finalizer: %w", err)
-	//mistake:instead }
-	//mistake:end
-	//stage:7
 	cleaned, err := r.reconcileNodes(ctx, pool)
 	if err != nil {
-		//stage:old if err := r.reconcileNodes(ctx, pool); err != nil {
-		//stage:end
 		return err
 	}
 	if !controllerutil.ContainsFinalizer(pool, nodesv1.Finalizer) {
@@ -68,10 +43,7 @@ func (r *NodePoolReconciler) reconcileDelete(ctx context.Context, pool *nodesv1.
 	}
 	orig := pool.DeepCopy()
 	controllerutil.RemoveFinalizer(pool, nodesv1.Finalizer)
-	//stage:7
 	err = r.Patch(ctx, pool, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
-	//stage:old err := r.Patch(ctx, pool, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
-	//stage:end
 	switch {
 	case apierrors.IsNotFound(err):
 		// This pass read a stale copy of the pool from the cache, after an earlier pass
@@ -85,15 +57,10 @@ func (r *NodePoolReconciler) reconcileDelete(ctx context.Context, pool *nodesv1.
 	// server deletes the pool, and a write would fail with "Precondition failed: UID in
 	// precondition" (the error a pass that patches after removing the finalizer gets) or
 	// NotFound.
-	//stage:7
 	// The event is no such write: it is an Event object of its own, written in the
 	// background, about a pool that may be gone by then. It comes after the patch so that
 	// a pass that finds the pool gone tells nothing.
 	r.Recorder.Eventf(pool, nil, corev1.EventTypeNormal, EventCleanupDone, "Finalize",
 		"Took the pool's labels and taints back from %s", nodeCount(cleaned))
-	//stage:end
 	return nil
-	//lesson:end
 }
-
-//stage:end

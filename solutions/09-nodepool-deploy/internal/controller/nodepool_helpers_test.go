@@ -59,7 +59,6 @@ func deletePoolAfterTest(t *testing.T, pool *nodesv1.NodePool) {
 	if err := env.Client.Delete(ctx, pool); client.IgnoreNotFound(err) != nil {
 		t.Errorf("deleting NodePool %s: %v", pool.Name, err)
 	}
-	//stage:6
 	// The running manager removes its finalizer from the pools it sees. A pool hidden
 	// from it keeps every finalizer a test's own passes or the test itself gave it.
 	if pool.Labels[testenv.UnmanagedLabel] != "" {
@@ -68,7 +67,6 @@ func deletePoolAfterTest(t *testing.T, pool *nodesv1.NodePool) {
 			t.Errorf("removing the finalizers of NodePool %s: %v", pool.Name, err)
 		}
 	}
-	//stage:end
 }
 
 // createTestNode creates a node with labels and taints, as a kubelet registering would, and
@@ -200,8 +198,6 @@ func (s *statusWriteLog) Patch(ctx context.Context, obj client.Object, patch cli
 // clientKey is the key of the cluster-scoped object name.
 func clientKey(name string) client.ObjectKey { return client.ObjectKey{Name: name} }
 
-//stage:7
-
 // takeEvents returns the events recorder has received so far, as "Type Reason note".
 func takeEvents(recorder *events.FakeRecorder) []string {
 	var got []string
@@ -214,5 +210,3 @@ func takeEvents(recorder *events.FakeRecorder) []string {
 		}
 	}
 }
-
-//stage:end

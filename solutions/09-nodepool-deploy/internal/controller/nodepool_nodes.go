@@ -28,20 +28,8 @@ func isPoolMember(node *corev1.Node, pool string) bool {
 // with node: a member gets the pool's labels and taints, and a node that still carries
 // the pool's record has left and must lose what the pool gave it.
 func concernsPool(node *corev1.Node, pool string) bool {
-	//lesson:todo(3) Pick the nodes a pass looks at.
-	//lesson:todo Return true for a member of the pool (isPoolMember) and for a node that
-	//lesson:todo carries the pool's record annotation (poolRecordAnnotation), member or not.
-	//lesson:todo See "Who a pass looks at" in docs/lesson-05.md.
-	//lesson:hint A node that left the pool has lost its membership label, but it still carries the pool's record: the pass must see it to take back what the pool gave.
-	//lesson:hint The two-value form of a map read, _, ok := node.Annotations[key], tells whether the record is there; a nil map reads as empty.
-	//lesson:test TestConcernsPoolMembersAndTheNodesThatLeft
-	//lesson:stub return isPoolMember(node, pool)
-	//mistake:members-only a node that left the pool still carries the pool's record
 	_, recorded := node.Annotations[poolRecordAnnotation(pool)]
 	return recorded || isPoolMember(node, pool)
-	//mistake:instead return isPoolMember(node, pool)
-	//mistake:end
-	//lesson:end
 }
 
 // poolRecord is what one NodePool put on one node, in the annotation
@@ -81,12 +69,10 @@ func specKeys(pool *nodesv1.NodePool) poolKeys {
 // listedKeys returns the keys pool lists.
 func listedKeys(pool *nodesv1.NodePool) poolKeys {
 	keys := specKeys(pool)
-	//stage:7
 	// And those its earlier specs listed, which nodes may still carry: the status keeps
 	// every key the spec ever listed (rememberListedKeys).
 	keys.labels.Insert(pool.Status.ListedLabels...)
 	keys.taints.Insert(pool.Status.ListedTaints...)
-	//stage:end
 	return keys
 }
 
@@ -145,33 +131,13 @@ const (
 	nodeLeft nodeChange = "left"
 )
 
-//stage:6
-
 // poolShare returns what pool gives node: its labels and taints when node is a member
 // and the pool is not being deleted, nothing otherwise. A key or taint that another
 // pool's record on the node already lists stays that pool's: two pools that list the
 // same key for one node would otherwise overwrite each other's value forever, each write
 // starting the other's pass.
 func poolShare(node *corev1.Node, pool *nodesv1.NodePool, pools map[string]poolKeys) (labels map[string]string, taints []corev1.Taint, member bool) {
-	//lesson:todo(2) A pool being deleted gives nothing.
-	//lesson:todo A pool being deleted gives nothing to anyone, members included. See
-	//lesson:todo "Deleting a pool" in docs/lesson-06.md.
-	//lesson:hint poolShare decides what a pool gives a node, and gives nothing to a node that is no member: treat a pool being deleted the same way, members included.
-	//lesson:hint !pool.DeletionTimestamp.IsZero() tells a pool being deleted. withPool then takes back everything the pool gave, as from a node that left.
-	//lesson:test TestAPoolBeingDeletedGivesNothingToItsMembers
-	//lesson:stub if !isPoolMember(node, pool.Name) {
-	//mistake:deleted-pool-still-gives a pool being deleted gives nothing, members included
 	if !isPoolMember(node, pool.Name) || !pool.DeletionTimestamp.IsZero() {
-		//mistake:instead if !isPoolMember(node, pool.Name) {
-		//mistake:end
-		//lesson:end
-		//stage:old // poolShare returns what pool gives node: its labels and taints when node is a member,
-		//stage:old // nothing otherwise. A key or taint that another pool's record on the node already
-		//stage:old // lists stays that pool's: two pools that list the same key for one node would
-		//stage:old // otherwise overwrite each other's value forever, each write starting the other's pass.
-		//stage:old func poolShare(node *corev1.Node, pool *nodesv1.NodePool, pools map[string]poolKeys) (labels map[string]string, taints []corev1.Taint, member bool) {
-		//stage:old if !isPoolMember(node, pool.Name) {
-		//stage:end
 		return nil, nil, false
 	}
 	claimedLabels, claimedTaints := claimedByOtherPools(node, pool.Name, pools)
@@ -227,8 +193,6 @@ func claimedByOtherPools(node *corev1.Node, pool string, pools map[string]poolKe
 	return labels, taints
 }
 
-//stage:7
-
 // heldByOtherPools describes, sorted, the labels and taints of pool's spec that node
 // does not carry as the pool gives them because another pool holds them there
 // (claimedByOtherPools): "label tier (pool gold)". A pool whose value the node carries
@@ -253,8 +217,6 @@ func heldByOtherPools(node *corev1.Node, pool *nodesv1.NodePool, pools map[strin
 	return held
 }
 
-//stage:end
-
 // withPool returns a copy of node as pool wants it, and what changed: a member carries
 // the pool's labels and taints and the record of them; any other node carries nothing
 // of the pool's, record included. Either way, what the record lists and the pool no
@@ -265,11 +227,9 @@ func withPool(node *corev1.Node, pool *nodesv1.NodePool, pools map[string]poolKe
 	if err != nil {
 		return nil, nodeUnchanged, err
 	}
-	//stage:7
 	// The record may be forged (within): take back only what the pool has listed, never
 	// an admin's taint or a label the kubelet may not remove itself.
 	record = record.within(listedKeys(pool))
-	//stage:end
 	labels, taints, member := poolShare(node, pool, pools)
 
 	want := node.DeepCopy()
@@ -298,13 +258,6 @@ func withPool(node *corev1.Node, pool *nodesv1.NodePool, pools map[string]poolKe
 // setPoolLabels removes from node the label keys in recorded that want no longer lists,
 // and sets every label of want. Labels that are neither are someone else's.
 func setPoolLabels(node *corev1.Node, recorded []string, want map[string]string) {
-	//lesson:todo(1) Set the pool's labels on a node.
-	//lesson:todo Delete every label key of recorded that want does not list, then set every
-	//lesson:todo label of want (node.Labels may be nil). Leave all other labels alone. See
-	//lesson:todo "Remembering what the pool gave" in docs/lesson-05.md.
-	//lesson:hint Only the keys in recorded are the pool's to delete: a label the pool never recorded is someone else's, whatever its key.
-	//lesson:hint delete on a nil map does nothing, but a write to one panics: make node.Labels when want has anything, then maps.Copy sets want's labels.
-	//lesson:test TestSetPoolLabelsChangesOnlyThePoolsKeys
 	for _, key := range recorded {
 		if _, keep := want[key]; !keep {
 			delete(node.Labels, key)
@@ -314,22 +267,12 @@ func setPoolLabels(node *corev1.Node, recorded []string, want map[string]string)
 		node.Labels = map[string]string{}
 	}
 	maps.Copy(node.Labels, want)
-	//lesson:end
 }
 
 // setPoolTaints removes from node the taints in recorded (key:effect) that want no
 // longer lists, gives every taint of want its value, and adds the missing ones at the
 // end. The other taints keep their place and their value.
 func setPoolTaints(node *corev1.Node, recorded []string, want []corev1.Taint) {
-	//lesson:todo(2) Set the pool's taints on a node.
-	//lesson:todo Build node.Spec.Taints anew: keep every taint in its place, except that a
-	//lesson:todo taint whose taintID is in recorded and not in want goes, and one whose
-	//lesson:todo taintID is in want takes want's value; then append want's missing taints.
-	//lesson:todo See "Remembering what the pool gave" in docs/lesson-05.md.
-	//lesson:hint A taint is known by its key and its effect (taintID): the same key with another effect is another taint, maybe an admin's.
-	//lesson:hint Index want by taintID in a map and make recorded a set (sets.New); walk node.Spec.Taints once, in order, then append what is still missing, in want's order.
-	//lesson:test TestSetPoolTaintsKeepsEveryOtherTaintInItsPlace TestWithPoolGivesAMemberThePoolsLabelsAndTaints TestWithPoolRemovesOnlyWhatThePoolGaveAndNoLongerGives TestWithPoolOverwritesTheValueOfAKeyItLists TestWithPoolLeavesAKeyToThePoolThatSetItFirst
-	//mistake:taints-by-key-only a taint is known by its key and its effect
 	wanted := map[string]corev1.Taint{}
 	for _, t := range want {
 		wanted[taintID(t)] = t
@@ -351,27 +294,5 @@ func setPoolTaints(node *corev1.Node, recorded []string, want []corev1.Taint) {
 			taints = append(taints, t)
 		}
 	}
-	//mistake:instead wanted := map[string]corev1.Taint{}
-	//mistake:instead for _, t := range want {
-	//mistake:instead wanted[t.Key] = t
-	//mistake:instead }
-	//mistake:instead stale := sets.New(recorded...)
-	//mistake:instead var taints []corev1.Taint
-	//mistake:instead for _, t := range node.Spec.Taints {
-	//mistake:instead if w, ok := wanted[t.Key]; ok {
-	//mistake:instead t.Value, t.Effect = w.Value, w.Effect
-	//mistake:instead delete(wanted, t.Key)
-	//mistake:instead } else if stale.Has(taintID(t)) {
-	//mistake:instead continue
-	//mistake:instead }
-	//mistake:instead taints = append(taints, t)
-	//mistake:instead }
-	//mistake:instead for _, t := range want {
-	//mistake:instead if _, missing := wanted[t.Key]; missing {
-	//mistake:instead taints = append(taints, t)
-	//mistake:instead }
-	//mistake:instead }
-	//mistake:end
 	node.Spec.Taints = taints
-	//lesson:end
 }

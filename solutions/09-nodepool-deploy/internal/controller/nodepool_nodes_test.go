@@ -108,10 +108,8 @@ func TestWithPoolRemovesOnlyWhatThePoolGaveAndNoLongerGives(t *testing.T) {
 
 	after := poolWith("web", map[string]string{"pool.example/master": "10"},
 		corev1.Taint{Key: "pool.example/web", Value: "b", Effect: corev1.TaintEffectNoSchedule})
-	//stage:7
 	// The pass that gave before's labels remembered them in the pool's status.
 	addListedKeys(after, sets.List(specKeys(before).labels), sets.List(specKeys(before).taints))
-	//stage:end
 	got, change, err := withPool(node, after, knownPools(after))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(change).To(Equal(nodeUpdated))

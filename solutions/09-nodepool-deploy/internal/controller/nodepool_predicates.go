@@ -21,15 +21,6 @@ import (
 // A name with no NodePool behind it (node-role.kubernetes.io/control-plane) costs a pass
 // that finds nothing.
 func poolsOfNode(_ context.Context, obj client.Object) []reconcile.Request {
-	//lesson:todo(4) Map a node to the pools it concerns.
-	//lesson:todo Return one request (the pool's name, no namespace) for each label key of
-	//lesson:todo obj that starts with nodesv1.MemberLabelPrefix and each annotation key that
-	//lesson:todo starts with nodesv1.RecordAnnotationPrefix, each pool once. See "Watching
-	//lesson:todo nodes" in docs/lesson-05.md.
-	//lesson:hint A node names its pools in two places: one membership label per pool it belongs to, and one record annotation per pool that gave it something. The pool's name is what follows the prefix.
-	//lesson:hint strings.CutPrefix returns the rest of a key and whether the prefix was there; a map of the names seen keeps each pool to one reconcile.Request (types.NamespacedName with Name only).
-	//lesson:test TestPoolsOfNodeNamesMembershipsAndRecords
-	//lesson:stub return nil
 	var requests []reconcile.Request
 	seen := map[string]bool{}
 	add := func(pool string) {
@@ -49,7 +40,6 @@ func poolsOfNode(_ context.Context, obj client.Object) []reconcile.Request {
 		}
 	}
 	return requests
-	//lesson:end
 }
 
 // poolNodeChangedPredicate passes every create, delete and generic event of a node, and
@@ -69,37 +59,14 @@ func poolNodeChangedPredicate() predicate.Predicate {
 	}
 }
 
-//stage:7
-
 // poolNodeChanged reports whether an update changed something a NodePool pass reads of a
 // node: its labels (membership, and the pool's labels), the pools' records, its taints
 // and its allocatable resources (the pool's status).
 func poolNodeChanged(oldNode, newNode *corev1.Node) bool {
-	//lesson:todo(7) Let a change of a node's resources through.
-	//lesson:todo The status now reads the nodes' allocatable resources: let a change of
-	//lesson:todo them through too. See "Status and printer columns" in docs/lesson-07.md.
-	//lesson:hint The predicate lets through the changes of what a pass reads; the pass now reads node.Status.Allocatable too.
-	//lesson:hint equality.Semantic.DeepEqual compares two ResourceLists by value, as it compares the taints.
-	//lesson:test TestPoolNodePredicatePassesOnlyWhatAPassReads
-	//lesson:stub return !maps.Equal(oldNode.Labels, newNode.Labels) ||
-	//lesson:stub !maps.Equal(poolRecords(oldNode), poolRecords(newNode)) ||
-	//lesson:stub !equality.Semantic.DeepEqual(oldNode.Spec.Taints, newNode.Spec.Taints)
 	return !maps.Equal(oldNode.Labels, newNode.Labels) ||
 		!maps.Equal(poolRecords(oldNode), poolRecords(newNode)) ||
-		//mistake:allocatable-not-watched the allocatable resources changed
 		!equality.Semantic.DeepEqual(oldNode.Spec.Taints, newNode.Spec.Taints) ||
 		!equality.Semantic.DeepEqual(oldNode.Status.Allocatable, newNode.Status.Allocatable)
-	//mistake:instead !equality.Semantic.DeepEqual(oldNode.Spec.Taints, newNode.Spec.Taints)
-	//mistake:end
-	//lesson:end
-	//stage:old // poolNodeChanged reports whether an update changed something a NodePool pass reads of a
-	//stage:old // node: its labels (membership, and the pool's labels), the pools' records and its
-	//stage:old // taints.
-	//stage:old func poolNodeChanged(oldNode, newNode *corev1.Node) bool {
-	//stage:old return !maps.Equal(oldNode.Labels, newNode.Labels) ||
-	//stage:old !maps.Equal(poolRecords(oldNode), poolRecords(newNode)) ||
-	//stage:old !equality.Semantic.DeepEqual(oldNode.Spec.Taints, newNode.Spec.Taints)
-	//stage:end
 }
 
 // poolRecords returns the annotations of node that are NodePool records.

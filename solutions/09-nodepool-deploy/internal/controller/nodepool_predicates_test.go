@@ -42,11 +42,9 @@ func TestPoolNodePredicatePassesOnlyWhatAPassReads(t *testing.T) {
 		{"the membership label went", func(n *corev1.Node) { delete(n.Labels, poolMemberLabel("web")) }, true},
 		{"a pool's record changed", func(n *corev1.Node) { n.Annotations[poolRecordAnnotation("web")] = "{}" }, true},
 		{"a taint went", func(n *corev1.Node) { n.Spec.Taints = nil }, true},
-		//stage:7
 		{"the allocatable resources changed", func(n *corev1.Node) {
 			n.Status.Allocatable[corev1.ResourceCPU] = resource.MustParse("2")
 		}, true},
-		//stage:end
 	}
 	p := poolNodeChangedPredicate()
 	for _, tt := range tests {

@@ -180,10 +180,7 @@ func TestNodePoolPatchesOnlyTheNodesThatNeedIt(t *testing.T) {
 	}
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
 	writes := &writeLog{Client: env.Client}
-	//stage:7
 	r := &NodePoolReconciler{Client: writes, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: &events.FakeRecorder{}}
-	//stage:old r := &NodePoolReconciler{Client: writes, Scheme: env.Client.Scheme(), APIReader: env.Client}
-	//stage:end
 	nodePatches := func() []string {
 		return slices.DeleteFunc(writes.take(), func(w string) bool { return !strings.HasPrefix(w, "Node/") })
 	}
@@ -217,10 +214,7 @@ func TestAPassPatchesSeveralNodesAtOnce(t *testing.T) {
 	}
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
 	slow := &slowNodePatches{Client: env.Client, delay: 50 * time.Millisecond}
-	//stage:7
 	r := &NodePoolReconciler{Client: slow, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: &events.FakeRecorder{}}
-	//stage:old r := &NodePoolReconciler{Client: slow, Scheme: env.Client.Scheme(), APIReader: env.Client}
-	//stage:end
 
 	_, err := r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -314,11 +308,8 @@ func TestNodePoolIdlePassWritesNothing(t *testing.T) {
 	// pass only, once the cache shows the running controller's work.
 	cache := env.Manager.GetClient()
 	var writes testenv.WriteCounter
-	//stage:7
 	recorder := events.NewFakeRecorder(100)
 	r := &NodePoolReconciler{Client: writes.Wrap(cache), Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
-	//stage:old r := &NodePoolReconciler{Client: writes.Wrap(cache), Scheme: env.Client.Scheme(), APIReader: env.Client}
-	//stage:end
 	g.Eventually(func(g Gomega) {
 		for _, member := range members {
 			var cached corev1.Node
@@ -328,13 +319,11 @@ func TestNodePoolIdlePassWritesNothing(t *testing.T) {
 		}
 		var rc nodev1.RuntimeClass
 		g.Expect(cache.Get(ctx, client.ObjectKey{Name: nodesv1.RuntimeClassPrefix + name}, &rc)).To(Succeed())
-		//stage:7
 		var cached nodesv1.NodePool
 		g.Expect(cache.Get(ctx, client.ObjectKeyFromObject(pool), &cached)).To(Succeed())
 		g.Expect(cached.Status.NodeCount).To(BeEquivalentTo(2),
 			"status.nodeCount should count the 2 members: each pass counts from zero, not on from the count it read")
 		g.Expect(cached.Status.ObservedGeneration).To(Equal(cached.Generation))
-		//stage:end
 	}).Should(Succeed())
 
 	for pass := range 3 {
@@ -342,11 +331,8 @@ func TestNodePoolIdlePassWritesNothing(t *testing.T) {
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(result).To(Equal(ctrl.Result{}), "a pass with nothing to do should not requeue")
 		g.Expect(writes.Count()).To(BeZero(), "pass %d had nothing to do and should write nothing: "+
-			//stage:7
 			"no node patch, no RuntimeClass write, no status patch (a status that differs on every pass? "+
 			"each pass counts from zero, not on from the count it read)", pass+1)
 		g.Expect(takeEvents(recorder)).To(BeEmpty(), "pass %d changed nothing and should emit no event", pass+1)
-		//stage:old "no node patch, no RuntimeClass write", pass+1)
-		//stage:end
 	}
 }

@@ -7,9 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	//stage:7
 	"k8s.io/client-go/tools/events"
-	//stage:end
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/09-nodepool-deploy/api/nodes/v1"
@@ -47,8 +45,6 @@ func TestAForgedRecordOfAnotherPoolTakesNothing(t *testing.T) {
 			"a record of %s, which never listed the taint, should not make the pool drop it", claimant)
 	}
 }
-
-//stage:7
 
 // A record that lists a key the pool never listed takes nothing from the node: not the
 // admin's taint, not a label the kubelet may not change itself. What an earlier spec of
@@ -116,14 +112,9 @@ func TestAPoolThatLosesAKeyToAnotherPoolReportsTheConflict(t *testing.T) {
 		"1 of 2 members carry another pool's value for a key of this pool; first: node %s: label pool.test/tier (pool %s)", shared.Name, first)))
 }
 
-//stage:end
-
 // newTestReconciler returns a reconciler that reads and writes the API server directly.
 func newTestReconciler() *NodePoolReconciler {
-	//stage:7
 	return &NodePoolReconciler{Client: env.Client, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: &events.FakeRecorder{}}
-	//stage:old return &NodePoolReconciler{Client: env.Client, Scheme: env.Client.Scheme(), APIReader: env.Client}
-	//stage:end
 }
 
 // annotateNode sets an annotation of node with a merge patch, as its kubelet could.

@@ -37,16 +37,6 @@ func (r *NodePoolReconciler) newRuntimeClass(pool *nodesv1.NodePool) (*nodev1.Ru
 // toleration of each of the pool's taints, so the members accept it. A pool with neither
 // has no scheduling at all, as the API server stores it.
 func poolScheduling(pool *nodesv1.NodePool) *nodev1.Scheduling {
-	//lesson:todo(6) Create the pool's RuntimeClass and keep it in line.
-	//lesson:todo Return nil for a pool without labels and taints; else the pool's labels as
-	//lesson:todo the node selector (a copy, nil when there are none) and, for each taint, a
-	//lesson:todo toleration with the operator Equal and the taint's key, value and effect.
-	//lesson:todo See "The RuntimeClass" in docs/lesson-05.md.
-	//lesson:hint poolScheduling: maps.Clone copies the labels into the node selector; each taint becomes a corev1.Toleration with the operator corev1.TolerationOpEqual.
-	//lesson:hint The API server refuses to change a RuntimeClass's handler: delete the old one (client.Preconditions with its UID deletes the very object you compared) and let its delete event bring the pass that creates the new one. The scheduling can be patched (client.MergeFrom).
-	//lesson:hint A Create refused with AlreadyExists (apierrors.IsAlreadyExists) means the cache has not shown your last create yet: no error. metav1.IsControlledBy tells whether the RuntimeClass there is the pool's.
-	//lesson:test TestNodePoolIdlePassWritesNothing TestPoolSchedulingSelectsAndToleratesThePoolsNodes TestAStaleCacheIsNoRuntimeClassError
-	//lesson:stub return nil
 	if len(pool.Spec.Labels) == 0 && len(pool.Spec.Taints) == 0 {
 		return nil
 	}
@@ -60,7 +50,6 @@ func poolScheduling(pool *nodesv1.NodePool) *nodev1.Scheduling {
 		})
 	}
 	return scheduling
-	//lesson:end
 }
 
 // reconcileRuntimeClass creates the pool's RuntimeClass, or brings it in line with the
@@ -70,22 +59,12 @@ func (r *NodePoolReconciler) reconcileRuntimeClass(ctx context.Context, pool *no
 	if err != nil {
 		return err
 	}
-	//lesson:todo(6) Create the RuntimeClass, or fix the one there.
-	//lesson:todo Get the RuntimeClass named like want. Create want when there is none (a
-	//lesson:todo Create refused with AlreadyExists means the cache is behind: no error);
-	//lesson:todo return an error when the one there is not controlled by the pool; delete it
-	//lesson:todo (with a UID precondition) when its handler differs; patch its scheduling
-	//lesson:todo (client.MergeFrom) when that differs; else write nothing. Log what you do.
-	//lesson:todo See "The RuntimeClass" in docs/lesson-05.md.
-	//lesson:stub _ = want
-	//lesson:stub return nil
 	log := log.FromContext(ctx)
 	var rc nodev1.RuntimeClass
 	err = r.Get(ctx, client.ObjectKeyFromObject(want), &rc)
 	switch {
 	case apierrors.IsNotFound(err):
 		err := r.Create(ctx, want)
-		//mistake:already-exists-is-an-error a RuntimeClass the cache does not show yet is no error
 		if apierrors.IsAlreadyExists(err) {
 			// "None" is what the cache says, and the cache may be behind: most often the
 			// pass before this one created the RuntimeClass, and the watch event of that
@@ -95,7 +74,6 @@ func (r *NodePoolReconciler) reconcileRuntimeClass(ctx context.Context, pool *no
 			log.Info("RuntimeClass exists already; waiting for the cache to show it", "runtimeClass", want.Name)
 			return nil
 		}
-		//mistake:end
 		if err != nil {
 			return fmt.Errorf("creating RuntimeClass %s: %w", want.Name, err)
 		}
@@ -126,5 +104,4 @@ func (r *NodePoolReconciler) reconcileRuntimeClass(ctx context.Context, pool *no
 		log.Info("Updated RuntimeClass", "runtimeClass", rc.Name)
 	}
 	return nil
-	//lesson:end
 }

@@ -40,11 +40,8 @@ func TestAStaleCacheIsNoRuntimeClassError(t *testing.T) {
 	pool := createPool(t, g, unmanagedPool(newNodePool(uniqueName("stale-rc"), sampleLabels)))
 	cache := &runtimeClassCacheBehind{Client: env.Client}
 	cache.behind.Store(true)
-	//stage:7
 	recorder := events.NewFakeRecorder(10)
 	r := &NodePoolReconciler{Client: cache, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
-	//stage:old r := &NodePoolReconciler{Client: cache, Scheme: env.Client.Scheme(), APIReader: env.Client}
-	//stage:end
 
 	for pass := range 2 {
 		_, err := r.Reconcile(ctx, requestFor(pool))
@@ -52,11 +49,9 @@ func TestAStaleCacheIsNoRuntimeClassError(t *testing.T) {
 	}
 	rc := runtimeClassOf(g, pool)
 	g.Expect(metav1.IsControlledBy(&rc, pool)).To(BeTrue())
-	//stage:7
 	g.Expect(latestPool(g, pool)).NotTo(havePoolReady(metav1.ConditionFalse, nodesv1.ReasonReconcileError),
 		"a cache that is behind should not show in the Ready condition")
 	g.Expect(takeEvents(recorder)).NotTo(ContainElement(HavePrefix("Warning")), "a cache that is behind is no news")
-	//stage:end
 
 	// A RuntimeClass of that name that is not the pool's is still an error, once the
 	// cache shows it.

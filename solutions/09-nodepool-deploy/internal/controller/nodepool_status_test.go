@@ -1,4 +1,3 @@
-//stage:7
 package controller
 
 import (
@@ -192,5 +191,3 @@ func (f *failingNodePatches) Patch(ctx context.Context, obj client.Object, patch
 	}
 	return f.Client.Patch(ctx, obj, patch, opts...)
 }
-
-//stage:end

@@ -48,10 +48,7 @@ func TestTheManagersRoleAllowsANodePoolPass(t *testing.T) {
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
 	asManager, err := client.New(cfg, client.Options{Scheme: env.Client.Scheme()})
 	g.Expect(err).NotTo(HaveOccurred())
-	//stage:7
 	r := &NodePoolReconciler{Client: asManager, Scheme: env.Client.Scheme(), APIReader: asManager, Recorder: &events.FakeRecorder{}}
-	//stage:old r := &NodePoolReconciler{Client: asManager, Scheme: env.Client.Scheme(), APIReader: asManager}
-	//stage:end
 	member := createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
 	// The API server's authorizer learns of new roles through its own cache.
@@ -70,7 +67,6 @@ func TestTheManagersRoleAllowsANodePoolPass(t *testing.T) {
 	g.Expect(latestNode(g, member).Spec.Taints).To(ContainElement(sampleTaint))
 	var nodes corev1.NodeList
 	g.Expect(asManager.List(ctx, &nodes)).To(Succeed(), "the manager lists and watches nodes")
-	//stage:7
 
 	g.Expect(latestPool(g, pool).Status.NodeCount).To(BeEquivalentTo(1), "the passes as the manager's role write the status")
 	// The manager's recorder writes events.k8s.io/v1 Events, in the namespace default for
@@ -83,13 +79,10 @@ func TestTheManagersRoleAllowsANodePoolPass(t *testing.T) {
 		Regarding: corev1.ObjectReference{APIVersion: nodesv1.GroupVersion.String(), Kind: "NodePool", Name: pool.Name, UID: pool.UID},
 	}
 	g.Expect(asManager.Create(ctx, event)).To(Succeed(), "the manager's role should allow creating events (events.k8s.io)")
-	//stage:end
-	//stage:6
 
 	g.Expect(env.Client.Delete(ctx, pool)).To(Succeed())
 	_, err = r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred(), "the deletion pass as the manager's role; add the RBAC verb it lacks")
 	err = env.Client.Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})
 	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the deletion pass should remove the finalizer: got %v", err)
-	//stage:end
 }

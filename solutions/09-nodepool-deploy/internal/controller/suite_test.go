@@ -33,9 +33,7 @@ func TestMain(m *testing.M) {
 				Client:    mgr.GetClient(),
 				Scheme:    mgr.GetScheme(),
 				APIReader: mgr.GetAPIReader(),
-				//stage:7
-				Recorder: mgr.GetEventRecorder("nodepool-controller"),
-				//stage:end
+				Recorder:  mgr.GetEventRecorder("nodepool-controller"),
 			}).SetupWithManager(mgr)
 		},
 	}, &env))

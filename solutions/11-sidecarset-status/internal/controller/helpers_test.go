@@ -1,5 +1,3 @@
-//stage:11
-
 package controller
 
 import (
@@ -110,5 +108,3 @@ func recordOf(g Gomega, pod *corev1.Pod) map[string]string {
 	g.ExpectWithOffset(1, env.Client.Get(env.Context(), client.ObjectKeyFromObject(pod), &got)).To(Succeed())
 	return sidecars.Injected(got.Annotations)
 }
-
-//stage:end

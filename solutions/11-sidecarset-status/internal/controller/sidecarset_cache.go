@@ -1,5 +1,3 @@
-//stage:11
-
 package controller
 
 import (
@@ -25,18 +23,9 @@ func podMetadata() *metav1.PartialObjectMetadata {
 // server sends no spec and no status, which are most of a pod. TrimPod then drops from
 // that metadata what the controller never reads.
 func CacheOptions() cache.Options {
-	//lesson:todo(7) Give the pods' cache the transform TrimPod.
-	//lesson:todo Return cache options whose ByObject gives the pods' metadata
-	//lesson:todo (podMetadata()) the Transform TrimPod. See "Cache only what you read" in
-	//lesson:todo docs/lesson-11.md.
-	//lesson:hint Cache options can be set per kind, keyed by an empty object of that kind.
-	//lesson:hint cache.Options.ByObject, keyed by podMetadata(): a cache.ByObject's Transform.
-	//lesson:test TestTheCacheHoldsTrimmedPodMetadata
-	//lesson:stub return cache.Options{}
 	return cache.Options{ByObject: map[client.Object]cache.ByObject{
 		podMetadata(): {Transform: TrimPod},
 	}}
-	//lesson:end
 }
 
 // TrimPod keeps of a pod's metadata what the controller reads: its name, namespace, UID
@@ -52,15 +41,6 @@ func TrimPod(obj any) (any, error) {
 		// stored as it is.
 		return obj, nil
 	}
-	//lesson:todo(6) Keep only what the controller reads of a pod.
-	//lesson:todo Return a new *metav1.PartialObjectMetadata with pod's TypeMeta and only
-	//lesson:todo the metadata fields named above. See "Cache only what you read" in
-	//lesson:todo docs/lesson-11.md.
-	//lesson:hint Build a new object: the informer owns the one it hands the transform.
-	//lesson:hint A PartialObjectMetadata of pod.TypeMeta and a new ObjectMeta of those fields.
-	//lesson:hint Keep ResourceVersion (the watch resumes from it); copy the record alone, if any.
-	//lesson:test TestTrimPodKeepsOnlyWhatTheControllerReads
-	//lesson:stub return pod, nil
 	trimmed := &metav1.PartialObjectMetadata{
 		TypeMeta: pod.TypeMeta,
 		ObjectMeta: metav1.ObjectMeta{
@@ -76,7 +56,4 @@ func TrimPod(obj any) (any, error) {
 		trimmed.Annotations = map[string]string{sidecars.InjectedAnnotation: record}
 	}
 	return trimmed, nil
-	//lesson:end
 }
-
-//stage:end

@@ -1,5 +1,3 @@
-//stage:11
-
 // Package controller holds the SidecarSet controller: it counts, for each SidecarSet, the
 // pods it selects and the pods that run its sidecars, and reports them in its status.
 // It never changes a pod: the pod webhook gives pods their sidecars when they are created.
@@ -102,18 +100,6 @@ func (r *SidecarSetReconciler) countPods(ctx context.Context, set *sidecarsv1.Si
 // outdated when the revision it records is not revision.
 func countPod(status *sidecarsv1.SidecarSetStatus, pod *metav1.PartialObjectMetadata, name, revision string,
 	namespaceSelector labels.Selector, namespaceLabels map[string]map[string]string) {
-	//lesson:todo(1) Count the pods a SidecarSet selects.
-	//lesson:todo Skip the pods being deleted, those of the excluded namespaces
-	//lesson:todo (sidecars.Excluded) and, when namespaceSelector is not nil, those whose
-	//lesson:todo namespace's labels (namespaceLabels) it does not match. Count the rest as
-	//lesson:todo matched; of those, count as injected the pods whose record
-	//lesson:todo (sidecars.Injected) names the SidecarSet, and as outdated those whose
-	//lesson:todo recorded revision is not revision. See "What the status counts" in
-	//lesson:todo docs/lesson-11.md.
-	//lesson:hint Three reasons to skip a pod, then three counts, each a part of the one before.
-	//lesson:hint DeletionTimestamp.IsZero(), sidecars.Excluded, namespaceSelector.Matches.
-	//lesson:hint sidecars.Injected(pod.Annotations)[name]: the recorded revision, if any.
-	//lesson:test TestCountPod
 	if !pod.DeletionTimestamp.IsZero() || sidecars.Excluded(pod.Namespace) {
 		return
 	}
@@ -129,7 +115,6 @@ func countPod(status *sidecarsv1.SidecarSetStatus, pod *metav1.PartialObjectMeta
 	if got != revision {
 		status.OutdatedPods++
 	}
-	//lesson:end
 }
 
 // selectorsOf converts set's selectors; the namespace selector is nil when the spec has
@@ -173,18 +158,6 @@ func (r *SidecarSetReconciler) namespaceLabels(ctx context.Context, namespaceSel
 // of pods whose labels, injection record or deletion changed (as metadata only, see
 // sidecarset_cache.go), and of namespaces whose labels changed.
 func (r *SidecarSetReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	//lesson:todo(2) Hear of SidecarSets, pods and namespaces.
-	//lesson:todo Watch SidecarSets (For) with predicate.GenerationChangedPredicate; pods
-	//lesson:todo (Watches &corev1.Pod{}) as metadata only (builder.OnlyMetadata), mapped to
-	//lesson:todo their SidecarSets by r.sidecarSetsOfPod, with the predicate podChanged();
-	//lesson:todo and namespaces, mapped by r.sidecarSetsWithNamespaceSelector, with
-	//lesson:todo predicate.LabelChangedPredicate. See "Watching every pod" in
-	//lesson:todo docs/lesson-11.md.
-	//lesson:hint Three sources: SidecarSets, and pods and namespaces mapped to SidecarSets.
-	//lesson:hint handler.EnqueueRequestsFromMapFunc wraps a map function; builder.OnlyMetadata.
-	//lesson:hint A status patch keeps the generation: GenerationChangedPredicate ignores it.
-	//lesson:test TestAPodThatLosesTheLabelLeavesTheCounts
-	//lesson:stub return ctrl.NewControllerManagedBy(mgr).For(&sidecarsv1.SidecarSet{}).Named("sidecarset").Complete(r)
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&sidecarsv1.SidecarSet{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.sidecarSetsOfPod),
@@ -193,7 +166,6 @@ func (r *SidecarSetReconciler) SetupWithManager(mgr ctrl.Manager) error {
 			builder.WithPredicates(predicate.LabelChangedPredicate{})).
 		Named("sidecarset").
 		Complete(r)
-	//lesson:end
 }
 
 // sidecarSetsOfPod names the SidecarSets a pod concerns: those that select it by its
@@ -239,16 +211,6 @@ func (r *SidecarSetReconciler) sidecarSetsWithNamespaceSelector(ctx context.Cont
 // updates of a pod are its status, written by the kubelet many times in its life; they
 // change no count.
 func podChanged() predicate.Predicate {
-	//lesson:todo(3) Let through only pod updates that change a count.
-	//lesson:todo Return a predicate.Funcs whose UpdateFunc passes an update only when the
-	//lesson:todo labels, the sidecars.InjectedAnnotation or the deletion timestamp differ
-	//lesson:todo between e.ObjectOld and e.ObjectNew. See "Watching every pod" in
-	//lesson:todo docs/lesson-11.md.
-	//lesson:hint Creates and deletes pass; of an update, compare what countPod reads.
-	//lesson:hint predicate.Funcs with an UpdateFunc only; compare e.ObjectOld with e.ObjectNew.
-	//lesson:hint maps.Equal for the labels, one annotation, and DeletionTimestamp's IsZero on each side.
-	//lesson:test TestPodChangedLetsThroughOnlyWhatChangesACount
-	//lesson:stub return predicate.Funcs{}
 	return predicate.Funcs{
 		UpdateFunc: func(e event.UpdateEvent) bool {
 			before, after := e.ObjectOld, e.ObjectNew
@@ -257,7 +219,4 @@ func podChanged() predicate.Predicate {
 				before.GetDeletionTimestamp().IsZero() != after.GetDeletionTimestamp().IsZero()
 		},
 	}
-	//lesson:end
 }
-
-//stage:end

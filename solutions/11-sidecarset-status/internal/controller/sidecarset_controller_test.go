@@ -1,5 +1,3 @@
-//stage:11
-
 package controller
 
 import (
@@ -217,5 +215,3 @@ func TestEventsOnlyOnRealChange(t *testing.T) {
 	}, "2s").Should(Succeed(), "no event for a change that changed nothing a user should hear of: PodsNotInjected "+
 		"is told when the Injected condition turns False, not on every pass that finds it still False")
 }
-
-//stage:end

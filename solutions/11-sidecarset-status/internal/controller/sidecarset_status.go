@@ -1,5 +1,3 @@
-//stage:11
-
 package controller
 
 import (
@@ -54,18 +52,6 @@ func (r *SidecarSetReconciler) patchStatus(ctx context.Context, orig, set *sidec
 // error. Their messages hold counts and revisions, never times, so that a pass that finds
 // the same leaves them as they were.
 func setConditions(set *sidecarsv1.SidecarSet, passErr error) {
-	//lesson:todo(4) Set the Injected and UpToDate conditions.
-	//lesson:todo Set the Injected condition (meta.SetStatusCondition, with the
-	//lesson:todo observedGeneration): False ReconcileError with the error when passErr is
-	//lesson:todo set (and nothing else changes); else True NoMatchingPods when no pod
-	//lesson:todo matches, True AllPodsInjected when every matched pod is injected, False
-	//lesson:todo PodsNotInjected otherwise. Then UpToDate: True AllPodsUpToDate when no pod
-	//lesson:todo is outdated, else False OlderRevisions. Each message gives the counts. See
-	//lesson:todo "Conditions" in docs/lesson-11.md.
-	//lesson:hint A failed pass says only that, in Injected; else both conditions follow from the counts.
-	//lesson:hint meta.SetStatusCondition, one metav1.Condition per type, reasons from sidecarsv1.
-	//lesson:hint Messages hold counts and the revision, never a time: the same counts, no new status.
-	//lesson:test TestTheStatusCountsMatchedAndInjectedPods
 	status := &set.Status
 	injected := metav1.Condition{Type: sidecarsv1.ConditionInjected, ObservedGeneration: set.Generation}
 	switch missing := status.MatchedPods - status.InjectedPods; {
@@ -98,7 +84,6 @@ func setConditions(set *sidecarsv1.SidecarSet, passErr error) {
 			status.OutdatedPods, status.InjectedPods, status.Revision)
 	}
 	meta.SetStatusCondition(&status.Conditions, upToDate)
-	//lesson:end
 }
 
 // tellChanges emits an event for each change between the status before a pass and after
@@ -106,17 +91,6 @@ func setConditions(set *sidecarsv1.SidecarSet, passErr error) {
 // run no sidecar where before all did, a new error. Never on a pass that changed nothing
 // of these: an event repeated on every pass drowns the ones that matter.
 func (r *SidecarSetReconciler) tellChanges(orig, set *sidecarsv1.SidecarSet, passErr error) {
-	//lesson:todo(5) Tell real changes with events.
-	//lesson:todo Emit, with r.Recorder.Eventf(set, nil, type, reason, action, note...):
-	//lesson:todo a Normal EventRevisionChanged when status.revision changed from a
-	//lesson:todo non-empty one and some pods are outdated; a Warning EventPodsNotInjected
-	//lesson:todo when Injected turned False with reason PodsNotInjected; a Warning
-	//lesson:todo EventReconcileError when passErr is set and Injected's message is new. See
-	//lesson:todo "Events only on real change" in docs/lesson-11.md.
-	//lesson:hint Compare orig (before the pass) with set (after): tell a change, not a state.
-	//lesson:hint meta.FindStatusCondition finds Injected; in a status never written it is nil.
-	//lesson:hint PodsNotInjected when the reason turns to it; ReconcileError for a new message.
-	//lesson:test TestAChangedSidecarSetCountsTheOutdatedPods TestEventsOnlyOnRealChange
 	was := meta.FindStatusCondition(orig.Status.Conditions, sidecarsv1.ConditionInjected)
 	is := meta.FindStatusCondition(set.Status.Conditions, sidecarsv1.ConditionInjected)
 	if orig.Status.Revision != "" && orig.Status.Revision != set.Status.Revision && set.Status.OutdatedPods > 0 {
@@ -124,16 +98,10 @@ func (r *SidecarSetReconciler) tellChanges(orig, set *sidecarsv1.SidecarSet, pas
 			"New pods get revision %s; %d running pods keep the sidecars of an older revision until they are recreated",
 			set.Status.Revision, set.Status.OutdatedPods)
 	}
-	//mistake:event-on-every-pass not on every pass that finds it still False
 	if is.Reason == sidecarsv1.ReasonPodsNotInjected && (was == nil || was.Reason != sidecarsv1.ReasonPodsNotInjected) {
-		//mistake:instead if is.Reason == sidecarsv1.ReasonPodsNotInjected {
-		//mistake:end
 		r.Recorder.Eventf(set, nil, corev1.EventTypeWarning, EventPodsNotInjected, "Inject", "%s", is.Message)
 	}
 	if passErr != nil && (was == nil || was.Message != is.Message) {
 		r.Recorder.Eventf(set, nil, corev1.EventTypeWarning, EventReconcileError, "Reconcile", "%s", is.Message)
 	}
-	//lesson:end
 }
-
-//stage:end

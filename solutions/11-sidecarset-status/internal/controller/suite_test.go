@@ -1,5 +1,3 @@
-//stage:11
-
 package controller
 
 import (
@@ -47,5 +45,3 @@ func TestMain(m *testing.M) {
 		},
 	}, &env))
 }
-
-//stage:end

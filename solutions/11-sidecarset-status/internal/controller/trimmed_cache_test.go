@@ -1,5 +1,3 @@
-//stage:11
-
 package controller
 
 import (
@@ -72,5 +70,3 @@ func TestTheCacheHoldsTrimmedPodMetadata(t *testing.T) {
 		g.Expect(cached.ManagedFields).To(BeEmpty())
 	}).Should(Succeed())
 }
-
-//stage:end

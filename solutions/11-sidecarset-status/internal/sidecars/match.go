@@ -29,17 +29,6 @@ func Excluded(namespace string) bool {
 // nothing, with an error: the validating webhook refuses such SidecarSets, but one stored
 // before it ran must not break pod creation.
 func Selects(set *sidecarsv1.SidecarSet, podLabels, namespaceLabels map[string]string) (bool, error) {
-	//lesson:todo(2) Decide which pods a SidecarSet selects.
-	//lesson:todo Convert spec.selector with metav1.LabelSelectorAsSelector and match it
-	//lesson:todo against podLabels (labels.Set); a nil selector selects nothing. Then, when
-	//lesson:todo spec.namespaceSelector is set, do the same with namespaceLabels. Return
-	//lesson:todo false and the error, wrapped with the field's name, when a selector does
-	//lesson:todo not convert. See "Which pods a SidecarSet selects" in docs/lesson-10.md.
-	//lesson:hint Two selectors checked alike; a nil one selects nothing, an empty one everything.
-	//lesson:hint metav1.LabelSelectorAsSelector, then the selector's Matches(labels.Set(podLabels)).
-	//lesson:hint Check spec.namespaceSelector only when set; name the field in a conversion error.
-	//lesson:test TestSelects
-	//lesson:stub return false, nil
 	if set.Spec.Selector == nil {
 		return false, nil
 	}
@@ -58,5 +47,4 @@ func Selects(set *sidecarsv1.SidecarSet, podLabels, namespaceLabels map[string]s
 		return false, fmt.Errorf("spec.namespaceSelector: %w", err)
 	}
 	return namespaceSelector.Matches(labels.Set(namespaceLabels)), nil
-	//lesson:end
 }

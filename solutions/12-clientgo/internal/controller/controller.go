@@ -148,18 +148,6 @@ func (c *Controller) updatePod(oldObj, newObj any) {
 // does for Owns. A pod with our label but no controller reference to an ImoocPod
 // belongs to someone else and enqueues nothing.
 func (c *Controller) enqueueController(obj any) {
-	//lesson:todo(2) Enqueue the ImoocPod that controls a pod.
-	//lesson:todo Find the pod's controller and enqueue the ImoocPod it names, in the
-	//lesson:todo pod's namespace. Unwrap a cache.DeletedFinalStateUnknown tombstone
-	//lesson:todo first (a delete event may carry one instead of the pod);
-	//lesson:todo metav1.GetControllerOf returns the controller reference, which must be
-	//lesson:todo of kind ImoocPod in the group apps.workshop.dev
-	//lesson:todo (schema.ParseGroupVersion). See "From an event to a key" in
-	//lesson:todo docs/lesson-12.md.
-	//lesson:hint A pod event names a pod; the queue wants the key of the ImoocPod that controls it.
-	//lesson:hint metav1.GetControllerOf finds the controller; schema.ParseGroupVersion its group.
-	//lesson:hint Unwrap the tombstone before anything else; the key's namespace is the pod's.
-	//lesson:test TestPodEventsEnqueueTheirController
 	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = tombstone.Obj
 	}
@@ -168,13 +156,7 @@ func (c *Controller) enqueueController(obj any) {
 		utilruntime.HandleError(fmt.Errorf("a pod event without a pod: %T", obj))
 		return
 	}
-	//mistake:first-owner-reference a pod owned, not controlled
 	ref := metav1.GetControllerOf(pod)
-	//mistake:instead var ref *metav1.OwnerReference
-	//mistake:instead if len(pod.OwnerReferences) > 0 {
-	//mistake:instead 	ref = &pod.OwnerReferences[0]
-	//mistake:instead }
-	//mistake:end
 	if ref == nil || ref.Kind != "ImoocPod" {
 		return
 	}
@@ -182,7 +164,6 @@ func (c *Controller) enqueueController(obj any) {
 		return
 	}
 	c.queue.Add(types.NamespacedName{Namespace: pod.Namespace, Name: ref.Name})
-	//lesson:end
 }
 
 // Run waits for the caches, then syncs ImoocPods with workers goroutines until ctx
@@ -199,25 +180,9 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 	defer c.queue.ShutDown()
 
 	// A pass that read a half-filled cache would see pods missing and create them again.
-	//lesson:todo(6) Wait for the caches before the workers start.
-	//lesson:todo Wait until c.cacheSynced all report true before starting any worker
-	//lesson:todo (cache.WaitForNamedCacheSyncWithContext); if ctx ends first, return an
-	//lesson:todo error. See "Waiting for the caches" in docs/lesson-12.md.
-	//lesson:hint No worker may start before every informer has listed its objects once.
-	//lesson:hint cache.WaitForNamedCacheSyncWithContext says whether the caches synced in time.
-	//lesson:test TestRunWaitsForTheCachesAndStopsWithItsContext
-	//lesson:test TestRunStopsItsWorkersWhenItsContextEnds
-	//lesson:test TestTheManagersRoleAllowsAWholePass TestCreatesPodsOwnedByTheImoocPod
-	//lesson:test TestLeavesOtherPodsAlone TestReplacesAPodDeletedBySomeoneElse
-	//lesson:test TestReplacesATerminatingPod TestReplacesFinishedPods TestScaleDownKeepsTheReadyPods
-	//lesson:test TestStatusCountsActiveAndReadyPods TestObservedGenerationFollowsTheSpec
-	//lesson:test TestTheScaleSubresource TestOnePassScalesTheWholeDifference
-	//lesson:test TestStaleCacheNeverCreatesTooMany TestIdlePassWritesNothing
-	//lesson:test TestReadyConditionSaysWhatAPassFound TestAFailedPassReportsTheErrorAndDoesNotObserveTheSpec
 	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.cacheSynced...) {
 		return fmt.Errorf("the caches did not sync before the controller stopped")
 	}
-	//lesson:end
 
 	log.Info("Starting workers", "count", workers)
 	var wg sync.WaitGroup
@@ -238,19 +203,6 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 // processNextWorkItem takes one key from the queue, syncs it and tells the queue how the
 // pass went. It returns false once the queue is shut down.
 func (c *Controller) processNextWorkItem(ctx context.Context) bool {
-	//lesson:todo(5) Process one key of the work queue.
-	//lesson:todo Get a key from c.queue (return false when it is shut down) and mark it
-	//lesson:todo Done when the pass ends, whatever happens. Sync it with c.sync, then:
-	//lesson:todo on an error, log it (utilruntime.HandleErrorWithContext) and requeue
-	//lesson:todo with backoff (AddRateLimited); when sync asks to wait, Forget the
-	//lesson:todo key's failures and AddAfter the wait; else Forget. Count each result
-	//lesson:todo in c.Syncs. See "The work queue" in docs/lesson-12.md.
-	//lesson:hint Get blocks until there is a key; Done must follow whatever the pass does.
-	//lesson:hint An error: AddRateLimited. A wait: Forget, then AddAfter. A success: Forget.
-	//lesson:hint Count each result in c.Syncs; utilruntime.HandleErrorWithContext logs the error.
-	//lesson:test TestProcessNextWorkItemRetriesAFailedSyncWithBackoff
-	//lesson:test TestProcessNextWorkItemWaitsWhenSyncAsksTo
-	//lesson:stub return false
 	key, shutdown := c.queue.Get()
 	if shutdown {
 		return false
@@ -276,10 +228,7 @@ func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 		c.Syncs.Successes.Add(1)
 		// Forget clears the key's failure count, so that its next failure starts the
 		// backoff over.
-		//mistake:success-not-forgotten a successful pass should Forget the key's failures
 		c.queue.Forget(key)
-		//mistake:end
 	}
 	return true
-	//lesson:end
 }

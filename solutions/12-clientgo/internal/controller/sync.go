@@ -35,20 +35,6 @@ const maxBurst = 500
 func (c *Controller) sync(ctx context.Context, key types.NamespacedName) (_ time.Duration, retErr error) {
 	// The lister reads the cache. NotFound means the ImoocPod is gone: the garbage
 	// collector deletes its pods through their OwnerReferences, so we are done.
-	//lesson:todo(3) Read the ImoocPod and defer its status patch.
-	//lesson:todo Read the ImoocPod from c.imoocPodLister. When it is gone (NotFound),
-	//lesson:todo forget its expectations and return; return any other error. Leave an
-	//lesson:todo ImoocPod that is being deleted alone. The object is the cache's own:
-	//lesson:todo DeepCopy it before the pass changes its status, keep a second copy as
-	//lesson:todo the snapshot, and defer c.patchStatus(ctx, snapshot, imoocPod, retErr)
-	//lesson:todo in a closure that joins its error into retErr. See "sync, the
-	//lesson:todo Reconcile of client-go" in docs/lesson-12.md.
-	//lesson:hint A lister hands out the cache's own objects: read them, change only a copy.
-	//lesson:hint apierrors.IsNotFound means the ImoocPod is gone; c.expectations.Forget its key.
-	//lesson:hint A deferred closure sees retErr as the pass ends; errors.Join adds the patch's.
-	//lesson:test TestSyncDeletesTheSurplusNotReadyFirst TestSyncWaitsForTheCacheToShowItsCreates
-	//lesson:test TestIdleSyncSendsNothing TestSyncOfAnImoocPodThatIsGoneSendsNothing
-	//lesson:stub return 0, nil
 	cached, err := c.imoocPodLister.Get(key.Namespace, key.Name)
 	if apierrors.IsNotFound(err) {
 		c.expectations.Forget(key)
@@ -75,7 +61,6 @@ func (c *Controller) sync(ctx context.Context, key types.NamespacedName) (_ time
 	}()
 
 	return c.syncPods(ctx, imoocPod)
-	//lesson:end
 }
 
 // syncPods creates or deletes pods until spec.replicas of them are active.
@@ -181,24 +166,9 @@ func newPod(imoocPod *appsv1.ImoocPod) *corev1.Pod {
 			Labels:       map[string]string{NameLabel: imoocPod.Name},
 			// controllerutil.SetControllerReference finds the kind in the scheme; here
 			// we name it. NewControllerRef sets controller and blockOwnerDeletion.
-			//lesson:todo(4) Make each pod controlled by its ImoocPod.
-			//lesson:todo Give the pod a controller OwnerReference to imoocPod
-			//lesson:todo (metav1.NewControllerRef with appsv1.GroupVersion.WithKind),
-			//lesson:todo which lets the garbage collector delete the pod with its
-			//lesson:todo ImoocPod and the pod's events find their ImoocPod.
-			//lesson:hint The pod events and the garbage collector look for the pod's controller.
-			//lesson:hint metav1.NewControllerRef sets controller and blockOwnerDeletion; it wants the GVK.
-			//lesson:test TestSyncCreatesTheWholeDifferenceInOnePass
-			//mistake:owner-not-controller should have a controller OwnerReference
 			OwnerReferences: []metav1.OwnerReference{
 				*metav1.NewControllerRef(imoocPod, appsv1.GroupVersion.WithKind("ImoocPod")),
 			},
-			//mistake:instead OwnerReferences: []metav1.OwnerReference{{
-			//mistake:instead 	APIVersion: appsv1.GroupVersion.String(), Kind: "ImoocPod",
-			//mistake:instead 	Name: imoocPod.Name, UID: imoocPod.UID,
-			//mistake:instead }},
-			//mistake:end
-			//lesson:end
 		},
 		Spec: corev1.PodSpec{
 			Containers: []corev1.Container{{Name: "app", Image: imoocPod.Spec.Image}},

@@ -50,17 +50,6 @@ func Informer(factory dynamicinformer.DynamicSharedInformerFactory) (cache.Share
 // lister then only ever see ImoocPods. It also drops managedFields, which nothing here
 // reads, as the workshop's other managers do (bootstrap.WithDefaults).
 func toImoocPod(obj any) (any, error) {
-	//lesson:todo(1) Convert the informer's objects to ImoocPods.
-	//lesson:todo Convert u.Object (a map[string]any) into a new appsv1.ImoocPod with
-	//lesson:todo runtime.DefaultUnstructuredConverter.FromUnstructured and return it;
-	//lesson:todo pass anything that is not an *unstructured.Unstructured through
-	//lesson:todo unchanged (a transform may see an object twice). See "A typed client
-	//lesson:todo of our own" in docs/lesson-12.md.
-	//lesson:hint The dynamic client fills the cache with maps; the lister hands out ImoocPods.
-	//lesson:hint runtime.DefaultUnstructuredConverter.FromUnstructured fills a typed object.
-	//lesson:hint Pass through what is no *unstructured.Unstructured; drop ManagedFields on the way.
-	//lesson:test TestTheInformerCachesTypedImoocPods
-	//lesson:stub return obj, nil
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
 		return obj, nil
@@ -71,7 +60,6 @@ func toImoocPod(obj any) (any, error) {
 	}
 	imoocPod.ManagedFields = nil
 	return &imoocPod, nil
-	//lesson:end
 }
 
 // Lister reads ImoocPods from an informer's cache. Like every lister, it returns the

@@ -8,35 +8,18 @@ import (
 type ImoocPodSpec struct {
 	// Replicas is the number of pods to keep running. It is a pointer so that an explicit
 	// 0 differs from "not set", which the API server defaults to 1.
-	//lesson:todo(1) Validate and default the replica count.
-	//lesson:todo Add validation markers so that the API server itself rejects a negative
-	//lesson:todo count and anything over 1000, and defaults a missing count to 1.
-	//lesson:todo See "Validation markers" in docs/lesson-01.md.
-	//lesson:hint The API server can refuse a bad value before your controller ever sees it: the CRD's schema, which controller-gen writes from markers above the field.
-	//lesson:hint +kubebuilder:validation:Minimum, +kubebuilder:validation:Maximum and +kubebuilder:default; make check-1 regenerates the CRD from them.
-	//lesson:test TestTheAPIServerChecksTheReplicaCount
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1000
 	// +kubebuilder:default=1
-	//lesson:end
 	// +optional
 	Replicas *int32 `json:"replicas,omitempty"`
 
 	// Image is the container image every pod runs.
-	//lesson:todo(2) Require an image, with a default.
-	//lesson:todo Add markers so that an empty image is rejected and a missing one defaults
-	//lesson:todo to registry.k8s.io/pause:3.10.
-	//lesson:hint An empty string is a value the field has: refuse it by its length.
-	//lesson:hint +kubebuilder:validation:MinLength works on strings; a string +kubebuilder:default is written in double quotes.
-	//lesson:test TestTheAPIServerChecksTheImage TestTheAPIServerRefusesMalformedImoocPods
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:default="registry.k8s.io/pause:3.10"
-	//lesson:end
 	// +optional
 	Image string `json:"image,omitempty"`
 }
-
-//stage:2
 
 // ConditionReady is the type of the condition that says whether every pod the ImoocPod
 // asks for exists and is ready.
@@ -87,28 +70,14 @@ type ImoocPodStatus struct {
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
-//stage:end
-
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:shortName=imp
-//stage:2
-//lesson:todo(1) Give ImoocPod its subresources and columns.
-//lesson:todo Give ImoocPod a status subresource, a scale subresource that maps
-//lesson:todo spec.replicas, status.replicas and status.selector (so that `kubectl scale`
-//lesson:todo and an autoscaler work), and the printer columns DESIRED, CURRENT, READY and
-//lesson:todo AGE of `kubectl get rs`.
-//lesson:todo See "Subresources and printer columns" in docs/lesson-02.md.
-//lesson:hint With a status subresource, a write of the object ignores its status and a write of /status ignores the rest: the user and the controller never overwrite each other.
-//lesson:hint Markers on the ImoocPod type: +kubebuilder:subresource:status, +kubebuilder:subresource:scale with specpath, statuspath and selectorpath, and one +kubebuilder:printcolumn per column.
-//lesson:test TestTheCRDHasSubresourcesAndColumns
 // +kubebuilder:subresource:status
 // +kubebuilder:subresource:scale:specpath=.spec.replicas,statuspath=.status.replicas,selectorpath=.status.selector
 // +kubebuilder:printcolumn:name="Desired",type=integer,JSONPath=`.spec.replicas`,description="The number of pods asked for"
 // +kubebuilder:printcolumn:name="Current",type=integer,JSONPath=`.status.replicas`,description="The number of active pods"
 // +kubebuilder:printcolumn:name="Ready",type=integer,JSONPath=`.status.readyReplicas`,description="The number of ready pods"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
-//lesson:end
-//stage:end
 
 // ImoocPod keeps a number of identical pods running, like a small ReplicaSet.
 //
@@ -120,10 +89,8 @@ type ImoocPod struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec ImoocPodSpec `json:"spec,omitempty"`
-	//stage:2
 	// +optional
 	Status ImoocPodStatus `json:"status,omitempty"`
-	//stage:end
 }
 
 // +kubebuilder:object:root=true

@@ -36,7 +36,6 @@ type MyDaemonSetSpec struct {
 	// +listType=atomic
 	// +optional
 	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
-	//stage:4
 
 	// ImagePullPolicy is the pull policy of the pods' container. When it is missing, the
 	// defaulting webhook sets it the way Kubernetes defaults a container's: Always for an
@@ -45,7 +44,6 @@ type MyDaemonSetSpec struct {
 	// +kubebuilder:validation:Enum=Always;IfNotPresent;Never
 	// +optional
 	ImagePullPolicy corev1.PullPolicy `json:"imagePullPolicy,omitempty"`
-	//stage:end
 }
 
 // ConditionReady is the type of the condition that says whether every node that should

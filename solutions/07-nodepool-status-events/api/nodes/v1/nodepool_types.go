@@ -110,17 +110,9 @@ type NodePoolStatus struct {
 
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Cluster,shortName=np
-//lesson:todo(1) Give NodePool a status subresource and columns.
-//lesson:todo Give NodePool a status subresource, and the printer columns STATUS (the
-//lesson:todo Ready condition's reason) and NODECOUNT before HANDLER. See "Status and
-//lesson:todo printer columns" in docs/lesson-07.md.
-//lesson:hint Markers on the NodePool type tell controller-gen what the CRD gets: +kubebuilder:subresource:status, and one +kubebuilder:printcolumn per column, in the order kubectl shows them.
-//lesson:hint A printcolumn has a name, a type and a JSONPath; the Ready condition's reason is .status.conditions[?(@.type=="Ready")].reason. make check-7 regenerates the CRD before the tests read it.
-//lesson:test TestTheCRDHasAStatusSubresourceAndColumns
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,description="The reason of the Ready condition"
 // +kubebuilder:printcolumn:name="NodeCount",type=integer,JSONPath=`.status.nodeCount`,description="The number of member nodes"
-//lesson:end
 // +kubebuilder:printcolumn:name="Handler",type=string,JSONPath=`.spec.handler`,description="The RuntimeClass handler"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63",message="a NodePool's name is the name part of the label node-role.kubernetes.io/<name>, so at most 63 characters"

@@ -1,4 +1,3 @@
-//stage:7
 package v1
 
 import (
@@ -41,5 +40,3 @@ func TestTheCRDHasAStatusSubresourceAndColumns(t *testing.T) {
 		"Handler=.spec.handler", "Age=.metadata.creationTimestamp",
 	}), "kubectl get's columns, in this order: two +kubebuilder:printcolumn markers before Handler's")
 }
-
-//stage:end

@@ -40,8 +40,6 @@ type NodePoolSpec struct {
 	Handler string `json:"handler,omitempty"`
 }
 
-//stage:7
-
 // ConditionReady is the type of the condition that says whether the pool's nodes carry
 // what it gives them.
 const ConditionReady = "Ready"
@@ -110,23 +108,11 @@ type NodePoolStatus struct {
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
-//stage:end
-
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Cluster,shortName=np
-//stage:7
-//lesson:todo(1) Give NodePool a status subresource and columns.
-//lesson:todo Give NodePool a status subresource, and the printer columns STATUS (the
-//lesson:todo Ready condition's reason) and NODECOUNT before HANDLER. See "Status and
-//lesson:todo printer columns" in docs/lesson-07.md.
-//lesson:hint Markers on the NodePool type tell controller-gen what the CRD gets: +kubebuilder:subresource:status, and one +kubebuilder:printcolumn per column, in the order kubectl shows them.
-//lesson:hint A printcolumn has a name, a type and a JSONPath; the Ready condition's reason is .status.conditions[?(@.type=="Ready")].reason. make check-7 regenerates the CRD before the tests read it.
-//lesson:test TestTheCRDHasAStatusSubresourceAndColumns
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Status",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,description="The reason of the Ready condition"
 // +kubebuilder:printcolumn:name="NodeCount",type=integer,JSONPath=`.status.nodeCount`,description="The number of member nodes"
-//lesson:end
-//stage:end
 // +kubebuilder:printcolumn:name="Handler",type=string,JSONPath=`.spec.handler`,description="The RuntimeClass handler"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63",message="a NodePool's name is the name part of the label node-role.kubernetes.io/<name>, so at most 63 characters"
@@ -139,10 +125,8 @@ type NodePool struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec NodePoolSpec `json:"spec,omitempty"`
-	//stage:7
 	// +optional
 	Status NodePoolStatus `json:"status,omitempty"`
-	//stage:end
 }
 
 // +kubebuilder:object:root=true

@@ -20,10 +20,6 @@ const RecordAnnotationPrefix = "applied.nodes.workshop.dev/"
 // runtimeClassName to it runs with the pool's handler, on the pool's nodes.
 const RuntimeClassPrefix = "node-pool-"
 
-//stage:6
-
 // Finalizer holds a deleted NodePool in the API server until the controller has taken
 // back what the pool gave its nodes.
 const Finalizer = "nodes.workshop.dev/cleanup"
-
-//stage:end

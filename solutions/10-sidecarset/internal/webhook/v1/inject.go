@@ -24,18 +24,6 @@ import (
 //   - a sidecar that mounts a volume that is neither the SidecarSet's nor the pod's;
 //   - a sidecar validateContainer refuses (a SidecarSet stored without the webhook).
 func Inject(pod *corev1.Pod, sets []sidecarsv1.SidecarSet) []string {
-	//lesson:todo(4) Inject each SidecarSet once, and record it.
-	//lesson:todo Read the pod's record (sidecars.Injected). For each SidecarSet the record
-	//lesson:todo does not list, call injectSet; when it added something, record the
-	//lesson:todo SidecarSet's name with sidecars.Revision of its spec. When anything was
-	//lesson:todo added, write the record back (sidecars.FormatInjected) into the pod's
-	//lesson:todo annotations, creating the map when it is nil. Return every warning. See
-	//lesson:todo "Injecting" in docs/lesson-10.md.
-	//lesson:hint A SidecarSet the record lists is skipped, silently: that makes injecting idempotent.
-	//lesson:hint Record sidecars.Revision(&set.Spec) only for a SidecarSet that added a sidecar.
-	//lesson:hint Write the annotation only when something was added; pod.Annotations may be nil.
-	//lesson:test TestInject TestTheRecordHoldsTheRevision
-	//lesson:stub return nil
 	record := sidecars.Injected(pod.Annotations)
 	var warnings []string
 	changed := false
@@ -58,7 +46,6 @@ func Inject(pod *corev1.Pod, sets []sidecarsv1.SidecarSet) []string {
 		pod.Annotations[sidecars.InjectedAnnotation] = sidecars.FormatInjected(record)
 	}
 	return warnings
-	//lesson:end
 }
 
 // injectSet adds what it can of one SidecarSet to pod: the sidecars that fit, and the
@@ -91,18 +78,6 @@ func injectSet(pod *corev1.Pod, set *sidecarsv1.SidecarSet) (bool, []string) {
 		own.Insert(v.Name)
 	}
 
-	//lesson:todo(3) Add the sidecars of one SidecarSet that fit.
-	//lesson:todo For each container of the SidecarSet: skip it, with a warning (warn),
-	//lesson:todo when validateContainer refuses it, when containerNamesIn(pod) has its name, or
-	//lesson:todo when missingVolume finds a volume it cannot mount. Else append a deep copy
-	//lesson:todo to pod.Spec.Containers and remember its name. When none was
-	//lesson:todo added, return false and the warnings; else append volumes to
-	//lesson:todo pod.Spec.Volumes and return true. See "Injecting" in docs/lesson-10.md.
-	//lesson:hint Three reasons to leave a sidecar out, a warning each; volumes go in only with a sidecar.
-	//lesson:hint validateContainer, containerNamesIn(pod) and missingVolume tell the three apart.
-	//lesson:hint Remember each name added: a later sidecar of that name must not fit.
-	//lesson:test TestInjectSet
-	//lesson:stub return false, warnings
 	containerNames := containerNamesIn(pod)
 	added := false
 	for i := range set.Spec.Containers {
@@ -128,7 +103,6 @@ func injectSet(pod *corev1.Pod, set *sidecarsv1.SidecarSet) (bool, []string) {
 	}
 	pod.Spec.Volumes = append(pod.Spec.Volumes, volumes...)
 	return true, warnings
-	//lesson:end
 }
 
 // missingVolume returns the first volume c mounts (or uses as a device) that the pod

@@ -42,18 +42,7 @@ func SetupPodWebhookWithManager(mgr ctrl.Manager) error {
 //   - the namespaceSelector leaves out sidecars.ExcludedNamespaces: the API server never
 //     calls the manager for their pods, whatever the failure policy.
 //
-//lesson:todo(6) Keep the excluded namespaces out of the webhook.
-//lesson:todo Add to this marker a patch (patch=`{...}`, JSON) with a namespaceSelector
-//lesson:todo whose one matchExpression leaves out the namespaces of
-//lesson:todo sidecars.ExcludedNamespaces by their label kubernetes.io/metadata.name
-//lesson:todo (operator NotIn). See "Never block the cluster" in docs/lesson-10.md.
-//lesson:hint The API server can skip the call for some namespaces, if the configuration says which.
-//lesson:hint Each namespace has the label kubernetes.io/metadata.name; NotIn lists several.
-//lesson:hint patch=`{...}` ends the marker; make check-10 regenerates config/webhook from it.
-//lesson:test TestTheWebhookConfigurationLeavesTheExcludedNamespacesOut
-//lesson:stub // +kubebuilder:webhook:path=/mutate-v1-pod,mutating=true,failurePolicy=ignore,timeoutSeconds=5,sideEffects=None,groups="",resources=pods,verbs=create,versions=v1,name=msidecarset-pod-v1.kb.io,admissionReviewVersions=v1
 // +kubebuilder:webhook:path=/mutate-v1-pod,mutating=true,failurePolicy=ignore,timeoutSeconds=5,sideEffects=None,groups="",resources=pods,verbs=create,versions=v1,name=msidecarset-pod-v1.kb.io,admissionReviewVersions=v1,patch=`{"namespaceSelector":{"matchExpressions":[{"key":"kubernetes.io/metadata.name","operator":"NotIn","values":["kube-system","sidecarset-system"]}]}}`
-//lesson:end
 
 // The webhook reads every SidecarSet and the namespaces of the pods it admits.
 // +kubebuilder:rbac:groups=sidecars.workshop.dev,resources=sidecarsets,verbs=get;list;watch
@@ -82,21 +71,6 @@ func (i *PodSidecarInjector) Handle(ctx context.Context, req admission.Request) 
 	if err := i.Decoder.Decode(req, &pod); err != nil {
 		return admission.Errored(http.StatusBadRequest, err)
 	}
-	//lesson:todo(5) Answer the API server with a patch.
-	//lesson:todo Find the SidecarSets that select the pod (i.selecting; the pod's namespace
-	//lesson:todo is req.Namespace: a new pod's own field may be empty). When it fails, log
-	//lesson:todo the error and allow the pod with a warning that says it got no sidecars.
-	//lesson:todo When none selects it, allow it with selecting's warnings. Else Inject into a
-	//lesson:todo copy of the pod, marshal the copy (encoding/json) and answer
-	//lesson:todo admission.PatchResponseFromRaw(req.Object.Raw, marshalled) with every
-	//lesson:todo warning (WithWarnings). See "Injecting" in docs/lesson-10.md.
-	//lesson:hint Never refuse a pod: a failed lookup allows it too, with a warning.
-	//lesson:hint Inject into pod.DeepCopy(), json.Marshal it, then admission.PatchResponseFromRaw.
-	//lesson:hint Look SidecarSets up for req.Namespace; hand every warning to WithWarnings.
-	//lesson:test TestASelectedPodIsStoredWithTheSidecar TestTheNamespaceSelectorLimitsTheNamespaces TestTwoSidecarSetsOnOnePod
-	//lesson:test TestANameClashSkipsTheSidecarWithAWarning TestAPodAdmittedAgainIsNotInjectedTwice
-	//lesson:test TestAChangedSidecarSetLeavesExistingPodsAlone
-	//lesson:stub return admission.Allowed("")
 	selecting, warnings, err := i.selecting(ctx, &pod, req.Namespace)
 	if err != nil {
 		log.FromContext(ctx).Error(err, "Admitting a pod without sidecars", "namespace", req.Namespace, "name", podName(&pod))
@@ -112,7 +86,6 @@ func (i *PodSidecarInjector) Handle(ctx context.Context, req admission.Request) 
 		return admission.Errored(http.StatusInternalServerError, err)
 	}
 	return admission.PatchResponseFromRaw(req.Object.Raw, marshalled).WithWarnings(warnings...)
-	//lesson:end
 }
 
 // selecting returns the SidecarSets that select pod in namespace, sorted by name, so that

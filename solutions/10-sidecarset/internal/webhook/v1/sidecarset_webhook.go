@@ -101,32 +101,13 @@ func validateSpec(spec *sidecarsv1.SidecarSetSpec, path *field.Path) field.Error
 // keys and values that labels can have, operators that exist, values where the operator
 // needs them.
 func validateSelector(selector *metav1.LabelSelector, path *field.Path) field.ErrorList {
-	//lesson:todo(7) Validate the label selectors.
-	//lesson:todo Return the errors of metav1validation.ValidateLabelSelector for selector
-	//lesson:todo at path (default options). See "Validating a SidecarSet" in
-	//lesson:todo docs/lesson-10.md.
-	//lesson:hint apimachinery validates selectors as the API server does: write no rules yourself.
-	//lesson:hint metav1validation.ValidateLabelSelector takes the selector, options and the path.
-	//lesson:test TestValidateSelectors
-	//lesson:stub return nil
 	return metav1validation.ValidateLabelSelector(selector, metav1validation.LabelSelectorValidationOptions{}, path)
-	//lesson:end
 }
 
 // validateContainers requires at least one sidecar, each valid on its own, and names
 // unique within the SidecarSet. A name that clashes with the pod's own containers can
 // only be found when a pod is created: the pod webhook skips that sidecar then.
 func validateContainers(containers []corev1.Container, path *field.Path) field.ErrorList {
-	//lesson:todo(8) Validate the list of sidecars.
-	//lesson:todo Return field.Required(path, ...) when there is no container. Else add the
-	//lesson:todo errors of validateContainer for each one, at path.Index(i), and a
-	//lesson:todo field.Duplicate at path.Index(i).Child("name") for a name an earlier
-	//lesson:todo container has. See "Validating a SidecarSet" in docs/lesson-10.md.
-	//lesson:hint Collect every problem, not the first: the user fixes all of them at once.
-	//lesson:hint validateContainer at path.Index(i); a sets.New[string]() remembers names seen.
-	//lesson:hint An empty name is validateContainer's to report, not a duplicate.
-	//lesson:test TestValidateContainers TestValidateUpdateChecksOnlyAChangedSpec
-	//lesson:stub return nil
 	if len(containers) == 0 {
 		return field.ErrorList{field.Required(path, "a SidecarSet adds at least one container")}
 	}
@@ -142,7 +123,6 @@ func validateContainers(containers []corev1.Container, path *field.Path) field.E
 		}
 	}
 	return errs
-	//lesson:end
 }
 
 // validateContainer checks what of one sidecar the API server would refuse in a pod, or
@@ -185,14 +165,6 @@ func validateContainer(c *corev1.Container, path *field.Path) field.ErrorList {
 // validateVolumes requires valid names, unique within the SidecarSet, and none of the
 // names the API server gives pods itself.
 func validateVolumes(volumes []corev1.Volume, path *field.Path) field.ErrorList {
-	//lesson:todo(9) Refuse two volumes of one name.
-	//lesson:todo For each volume, add validateVolume's errors at path.Index(i), and a
-	//lesson:todo field.Duplicate at path.Index(i).Child("name") for a name an earlier volume
-	//lesson:todo has. See "Reserved names" in docs/lesson-10.md.
-	//lesson:hint The same walk as validateContainers, over volumes, with no minimum count.
-	//lesson:hint field.Duplicate at path.Index(i).Child("name") names the second of two.
-	//lesson:test TestValidateVolumes
-	//lesson:stub return nil
 	var errs field.ErrorList
 	seen := sets.New[string]()
 	for i := range volumes {
@@ -205,22 +177,11 @@ func validateVolumes(volumes []corev1.Volume, path *field.Path) field.ErrorList 
 		}
 	}
 	return errs
-	//lesson:end
 }
 
 // validateVolume checks one volume's name: a DNS label that the service account token's
 // volume cannot have. Its source is the CRD schema's to check.
 func validateVolume(v *corev1.Volume, path *field.Path) field.ErrorList {
-	//lesson:todo(10) Refuse bad and reserved volume names.
-	//lesson:todo Return validateName's errors for the name; when there are none and the
-	//lesson:todo name starts with ReservedVolumePrefix, a field.Forbidden that says why.
-	//lesson:todo See "Reserved names" in docs/lesson-10.md.
-	//lesson:hint A DNS label, and not a name the API server gives every pod itself.
-	//lesson:hint validateName checks the label; strings.HasPrefix finds ReservedVolumePrefix.
-	//lesson:hint field.Forbidden at the name's path, with a message saying whose names those are.
-	//lesson:test TestValidateVolumeNames TestValidateSidecarSet TestTheAPIServerRefusesBadSidecarSets
-	//lesson:test TestMalformedSidecarSetsAreRefusedWithTheirField
-	//lesson:stub return nil
 	if errs := validateName(v.Name, path.Child("name")); len(errs) > 0 {
 		return errs
 	}
@@ -229,7 +190,6 @@ func validateVolume(v *corev1.Volume, path *field.Path) field.ErrorList {
 			fmt.Sprintf("names starting with %q are the API server's, for the service account token", ReservedVolumePrefix))}
 	}
 	return nil
-	//lesson:end
 }
 
 // validateName requires a container's or volume's name: a DNS label, as in a pod.

@@ -31,8 +31,6 @@ type SidecarSetSpec struct {
 	Volumes []corev1.Volume `json:"volumes,omitempty"`
 }
 
-//stage:11
-
 // The condition types of a SidecarSet; sidecarset_status.go says when each is True.
 const (
 	// ConditionInjected says whether every matched pod runs the SidecarSet's sidecars.
@@ -90,17 +88,13 @@ type SidecarSetStatus struct {
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
-//stage:end
-
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Cluster,shortName=scs
-//stage:11
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Matched",type=integer,JSONPath=`.status.matchedPods`,description="The pods the SidecarSet selects"
 // +kubebuilder:printcolumn:name="Injected",type=integer,JSONPath=`.status.injectedPods`,description="The pods that run its sidecars"
 // +kubebuilder:printcolumn:name="Outdated",type=integer,JSONPath=`.status.outdatedPods`,description="The injected pods that run an older revision of the sidecars"
 // +kubebuilder:printcolumn:name="Revision",type=string,JSONPath=`.status.revision`,priority=1,description="The revision new pods get"
-//stage:end
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 
 // SidecarSet adds containers and volumes to every pod it selects, when the pod is created.
@@ -109,10 +103,8 @@ type SidecarSet struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec SidecarSetSpec `json:"spec"`
-	//stage:11
 	// +optional
 	Status SidecarSetStatus `json:"status,omitempty"`
-	//stage:end
 }
 
 // +kubebuilder:object:root=true

@@ -1,5 +1,3 @@
-//stage:4
-
 package v1
 
 import (
@@ -95,5 +93,3 @@ func parseImage(image string) (imageRef, error) {
 	}
 	return ref, nil
 }
-
-//stage:end

@@ -1,5 +1,3 @@
-//stage:4
-
 package v1
 
 import (
@@ -63,5 +61,3 @@ func TestParseImageSaysWhatIsWrong(t *testing.T) {
 		})
 	}
 }
-
-//stage:end

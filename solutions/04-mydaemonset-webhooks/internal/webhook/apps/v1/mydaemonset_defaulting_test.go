@@ -1,5 +1,3 @@
-//stage:4
-
 package v1
 
 import (
@@ -81,5 +79,3 @@ func TestTheDefaultFollowsTheImageOnlyWhenTheFieldIsRemoved(t *testing.T) {
 	g.Expect(stored(g, mds).Spec.ImagePullPolicy).To(Equal(corev1.PullIfNotPresent),
 		"an update that removes the policy gets the default of the current image")
 }
-
-//stage:end

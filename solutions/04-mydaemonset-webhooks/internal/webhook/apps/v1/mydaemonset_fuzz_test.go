@@ -1,5 +1,3 @@
-//stage:4
-
 package v1
 
 import (
@@ -139,5 +137,3 @@ func checkDefaults(t *testing.T, mds, defaulted *appsv1.MyDaemonSet) {
 			defaulted.Spec, again.Spec, err)
 	}
 }
-
-//stage:end

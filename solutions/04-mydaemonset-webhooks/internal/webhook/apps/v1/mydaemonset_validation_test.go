@@ -1,5 +1,3 @@
-//stage:4
-
 package v1
 
 import (
@@ -313,5 +311,3 @@ func TestAMyDaemonSetStoredBeforeTheRulesCanStillBeLabelledAndDeleted(t *testing
 		return apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(mds), &appsv1.MyDaemonSet{}))
 	}).Should(BeTrue(), "the MyDaemonSet is gone once its finalizer is")
 }
-
-//stage:end

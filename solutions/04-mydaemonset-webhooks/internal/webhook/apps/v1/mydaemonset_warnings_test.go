@@ -1,5 +1,3 @@
-//stage:4
-
 package v1
 
 import (
@@ -54,5 +52,3 @@ func TestAnUpdateToAFloatingImageIsWarnedAbout(t *testing.T) {
 	g.Expect(recorder.Take()).To(ConsistOf(ContainSubstring("is tagged latest")),
 		"an update to a floating image should come back with a warning")
 }
-
-//stage:end

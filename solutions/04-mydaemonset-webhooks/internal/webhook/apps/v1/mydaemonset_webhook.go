@@ -1,5 +1,3 @@
-//stage:4
-
 // Package v1 holds the admission webhooks of the apps.workshop.dev/v1 kinds: the API
 // server calls them, over TLS, on every create and update of a MyDaemonSet, first the
 // defaulting webhook, then, after its own schema checks, the validating one.
@@ -46,18 +44,10 @@ var _ admission.Defaulter[*appsv1.MyDaemonSet] = &MyDaemonSetCustomDefaulter{}
 // leaves the field alone keeps the stored value: the default is chosen once, from the
 // image of that moment.
 func (d *MyDaemonSetCustomDefaulter) Default(_ context.Context, mds *appsv1.MyDaemonSet) error {
-	//lesson:todo(4) Default spec.imagePullPolicy when it is empty
-	//lesson:todo Set spec.imagePullPolicy to defaultPullPolicy(spec.image), only when it is
-	//lesson:todo empty: a policy the user chose stays. See "Defaulting" in docs/lesson-04.md.
-	//lesson:hint Change the object only where it lacks something: the patch the API server applies is the difference.
-	//lesson:hint A defaulter's error refuses the request: return nil, and leave an image that does not parse to the validator.
-	//lesson:test TestDefaultingSetsTheImagePullPolicy TestTheDefaultFollowsTheImageOnlyWhenTheFieldIsRemoved
-	//lesson:stub return nil
 	if mds.Spec.ImagePullPolicy == "" {
 		mds.Spec.ImagePullPolicy = defaultPullPolicy(mds.Spec.Image)
 	}
 	return nil
-	//lesson:end
 }
 
 // defaultPullPolicy is the pull policy Kubernetes gives a container that has none: Always
@@ -69,14 +59,6 @@ func (d *MyDaemonSetCustomDefaulter) Default(_ context.Context, mds *appsv1.MyDa
 // A missing image would come back in it as "" (spec.image has no omitempty), and the user
 // would read "should be at least 1 chars long" instead of "Required value".
 func defaultPullPolicy(image string) corev1.PullPolicy {
-	//lesson:todo(3) Choose the default pull policy of an image
-	//lesson:todo Return "" when parseImage(image) fails. Else corev1.PullAlways when the
-	//lesson:todo tag is "latest", or the tag and the digest are both empty; else
-	//lesson:todo corev1.PullIfNotPresent. See "Defaulting" in docs/lesson-04.md.
-	//lesson:hint The table in "Defaulting" has the rule: the tag decides, and only a reference without a tag falls back on the digest.
-	//lesson:hint parseImage returns an imageRef whose tag and digest fields are empty when the reference has none.
-	//lesson:test TestDefaultPullPolicy
-	//lesson:stub return ""
 	ref, err := parseImage(image)
 	switch {
 	case err != nil:
@@ -86,7 +68,6 @@ func defaultPullPolicy(image string) corev1.PullPolicy {
 	default:
 		return corev1.PullIfNotPresent
 	}
-	//lesson:end
 }
 
 // +kubebuilder:webhook:path=/validate-apps-workshop-dev-v1-mydaemonset,mutating=false,failurePolicy=fail,sideEffects=None,groups=apps.workshop.dev,resources=mydaemonsets,verbs=create;update,versions=v1,name=vmydaemonset-v1.kb.io,admissionReviewVersions=v1
@@ -110,22 +91,10 @@ func (v *MyDaemonSetCustomValidator) ValidateCreate(_ context.Context, mds *apps
 // finalizer, or it could never be deleted; and a warning about a spec nobody touched
 // would come back with every such update.
 func (v *MyDaemonSetCustomValidator) ValidateUpdate(_ context.Context, oldMDS, mds *appsv1.MyDaemonSet) (admission.Warnings, error) {
-	//lesson:todo(8) Check an update only when it changes the spec
-	//lesson:todo Admit the update with no warning when the spec is unchanged
-	//lesson:todo (equality.Semantic.DeepEqual of the old and new spec); else check the new
-	//lesson:todo object as ValidateCreate does. See "Validating" in docs/lesson-04.md.
-	//lesson:hint A label patch, or the garbage collector removing its finalizer, is an update too: one whose old and new spec are equal.
-	//lesson:hint equality (k8s.io/apimachinery/pkg/api/equality) compares the two specs; a changed one goes through validateMyDaemonSet.
-	//lesson:test TestValidateUpdateChecksOnlyAChangedSpec TestUpdatesAreValidatedToo
-	//lesson:test TestAMyDaemonSetStoredBeforeTheRulesCanStillBeLabelledAndDeleted
-	//lesson:stub return nil, nil
-	//mistake:validates-every-update a metadata change must go through, whatever the spec
 	if equality.Semantic.DeepEqual(oldMDS.Spec, mds.Spec) {
 		return nil, nil
 	}
-	//mistake:end
 	return validateMyDaemonSet(mds)
-	//lesson:end
 }
 
 // ValidateDelete is never called: the marker registers the webhook for create and
@@ -138,21 +107,11 @@ func (v *MyDaemonSetCustomValidator) ValidateDelete(context.Context, *appsv1.MyD
 // server reports its own checks, or else the warnings for what is allowed but unwise.
 // It reads nothing but mds, so that the tests and the fuzzer can call it directly.
 func validateMyDaemonSet(mds *appsv1.MyDaemonSet) (admission.Warnings, error) {
-	//lesson:todo(5) Refuse every problem in one Invalid answer
-	//lesson:todo Collect validateSpec's errors for the path "spec". When there are any,
-	//lesson:todo return them as apierrors.NewInvalid with the MyDaemonSet's group and kind
-	//lesson:todo and its name; else return warningsFor(...). See "Validating" in
-	//lesson:todo docs/lesson-04.md.
-	//lesson:hint field.NewPath("spec") is the path; validateSpec returns a field.ErrorList, empty when the spec is valid.
-	//lesson:hint apierrors.NewInvalid takes a schema.GroupKind: appsv1.GroupVersion.WithKind gives a GroupVersionKind, and its GroupKind method the rest.
-	//lesson:test TestValidateMyDaemonSet
-	//lesson:stub return nil, nil
 	spec := field.NewPath("spec")
 	if errs := validateSpec(&mds.Spec, spec); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(appsv1.GroupVersion.WithKind("MyDaemonSet").GroupKind(), mds.Name, errs)
 	}
 	return warningsFor(&mds.Spec, spec), nil
-	//lesson:end
 }
 
 // validateSpec returns the problems of every field of spec, each with its path.
@@ -215,14 +174,6 @@ func validateTolerations(tolerations []corev1.Toleration, path *field.Path) fiel
 // validation only asks for a non-empty string; a bad reference surfaces later, on every
 // node, as a pod stuck in InvalidImageName.
 func validateImage(image string, path *field.Path) field.ErrorList {
-	//lesson:todo(6) Refuse an image that is no reference
-	//lesson:todo Return field.Required when image is empty, and field.Invalid with the
-	//lesson:todo error's text when parseImage refuses it. See "Validating" in
-	//lesson:todo docs/lesson-04.md.
-	//lesson:hint Two cases, each one error: an empty image, and one parseImage refuses.
-	//lesson:hint field.Required takes the path and a detail (may be empty); field.Invalid the path, the value and the message.
-	//lesson:test TestValidateImage
-	//lesson:stub return nil
 	if image == "" {
 		return field.ErrorList{field.Required(path, "")}
 	}
@@ -230,23 +181,12 @@ func validateImage(image string, path *field.Path) field.ErrorList {
 		return field.ErrorList{field.Invalid(path, image, err.Error())}
 	}
 	return nil
-	//lesson:end
 }
 
 // validateNodeSelector requires label keys and values, like a pod's node selector: a
 // selector that no label can satisfy would leave the MyDaemonSet without a node forever.
 // Keys are checked in sorted order, so that the message is the same on every call.
 func validateNodeSelector(selector map[string]string, path *field.Path) field.ErrorList {
-	//lesson:todo(7) Refuse node selector entries no label can have
-	//lesson:todo For every key, in sorted order, add a field.Invalid at path.Key(key) for
-	//lesson:todo each message of content.IsLabelKey(key) (with the key as the
-	//lesson:todo value) and of content.IsLabelValue(value) (with the value). See
-	//lesson:todo "Validating" in docs/lesson-04.md.
-	//lesson:hint A map's order changes from one range to the next: slices.Sorted(maps.Keys(selector)) gives the keys in order.
-	//lesson:hint content.IsLabelKey and content.IsLabelValue return one message per problem, none for a valid key or value.
-	//lesson:test TestValidateNodeSelector TestNodeSelectorErrorsAreSorted
-	//lesson:test TestTheAPIServerRefusesBadMyDaemonSets TestEveryProblemIsReportedInOneAnswer
-	//lesson:stub return nil
 	var errs field.ErrorList
 	for _, key := range slices.Sorted(maps.Keys(selector)) {
 		for _, msg := range content.IsLabelKey(key) {
@@ -257,7 +197,6 @@ func validateNodeSelector(selector map[string]string, path *field.Path) field.Er
 		}
 	}
 	return errs
-	//lesson:end
 }
 
 // validatePullPolicy repeats the CRD's enum. The API server checks the enum before this
@@ -277,14 +216,6 @@ func validatePullPolicy(policy corev1.PullPolicy, path *field.Path) field.ErrorL
 // controller replaces pods only when spec.image changes, so a new push of latest reaches
 // a node only when its pod happens to be recreated, and the nodes drift apart.
 func warningsFor(spec *appsv1.MyDaemonSetSpec, path *field.Path) admission.Warnings {
-	//lesson:todo(9) Warn about an image that floats
-	//lesson:todo Return one warning, starting with the path of the image, when
-	//lesson:todo parseImage(spec.Image) succeeds and the reference is floating(); else
-	//lesson:todo nil. See "Warnings" in docs/lesson-04.md.
-	//lesson:hint An image parseImage refuses gets no warning: the validator refuses it already.
-	//lesson:hint Start it with path.Child("image") and the image quoted (%q), then say "is tagged latest" or "has no tag, which means latest".
-	//lesson:test TestFloatingImagesAreAdmittedWithAWarning TestAnUpdateToAFloatingImageIsWarnedAbout
-	//lesson:stub return nil
 	ref, err := parseImage(spec.Image)
 	if err != nil || !ref.floating() {
 		return nil
@@ -295,7 +226,4 @@ func warningsFor(spec *appsv1.MyDaemonSetSpec, path *field.Path) admission.Warni
 	}
 	return admission.Warnings{fmt.Sprintf("%s: %q %s: each node runs whatever latest was when its pod started, "+
 		"and a new push replaces no pod; pin a version or a digest", path.Child("image"), spec.Image, what)}
-	//lesson:end
 }
-
-//stage:end

@@ -1,5 +1,3 @@
-//stage:4
-
 package v1
 
 import (
@@ -86,5 +84,3 @@ func TestTheSamples(t *testing.T) {
 		})
 	}
 }
-
-//stage:end

@@ -1,5 +1,3 @@
-//stage:4
-
 package v1
 
 import (
@@ -27,5 +25,3 @@ func TestMain(m *testing.M) {
 	root := filepath.Join("..", "..", "..", "..")
 	os.Exit(testenv.RunWebhooks(m, root, scheme, SetupMyDaemonSetWebhookWithManager, &env))
 }
-
-//stage:end

@@ -56,14 +56,6 @@ var _ admission.Defaulter[*nodesv1.NodePool] = &NodePoolCustomDefaulter{}
 // taint written without one is stored with NoSchedule, and `kubectl get -o yaml` shows
 // it.
 func (d *NodePoolCustomDefaulter) Default(_ context.Context, pool *nodesv1.NodePool) error {
-	//lesson:todo(2) Fill in the defaults.
-	//lesson:todo Set spec.handler to DefaultHandler when it is empty, and the effect of
-	//lesson:todo every taint that has none to corev1.TaintEffectNoSchedule. Change nothing
-	//lesson:todo else. See "Defaulting" in docs/lesson-08.md.
-	//lesson:hint Fill in only what is missing: an empty handler, and taints without an effect. A pool that names them keeps its own.
-	//lesson:hint Range over pool.Spec.Taints by index (for i := range ...) so that the change lands in the slice, not in a copy.
-	//lesson:test TestDefaultFillsInOnlyWhatIsMissing
-	//lesson:stub return nil
 	if pool.Spec.Handler == "" {
 		pool.Spec.Handler = DefaultHandler
 	}
@@ -73,7 +65,6 @@ func (d *NodePoolCustomDefaulter) Default(_ context.Context, pool *nodesv1.NodeP
 		}
 	}
 	return nil
-	//lesson:end
 }
 
 // +kubebuilder:webhook:path=/validate-nodes-workshop-dev-v1-nodepool,mutating=false,failurePolicy=fail,sideEffects=None,groups=nodes.workshop.dev,resources=nodepools,verbs=create;update,versions=v1,name=vnodepool-v1.kb.io,admissionReviewVersions=v1
@@ -97,20 +88,10 @@ func (v *NodePoolCustomValidator) ValidateCreate(_ context.Context, pool *nodesv
 // lose its finalizer, or it could never be deleted; and a warning about a spec nobody
 // touched would land in the manager's log on every finalizer patch.
 func (v *NodePoolCustomValidator) ValidateUpdate(_ context.Context, oldPool, pool *nodesv1.NodePool) (admission.Warnings, error) {
-	//lesson:todo(8) Check an update only when it changes the spec.
-	//lesson:todo Admit the update with no warning when the spec is unchanged
-	//lesson:todo (equality.Semantic.DeepEqual of the old and new spec); else check the new
-	//lesson:todo pool as ValidateCreate does. See "Updates, and the controller's own
-	//lesson:todo writes" in docs/lesson-08.md.
-	//lesson:hint A pool stored before a rule existed must still take a finalizer, a label or a deletion: only a new spec is the user's to fix.
-	//lesson:hint equality.Semantic.DeepEqual compares the old and the new spec; when they differ, check the new pool as ValidateCreate does.
-	//lesson:test TestValidateUpdateChecksOnlyAChangedSpec
-	//lesson:stub return nil, nil
 	if equality.Semantic.DeepEqual(oldPool.Spec, pool.Spec) {
 		return nil, nil
 	}
 	return validateNodePool(pool)
-	//lesson:end
 }
 
 // ValidateDelete is never called: the marker registers the webhook for create and
@@ -123,15 +104,6 @@ func (v *NodePoolCustomValidator) ValidateDelete(context.Context, *nodesv1.NodeP
 // reports its own checks, or else the warnings for what is allowed but unwise. It reads
 // nothing but pool, so that the tests and the fuzzer can call it directly.
 func validateNodePool(pool *nodesv1.NodePool) (admission.Warnings, error) {
-	//lesson:todo(6) Refuse every problem in one answer.
-	//lesson:todo Collect the errors of validateName (path metadata.name) and of
-	//lesson:todo validateSpec (path spec). When there are any, return them as
-	//lesson:todo apierrors.NewInvalid with NodePool's group and kind and the pool's name;
-	//lesson:todo else return warningsFor(...). See "Validating" in docs/lesson-08.md.
-	//lesson:hint A field.ErrorList is a slice: append the errors of validateName and validateSpec, each with its own path from field.NewPath.
-	//lesson:hint apierrors.NewInvalid takes NodePool's schema.GroupKind (nodesv1.GroupVersion has the group), the pool's name and the list: one answer, in which the API server names every field.
-	//lesson:test TestValidateNodePoolChecksTheName TestLabelErrorsAreSorted
-	//lesson:stub return nil, nil
 	errs := validateName(pool.Name, field.NewPath("metadata", "name"))
 	spec := field.NewPath("spec")
 	errs = append(errs, validateSpec(&pool.Spec, spec)...)
@@ -139,7 +111,6 @@ func validateNodePool(pool *nodesv1.NodePool) (admission.Warnings, error) {
 		return nil, apierrors.NewInvalid(nodesv1.GroupVersion.WithKind("NodePool").GroupKind(), pool.Name, errs)
 	}
 	return warningsFor(pool, spec), nil
-	//lesson:end
 }
 
 // validateName requires a name that can be used where the controller uses it: as the
@@ -190,14 +161,6 @@ const nodeRestrictionPrefix = "node-restriction.kubernetes.io"
 // node.kubernetes.io or node-role.kubernetes.io. A key without a prefix, or with a prefix
 // that only ends in those words (example-kubernetes.io), is the user's.
 func reservedPrefix(key string) (string, bool) {
-	//lesson:todo(3) Tell a reserved prefix.
-	//lesson:todo Split key at its "/". Return the prefix and true when it is kubernetes.io
-	//lesson:todo or k8s.io or ends in ".kubernetes.io" or ".k8s.io"; else "" and false. See
-	//lesson:todo "Reserved prefixes" in docs/lesson-08.md.
-	//lesson:hint strings.Cut(key, "/") splits a key at its first slash; a key without one has no prefix.
-	//lesson:hint A prefix is reserved when it is kubernetes.io or k8s.io, or ends in .kubernetes.io or .k8s.io (strings.HasSuffix with the dot): example-kubernetes.io is nobody's.
-	//lesson:test TestReservedPrefix
-	//lesson:stub return "", false
 	prefix, _, found := strings.Cut(key, "/")
 	if !found {
 		return "", false
@@ -208,7 +171,6 @@ func reservedPrefix(key string) (string, bool) {
 		}
 	}
 	return "", false
-	//lesson:end
 }
 
 // validateLabels requires label keys and values a node accepts, and keys outside the
@@ -217,18 +179,6 @@ func reservedPrefix(key string) (string, bool) {
 // server allows, and without this check a bad value fails every pass, on every member.
 // Keys are checked in sorted order, so that the message is the same on every call.
 func validateLabels(labels map[string]string, path *field.Path) field.ErrorList {
-	//lesson:todo(4) Check the labels.
-	//lesson:todo For every key, in sorted order: a field.Invalid at path.Key(key) for each
-	//lesson:todo message of content.IsLabelKey(key) (the key as the value); for a valid key
-	//lesson:todo under a reserved prefix, a field.Forbidden with membershipLabelMessage (for
-	//lesson:todo node-role.kubernetes.io) or reservedLabelMessage, unless the prefix is
-	//lesson:todo nodeRestrictionPrefix; and a field.Invalid for each message of
-	//lesson:todo content.IsLabelValue (the value as the value). See "Validating" in
-	//lesson:todo docs/lesson-08.md.
-	//lesson:hint content.IsLabelKey and content.IsLabelValue (k8s.io/apimachinery/pkg/api/validate/content) return the messages of the API server's own checks: one field.Invalid for each.
-	//lesson:hint slices.Sorted(maps.Keys(labels)) gives the keys in order and path.Key(key) the path of one label; reservedPrefix (TODO(3)) tells a field.Forbidden, and the switch on the prefix which message.
-	//lesson:test TestValidateLabelsRefusesWhatANodeWouldNot
-	//lesson:stub return nil
 	var errs field.ErrorList
 	for _, key := range slices.Sorted(maps.Keys(labels)) {
 		keyPath := path.Key(key)
@@ -251,7 +201,6 @@ func validateLabels(labels map[string]string, path *field.Path) field.ErrorList 
 		}
 	}
 	return errs
-	//lesson:end
 }
 
 // validateTaints requires taints a node accepts, with the rules of the API server's node
@@ -261,19 +210,6 @@ func validateLabels(labels map[string]string, path *field.Path) field.ErrorList 
 // without an API server. Keys under a reserved prefix are refused: those taints are
 // Kubernetes' (node-restriction.kubernetes.io/ included: it is a prefix for labels).
 func validateTaints(taints []corev1.Taint, path *field.Path) field.ErrorList {
-	//lesson:todo(5) Check the taints.
-	//lesson:todo For every taint, at path.Index(i): field.Required for an empty key, else
-	//lesson:todo a field.Invalid for each message of content.IsLabelKey, else a
-	//lesson:todo field.Forbidden with reservedTaintMessage for a reserved prefix (at
-	//lesson:todo .Child("key")); a field.Invalid for each message of content.IsLabelValue
-	//lesson:todo (at .Child("value")); validateEffect (at .Child("effect")); and a
-	//lesson:todo field.Duplicate, with the detail "taints must be unique by key and
-	//lesson:todo effect", for a key and effect seen before. See "Validating" in
-	//lesson:todo docs/lesson-08.md.
-	//lesson:hint A taint's path is path.Index(i), and its parts .Child("key"), .Child("value") and .Child("effect"); an empty key is field.Required.
-	//lesson:hint A map of the key:effect pairs seen finds a duplicate; field.Duplicate returns an error whose Detail you can set.
-	//lesson:test TestValidateTaintsRefusesWhatANodeWouldNot
-	//lesson:stub return nil
 	var errs field.ErrorList
 	seen := map[string]bool{}
 	for i, taint := range taints {
@@ -302,7 +238,6 @@ func validateTaints(taints []corev1.Taint, path *field.Path) field.ErrorList {
 		seen[id] = true
 	}
 	return errs
-	//lesson:end
 }
 
 // validateEffect requires one of the three effects a node accepts. An empty effect is
@@ -341,14 +276,6 @@ func validateHandler(handler string, path *field.Path) field.ErrorList {
 //   - a pool without labels: its RuntimeClass has no node selector, so the pods that ask
 //     for it may run on any node, not only the pool's.
 func warningsFor(pool *nodesv1.NodePool, path *field.Path) admission.Warnings {
-	//lesson:todo(7) Warn about what is allowed but unwise.
-	//lesson:todo Return one warning per NoExecute taint, starting with its path, and one
-	//lesson:todo for a pool without labels, starting with the path of spec.labels; nil when
-	//lesson:todo there is nothing to warn about. See "Warnings" in docs/lesson-08.md.
-	//lesson:hint admission.Warnings is a list of strings that kubectl prints; start each with the path of the field it is about (a field.Path's String()).
-	//lesson:hint A NoExecute taint evicts the pods already running on every member; a pool without labels gives its RuntimeClass no node selector.
-	//lesson:test TestValidateNodePool
-	//lesson:stub return nil
 	var warnings admission.Warnings
 	for i, taint := range pool.Spec.Taints {
 		if taint.Effect == corev1.TaintEffectNoExecute {
@@ -363,5 +290,4 @@ func warningsFor(pool *nodesv1.NodePool, path *field.Path) admission.Warnings {
 			path.Child("labels"), nodesv1.RuntimeClassPrefix, pool.Name))
 	}
 	return warnings
-	//lesson:end
 }

@@ -1,4 +1,3 @@
-//stage:8
 package v1
 
 import (
@@ -292,5 +291,3 @@ func TestValidateUpdateChecksOnlyAChangedSpec(t *testing.T) {
 	g.Expect(warnings).To(ConsistOf(HavePrefix("spec.taints[0]: the NoExecute taint dedicated:NoExecute evicts")),
 		"a spec change gets the warnings of a create")
 }
-
-//stage:end

@@ -1,4 +1,3 @@
-//stage:8
 package v1
 
 import (
@@ -212,5 +211,3 @@ func checkAccepted(t *testing.T, pool *nodesv1.NodePool) {
 		t.Fatalf("the accepted pool has the handler %q, which no RuntimeClass accepts: %v", pool.Spec.Handler, errs)
 	}
 }
-
-//stage:end

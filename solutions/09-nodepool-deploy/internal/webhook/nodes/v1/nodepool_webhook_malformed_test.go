@@ -1,4 +1,3 @@
-//stage:8
 package v1
 
 import (
@@ -101,5 +100,3 @@ func TestMalformedNodePoolsAreRefusedWithTheirField(t *testing.T) {
 		})
 	}
 }
-
-//stage:end

@@ -1,4 +1,3 @@
-//stage:8
 package v1
 
 import (
@@ -403,5 +402,3 @@ func TestTheSamples(t *testing.T) {
 		})
 	}
 }
-
-//stage:end

@@ -1,4 +1,3 @@
-//stage:8
 package v1
 
 import (
@@ -26,5 +25,3 @@ func TestMain(m *testing.M) {
 	root := filepath.Join("..", "..", "..", "..")
 	os.Exit(testenv.RunWebhooks(m, root, scheme, SetupNodePoolWebhookWithManager, &env))
 }
-
-//stage:end

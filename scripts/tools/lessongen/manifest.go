@@ -1,0 +1,209 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// A track's manifest, tracks/<track>/lessons.yaml, holds everything about its lessons
+// that is not code: which files enter the track whole in which lesson, and each task's
+// title, TODO text, hints and tests, and the mistakes learners make. The code marks only
+// where each task is written (see source.go).
+type manifest struct {
+	// Operator is the kind the track's controller manages, as lessons/index.json names it.
+	Operator string `yaml:"operator"`
+	// Borrows are files another track writes: they are generated into this track too.
+	Borrows []borrow     `yaml:"borrows"`
+	Lessons []lessonSpec `yaml:"lessons"`
+}
+
+// A borrow takes files, as one stage of another track has them, into this track, so that
+// two tracks that teach the same API serve it from one source.
+type borrow struct {
+	Track string   `yaml:"track"`
+	Stage int      `yaml:"stage"`
+	Files []string `yaml:"files"`
+}
+
+type lessonSpec struct {
+	Number int    `yaml:"number"`
+	Folder string `yaml:"folder"` // NN-name, the folder of the lesson and of its solution
+	// Files enter the track whole in this lesson: they exist from its stage on.
+	Files    []string      `yaml:"files"`
+	Tasks    []taskSpec    `yaml:"tasks"`
+	Mistakes []mistakeSpec `yaml:"mistakes"`
+}
+
+type taskSpec struct {
+	ID    int    `yaml:"id"`
+	Title string `yaml:"title"`
+	// Todo is the text under the task's TODO(K) line, where //lesson:N.K stands.
+	Todo  string   `yaml:"todo"`
+	Hints []string `yaml:"hints"`
+	Tests []string `yaml:"tests"`
+	// Also holds the other places where the task is written (//lesson:N.K NAME), each
+	// with its own text; the text's first line follows its TODO(K).
+	Also     map[string]string `yaml:"also"`
+	Mistakes []mistakeSpec     `yaml:"mistakes"`
+}
+
+// A mistake is code learners often get wrong, and how: the maintainers' check makes it
+// in a scratch copy of the stage, and the tests must catch it, saying Says.
+type mistakeSpec struct {
+	Name  string     `yaml:"name"`
+	Says  string     `yaml:"says"`
+	Edits []editSpec `yaml:"edits"`
+}
+
+// An edit replaces the lines Find of File (compared without their indentation) with the
+// lines Instead, indented like the first line found.
+type editSpec struct {
+	File    string `yaml:"file"`
+	Find    string `yaml:"find"`
+	Instead string `yaml:"instead"`
+}
+
+const manifestFile = "lessons.yaml"
+
+// readManifest reads and checks a track's manifest. Unknown keys are errors, so that a
+// misspelt one is not silently ignored.
+func readManifest(path string) (*manifest, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	dec.KnownFields(true)
+	var m manifest
+	if err := dec.Decode(&m); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := m.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &m, nil
+}
+
+// check reports what makes a manifest unusable, naming the lesson, task and field.
+func (m *manifest) check() error {
+	if m.Operator == "" {
+		return errors.New("operator: the kind the track's controller manages is missing")
+	}
+	if len(m.Lessons) == 0 {
+		return errors.New("lessons: a track has at least one lesson")
+	}
+	mistakes := map[string]bool{}
+	for i, l := range m.Lessons {
+		if i > 0 && l.Number <= m.Lessons[i-1].Number {
+			return fmt.Errorf("lesson %d: lessons are listed in increasing order", l.Number)
+		}
+		if !strings.HasPrefix(l.Folder, fmt.Sprintf("%02d-", l.Number)) {
+			return fmt.Errorf("lesson %d: folder %q must start with %02d-", l.Number, l.Folder, l.Number)
+		}
+		if len(l.Tasks) == 0 {
+			return fmt.Errorf("lesson %d: a lesson without a task: give it one, and mark where it is written with //lesson:%d.1", l.Number, l.Number)
+		}
+		if i == 0 && len(l.Files) > 0 {
+			return fmt.Errorf("lesson %d: files: every file exists in the track's first lesson: list only files that enter later", l.Number)
+		}
+		for j, t := range l.Tasks {
+			where := fmt.Sprintf("lesson %d, task %d", l.Number, t.ID)
+			switch {
+			case t.ID != j+1:
+				return fmt.Errorf("lesson %d: the tasks are numbered 1, 2, ... in order; task %d is number %d", l.Number, j+1, t.ID)
+			case strings.TrimSpace(t.Title) == "":
+				return fmt.Errorf("%s: title is missing", where)
+			case len(t.Hints) < 2 || len(t.Hints) > 3:
+				return fmt.Errorf("%s: %d hints; give two or three, from a nudge to the API to use", where, len(t.Hints))
+			case len(t.Tests) == 0:
+				return fmt.Errorf("%s: tests: name the tests that fail until the task is done", where)
+			}
+			for _, ms := range t.Mistakes {
+				if err := checkMistake(ms, where, mistakes); err != nil {
+					return err
+				}
+			}
+		}
+		for _, ms := range l.Mistakes {
+			if err := checkMistake(ms, fmt.Sprintf("lesson %d", l.Number), mistakes); err != nil {
+				return err
+			}
+		}
+	}
+	for _, b := range m.Borrows {
+		if b.Track == "" || b.Stage == 0 || len(b.Files) == 0 {
+			return fmt.Errorf("borrows: each names a track, a stage and files (got %+v)", b)
+		}
+	}
+	return nil
+}
+
+func checkMistake(ms mistakeSpec, where string, seen map[string]bool) error {
+	switch {
+	case ms.Name == "" || strings.ContainsAny(ms.Name, " \t/"):
+		return fmt.Errorf("%s: a mistake's name is one word (got %q)", where, ms.Name)
+	case seen[ms.Name]:
+		return fmt.Errorf("%s: mistake %s: another mistake of the track has that name", where, ms.Name)
+	case strings.TrimSpace(ms.Says) == "":
+		return fmt.Errorf("%s: mistake %s: says: the words the failing test prints are missing", where, ms.Name)
+	case len(ms.Edits) == 0:
+		return fmt.Errorf("%s: mistake %s: edits: say what the mistake changes", where, ms.Name)
+	}
+	for _, e := range ms.Edits {
+		if e.File == "" || strings.TrimSpace(e.Find) == "" {
+			return fmt.Errorf("%s: mistake %s: each edit names a file and the lines to find", where, ms.Name)
+		}
+	}
+	seen[ms.Name] = true
+	return nil
+}
+
+// lesson returns the lesson numbered n.
+func (m *manifest) lesson(n int) *lessonSpec {
+	for i := range m.Lessons {
+		if m.Lessons[i].Number == n {
+			return &m.Lessons[i]
+		}
+	}
+	return nil
+}
+
+// firstStage returns the number of the track's first lesson.
+func (m *manifest) firstStage() int { return m.Lessons[0].Number }
+
+// enters returns the lesson in which a file enters the track whole, or the track's first.
+func (m *manifest) enters(rel string) int {
+	for _, l := range m.Lessons {
+		if slices.Contains(l.Files, filepath.ToSlash(rel)) {
+			return l.Number
+		}
+	}
+	return m.firstStage()
+}
+
+// mistake returns the mistake named name, and the lesson it is made in.
+func (m *manifest) mistake(name string) (*mistakeSpec, int) {
+	for _, l := range m.Lessons {
+		for _, t := range l.Tasks {
+			for i := range t.Mistakes {
+				if t.Mistakes[i].Name == name {
+					return &t.Mistakes[i], l.Number
+				}
+			}
+		}
+		for i := range l.Mistakes {
+			if l.Mistakes[i].Name == name {
+				return &l.Mistakes[i], l.Number
+			}
+		}
+	}
+	return nil, 0
+}

@@ -1,0 +1,247 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	goformat "go/format"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/imports"
+)
+
+// The module paths of the generated folders: the track's module path with its last two
+// elements (tracks/<name>) replaced by the folder's (solutions/NN-name, lessons/NN-name).
+func (t *track) moduleOf(kind, folder string) string {
+	return strings.TrimSuffix(t.module, "tracks/"+t.name) + kind + "/" + folder
+}
+
+// modulePath reads the module path of the module in dir.
+func modulePath(dir string) (string, error) {
+	gomod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(gomod), "\n") {
+		if path, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
+			return strings.TrimSpace(path), nil
+		}
+	}
+	return "", fmt.Errorf("%s/go.mod: no module line", dir)
+}
+
+// makeMistake applies a mistake's edits to the stage's files.
+func (st *stage) makeMistake(m *mistakeSpec) error {
+	for _, e := range m.Edits {
+		src, ok := st.files[e.File]
+		if !ok {
+			return fmt.Errorf("mistake %s: stage %s has no file %s", m.Name, st.folder, e.File)
+		}
+		out, err := replaceLines(src, e.Find, e.Instead)
+		if err != nil {
+			return fmt.Errorf("mistake %s, in %s: %w", m.Name, e.File, err)
+		}
+		st.files[e.File] = out
+		st.changed = append(st.changed, e.File)
+	}
+	return nil
+}
+
+// replaceLines replaces the one run of lines of src that reads find (line by line,
+// leaving indentation aside) with the lines of instead, each indented like the first
+// line found plus its own indentation.
+func replaceLines(src []byte, find, instead string) ([]byte, error) {
+	have := strings.Split(string(src), "\n")
+	want := lines(find)
+	var at []int
+	for i := 0; i+len(want) <= len(have); i++ {
+		match := true
+		for j, w := range want {
+			if strings.TrimSpace(have[i+j]) != strings.TrimSpace(w) {
+				match = false
+				break
+			}
+		}
+		if match {
+			at = append(at, i)
+		}
+	}
+	if len(at) != 1 {
+		return nil, fmt.Errorf("the lines to find are there %d times; they must be there once:\n%s", len(at), find)
+	}
+	i := at[0]
+	indent := have[i][:len(have[i])-len(strings.TrimLeft(have[i], " \t"))]
+	var repl []string
+	for _, l := range lines(instead) {
+		repl = append(repl, strings.TrimRight(indent+l, " \t"))
+	}
+	out := slices.Concat(have[:i], repl, have[i+len(want):])
+	return []byte(strings.Join(out, "\n")), nil
+}
+
+// finish moves the stage to its module path and formats its Go files. The new module
+// path may reorder an import block; where code was left out or put in, the imports only
+// it used must go too, which imports.Process does, like goimports.
+func (st *stage) finish(from, to string) error {
+	for rel, src := range st.files {
+		if !strings.HasSuffix(rel, ".go") {
+			if rel == "go.mod" || !bytes.ContainsRune(src, 0) {
+				st.files[rel] = bytes.ReplaceAll(src, []byte(from), []byte(to))
+			}
+			continue
+		}
+		src = bytes.ReplaceAll(src, []byte(from+"/"), []byte(to+"/"))
+		src = bytes.ReplaceAll(src, []byte(`"`+from+`"`), []byte(`"`+to+`"`))
+		var out []byte
+		var err error
+		if slices.Contains(st.changed, rel) {
+			out, err = imports.Process(rel, src, &imports.Options{Comments: true, TabIndent: true, TabWidth: 8})
+		} else {
+			out, err = goformat.Source(src)
+		}
+		if err != nil {
+			return fmt.Errorf("%s/%s: the generated file does not parse: %w\n%s", st.folder, rel, err, src)
+		}
+		st.files[rel] = out
+	}
+	return nil
+}
+
+var todoLine = regexp.MustCompile(`(?m)^[ \t]*(//|#) TODO\((\d+)\): `)
+
+// tasks returns the lesson's tasks for the index, with the file and line of each task's
+// main TODO as the finished lesson has them.
+func (st *stage) tasks(l *lessonSpec) ([]todo, error) {
+	var out []todo
+	for _, task := range l.Tasks {
+		out = append(out, todo{ID: task.ID, Title: task.Title, Hints: task.Hints, Tests: task.Tests})
+	}
+	for rel, fences := range st.fences {
+		// The TODOs of a file, in order, are its fences in order.
+		var ids []int
+		var lineNos []int
+		src := st.files[rel]
+		for _, m := range todoLine.FindAllSubmatchIndex(src, -1) {
+			var id int
+			fmt.Sscan(string(src[m[4]:m[5]]), &id)
+			ids = append(ids, id)
+			lineNos = append(lineNos, bytes.Count(src[:m[0]], []byte("\n"))+1)
+		}
+		if len(ids) != len(fences) {
+			return nil, fmt.Errorf("%s/%s: %d TODO lines for %d tasks' places", st.folder, rel, len(ids), len(fences))
+		}
+		for i, f := range fences {
+			if f.Place == "" {
+				out[f.Task-1].File = rel
+				out[f.Task-1].Line = lineNos[i]
+			}
+		}
+	}
+	defined := testNames(st.files)
+	for _, t := range out {
+		for _, name := range t.Tests {
+			if !defined[name] {
+				return nil, fmt.Errorf("lesson %s, task %d: tests: %s is not a test of the stage (no _test.go file defines it)", st.folder, t.ID, name)
+			}
+		}
+	}
+	return out, nil
+}
+
+var testFunc = regexp.MustCompile(`(?m)^func (Test\w*)\(\w+ \*testing\.T\)`)
+
+// testNames returns the top-level tests of a stage.
+func testNames(files map[string][]byte) map[string]bool {
+	names := map[string]bool{}
+	for rel, src := range files {
+		if strings.HasSuffix(rel, "_test.go") {
+			for _, m := range testFunc.FindAllSubmatch(src, -1) {
+				names[string(m[1])] = true
+			}
+		}
+	}
+	return names
+}
+
+// writeTo replaces the folder dir with the stage's files, with the modes of the source's.
+func (st *stage) writeTo(dir string, modes func(rel string) os.FileMode) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	names := make([]string, 0, len(st.files))
+	for rel := range st.files {
+		names = append(names, rel)
+	}
+	sort.Strings(names)
+	for _, rel := range names {
+		target := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(target, st.files[rel], modes(rel)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// The index of the lessons, lessons/index.json: what make check-N, make hint-N and make
+// progress read about each lesson's tasks. lessongen writes it from the manifests; nobody
+// edits it.
+type index struct {
+	Comment string   `json:"//"`
+	Lessons []lesson `json:"lessons"`
+}
+
+type lesson struct {
+	Number   int    `json:"number"`
+	Title    string `json:"title"`
+	Operator string `json:"operator"` // the kind the lesson's controller manages
+	Folder   string `json:"folder"`   // lessons/NN-name, and its solution solutions/NN-name
+	Todos    []todo `json:"todos"`
+}
+
+// A todo is one task of a lesson: where its TODO stands, its hints and its tests.
+type todo struct {
+	ID    int      `json:"id"`
+	Title string   `json:"title"`
+	File  string   `json:"file"`
+	Line  int      `json:"line"`
+	Hints []string `json:"hints"`
+	Tests []string `json:"tests"`
+}
+
+const indexComment = "Written by scripts/tools/lessongen from tracks/*/lessons.yaml (make generate); do not edit."
+
+func writeIndex(file string, lessons []lesson) error {
+	slices.SortFunc(lessons, func(a, b lesson) int { return a.Number - b.Number })
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(index{Comment: indexComment, Lessons: lessons}); err != nil {
+		return err
+	}
+	return os.WriteFile(file, out.Bytes(), 0o644)
+}
+
+// lessonTitle reads a lesson's title from the first line of its page, docs/lesson-NN.md
+// ("# Lesson 05: The title").
+func lessonTitle(root string, n int) (string, error) {
+	path := filepath.Join(root, "docs", fmt.Sprintf("lesson-%02d.md", n))
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	first, _, _ := strings.Cut(string(src), "\n")
+	_, title, ok := strings.Cut(first, ": ")
+	if !ok {
+		return "", fmt.Errorf("%s: the first line should be \"# Lesson %02d: Title\"", path, n)
+	}
+	return strings.TrimSpace(title), nil
+}

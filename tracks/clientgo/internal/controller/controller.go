@@ -1,0 +1,241 @@
+// Package controller is the ImoocPod controller of lesson 02 on bare client-go: the
+// informers, the work queue and the workers that controller-runtime's builder and
+// manager set up for a Reconcile are written out here, in the shape of
+// kubernetes/sample-controller and the ReplicaSet controller.
+package controller
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
+	appsv1 "github.com/kube-workshop/operator-workshop/tracks/clientgo/api/apps/v1"
+	"github.com/kube-workshop/operator-workshop/tracks/clientgo/internal/imoocpods"
+)
+
+// Name names the controller in its logs and metrics, as Named("imoocpod") does for
+// controller-runtime.
+const Name = "imoocpod"
+
+// The RBAC markers are the same as solution 02's: controller-gen writes
+// config/rbac/role.yaml from them whichever library makes the requests.
+// +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods,verbs=get;list;watch
+// +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods/finalizers,verbs=update
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
+
+// Controller keeps spec.replicas pods running for every ImoocPod.
+type Controller struct {
+	// kube writes pods; imoocPods writes the status of ImoocPods.
+	kube      kubernetes.Interface
+	imoocPods *imoocpods.Client
+
+	// The listers read the informers' caches; cacheSynced reports whether both caches
+	// hold a complete list.
+	imoocPodLister imoocpods.Lister
+	podLister      corelisters.PodLister
+	cacheSynced    []cache.InformerSynced
+
+	// queue holds the keys of the ImoocPods to sync. It never hands a key to two workers
+	// at once, merges the adds of a key that waits, and spaces out the retries of a key
+	// that keeps failing.
+	queue workqueue.TypedRateLimitingInterface[types.NamespacedName]
+
+	// expectations remembers the pods this controller created or deleted that the cache
+	// has not shown yet.
+	expectations podcontrol.Expectations
+
+	// Syncs counts the passes by result, for the metrics endpoint.
+	Syncs SyncCounts
+}
+
+// New returns a controller that reads the ImoocPods of imoocPodInformer (made by
+// imoocpods.Informer) and the pods of podInformer, and writes through kube and
+// imoocPodClient. It registers its event handlers; start the informers after New and
+// before Run.
+func New(kube kubernetes.Interface, imoocPodClient *imoocpods.Client,
+	imoocPodInformer cache.SharedIndexInformer, podInformer coreinformers.PodInformer) (*Controller, error) {
+	c := &Controller{
+		kube:           kube,
+		imoocPods:      imoocPodClient,
+		imoocPodLister: imoocpods.NewLister(imoocPodInformer),
+		podLister:      podInformer.Lister(),
+		cacheSynced:    []cache.InformerSynced{imoocPodInformer.HasSynced, podInformer.Informer().HasSynced},
+		// The default rate limiter retries a failing key after 5 ms, doubling up to
+		// 1000 s, and caps all retries together at 10 per second (burst 100): the same
+		// as controller-runtime's.
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
+			workqueue.DefaultTypedControllerRateLimiter[types.NamespacedName](),
+			workqueue.TypedRateLimitingQueueConfig[types.NamespacedName]{Name: Name}),
+	}
+
+	// For(&appsv1.ImoocPod{}) with GenerationChangedPredicate: every create and delete,
+	// and the updates that change the spec. Our own status patches bump no generation.
+	_, err := imoocPodInformer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.enqueueImoocPod,
+		UpdateFunc: c.updateImoocPod,
+		DeleteFunc: c.enqueueImoocPod,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("watching ImoocPods: %w", err)
+	}
+
+	// Owns(&corev1.Pod{}) with podChangedPredicate: each pod event enqueues the ImoocPod
+	// that controls the pod.
+	_, err = podInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.enqueueController,
+		UpdateFunc: c.updatePod,
+		DeleteFunc: c.enqueueController,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("watching pods: %w", err)
+	}
+	return c, nil
+}
+
+// enqueueImoocPod adds the key of an ImoocPod to the queue.
+func (c *Controller) enqueueImoocPod(obj any) {
+	// A delete the informer missed (its watch broke, and the next list no longer had
+	// the object) arrives as a tombstone holding the last state it knew.
+	name, err := cache.DeletionHandlingObjectToName(obj)
+	if err != nil {
+		utilruntime.HandleError(err)
+		return
+	}
+	c.queue.Add(types.NamespacedName{Namespace: name.Namespace, Name: name.Name})
+}
+
+// updateImoocPod enqueues an ImoocPod whose spec changed: the API server bumps
+// metadata.generation for a change of spec, never for a write of the status.
+func (c *Controller) updateImoocPod(oldObj, newObj any) {
+	oldIP, okOld := oldObj.(*appsv1.ImoocPod)
+	newIP, okNew := newObj.(*appsv1.ImoocPod)
+	if okOld && okNew && oldIP.Generation == newIP.Generation {
+		return
+	}
+	c.enqueueImoocPod(newObj)
+}
+
+// updatePod enqueues the controllers of a pod whose update changed something a pass
+// reads (podChanged); the kubelet's other reports start no pass.
+func (c *Controller) updatePod(oldObj, newObj any) {
+	oldPod, okOld := oldObj.(*corev1.Pod)
+	newPod, okNew := newObj.(*corev1.Pod)
+	if okOld && okNew && !podChanged(oldPod, newPod) {
+		return
+	}
+	// A changed owner reference moves the pod from one ImoocPod to another: both must
+	// count again.
+	c.enqueueController(oldObj)
+	c.enqueueController(newObj)
+}
+
+// enqueueController adds to the queue the ImoocPod that controls a pod, if one does:
+// what controller-runtime's handler.EnqueueRequestForOwner with OnlyControllerOwner()
+// does for Owns. A pod with our label but no controller reference to an ImoocPod
+// belongs to someone else and enqueues nothing.
+func (c *Controller) enqueueController(obj any) {
+	//lesson:12.2
+	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tombstone.Obj
+	}
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		utilruntime.HandleError(fmt.Errorf("a pod event without a pod: %T", obj))
+		return
+	}
+	ref := metav1.GetControllerOf(pod)
+	if ref == nil || ref.Kind != "ImoocPod" {
+		return
+	}
+	if gv, err := schema.ParseGroupVersion(ref.APIVersion); err != nil || gv.Group != appsv1.GroupVersion.Group {
+		return
+	}
+	c.queue.Add(types.NamespacedName{Namespace: pod.Namespace, Name: ref.Name})
+	//lesson:end
+}
+
+// Run waits for the caches, then syncs ImoocPods with workers goroutines until ctx
+// ends; then it shuts the queue down, waits for its workers and returns. This is what
+// the manager's Start does for each controller. A pass under way when ctx ends shares
+// its end, as in controller-runtime: its next request fails with "context canceled".
+// Nothing is lost: the state is in the API server, and the next manager's first list
+// brings every ImoocPod back to the queue.
+func (c *Controller) Run(ctx context.Context, workers int) error {
+	log := logr.FromContextOrDiscard(ctx).WithName(Name)
+	ctx = logr.NewContext(ctx, log)
+	// After ShutDown, Get hands out the keys still waiting, then returns shutdown=true,
+	// which ends the workers' loops.
+	defer c.queue.ShutDown()
+
+	// A pass that read a half-filled cache would see pods missing and create them again.
+	//lesson:12.6
+	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.cacheSynced...) {
+		return fmt.Errorf("the caches did not sync before the controller stopped")
+	}
+	//lesson:end
+
+	log.Info("Starting workers", "count", workers)
+	var wg sync.WaitGroup
+	for range max(workers, 1) {
+		wg.Go(func() {
+			for c.processNextWorkItem(ctx) {
+			}
+		})
+	}
+	<-ctx.Done()
+	log.Info("Stopping workers: waiting for the passes under way")
+	c.queue.ShutDown()
+	wg.Wait()
+	log.Info("Stopped workers")
+	return nil
+}
+
+// processNextWorkItem takes one key from the queue, syncs it and tells the queue how the
+// pass went. It returns false once the queue is shut down.
+func (c *Controller) processNextWorkItem(ctx context.Context) bool {
+	//lesson:12.5
+	//lesson:stub return false
+	key, shutdown := c.queue.Get()
+	if shutdown {
+		return false
+	}
+	// Done lets the queue hand the key out again: an event that came in during the pass
+	// was held back until now.
+	defer c.queue.Done(key)
+
+	ctx = logr.NewContext(ctx, logr.FromContextOrDiscard(ctx).WithValues("imoocPod", key.String()))
+	requeueAfter, err := c.sync(ctx, key)
+	switch {
+	case err != nil:
+		// "Returning an error causes a requeue without forcing a hotloop": the rate
+		// limiter waits longer after each failure of this key.
+		c.Syncs.Errors.Add(1)
+		utilruntime.HandleErrorWithContext(ctx, err, "Sync failed; retrying with backoff")
+		c.queue.AddRateLimited(key)
+	case requeueAfter > 0:
+		c.Syncs.RequeueAfter.Add(1)
+		c.queue.Forget(key)
+		c.queue.AddAfter(key, requeueAfter)
+	default:
+		c.Syncs.Successes.Add(1)
+		// Forget clears the key's failure count, so that its next failure starts the
+		// backoff over.
+		c.queue.Forget(key)
+	}
+	return true
+	//lesson:end
+}

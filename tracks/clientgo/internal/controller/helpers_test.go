@@ -1,0 +1,205 @@
+package controller
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
+	appsv1 "github.com/kube-workshop/operator-workshop/tracks/clientgo/api/apps/v1"
+)
+
+// The helpers of the envtest tests. A failure should read in a line or two and name what
+// to fix, so the assertions compare names and counts, never whole pods.
+
+// newImoocPod returns an ImoocPod asking for replicas pods in namespace ns.
+func newImoocPod(ns, name string, replicas int32) *appsv1.ImoocPod {
+	return &appsv1.ImoocPod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec:       appsv1.ImoocPodSpec{Replicas: ptr.To(replicas)},
+	}
+}
+
+// unmanaged hides ip from the running controller, for tests that call sync themselves.
+func unmanaged(ip *appsv1.ImoocPod) *appsv1.ImoocPod {
+	ip.Labels = map[string]string{testenv.UnmanagedLabel: "true"}
+	return ip
+}
+
+// podsOf lists, straight from the API server, the pods the ImoocPod controls that are
+// not being deleted: what `kubectl get pods` would show. A pod that looks like one of
+// the ImoocPod's but has no controller OwnerReference to it fails the caller.
+func podsOf(g Gomega, ip *appsv1.ImoocPod) []corev1.Pod {
+	var pods corev1.PodList
+	g.ExpectWithOffset(1, env.Client.List(env.Context(), &pods, client.InNamespace(ip.Namespace))).To(Succeed())
+	var owned []corev1.Pod
+	for _, pod := range pods.Items {
+		if !metav1.IsControlledBy(&pod, ip) {
+			made := pod.Labels[NameLabel] == ip.Name && strings.HasPrefix(pod.Name, ip.Name)
+			g.ExpectWithOffset(1, made).To(BeFalse(), "pod %s has the %s label but no controller OwnerReference "+
+				"to ImoocPod %s: newPod should set one (metav1.NewControllerRef)", pod.Name, NameLabel, ip.Name)
+			continue
+		}
+		if pod.DeletionTimestamp.IsZero() {
+			owned = append(owned, pod)
+		}
+	}
+	return owned
+}
+
+// waitForPods waits until the running controller shows n pods for ip, and returns them.
+func waitForPods(g Gomega, ip *appsv1.ImoocPod, n int) []corev1.Pod {
+	var pods []corev1.Pod
+	g.EventuallyWithOffset(1, func(g Gomega) {
+		pods = podsOf(g, ip)
+		g.Expect(len(pods)).To(Equal(n), "the controller should create spec.replicas pods for ImoocPod %s", ip.Name)
+	}).Should(Succeed())
+	return pods
+}
+
+// latest reads ip straight from the API server.
+func latest(g Gomega, ip *appsv1.ImoocPod) *appsv1.ImoocPod {
+	var got appsv1.ImoocPod
+	g.ExpectWithOffset(1, env.Client.Get(env.Context(), client.ObjectKeyFromObject(ip), &got)).To(Succeed())
+	return &got
+}
+
+// scaleTo sets spec.replicas with a merge patch, as `kubectl patch` does.
+func scaleTo(g Gomega, ip *appsv1.ImoocPod, replicas int32) {
+	patch := client.MergeFrom(ip.DeepCopy())
+	ip.Spec.Replicas = ptr.To(replicas)
+	g.ExpectWithOffset(1, env.Client.Patch(env.Context(), ip, patch)).To(Succeed())
+}
+
+// pass runs one sync of ip with c, once c's cache shows ip as the API server has it now
+// (a pass that read an older spec would act on it) and shows at least pods of its pods.
+func pass(g Gomega, c *Controller, ip *appsv1.ImoocPod, pods int) error {
+	want := latest(g, ip)
+	g.EventuallyWithOffset(1, func(g Gomega) {
+		cached, err := c.imoocPodLister.Get(ip.Namespace, ip.Name)
+		g.Expect(err).NotTo(HaveOccurred(), "the test controller's cache should show ImoocPod %s", ip.Name)
+		g.Expect(cached.Generation).To(Equal(want.Generation), "the cached ImoocPod's generation")
+		listed, err := c.podLister.Pods(ip.Namespace).List(labels.Everything())
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(len(listed)).To(BeNumerically(">=", pods), "pods in the test controller's cache")
+	}).Should(Succeed())
+	_, err := c.sync(env.Context(), keyOf(ip))
+	return err
+}
+
+func markReady(g Gomega, ns, name string) {
+	var pod corev1.Pod
+	g.ExpectWithOffset(1, env.Client.Get(env.Context(), client.ObjectKey{Namespace: ns, Name: name}, &pod)).To(Succeed())
+	pod.Status.Phase = corev1.PodRunning
+	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+	g.ExpectWithOffset(1, env.Client.Status().Update(env.Context(), &pod)).To(Succeed())
+}
+
+func labelledPod(ns, name, imoocPod string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{NameLabel: imoocPod}},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}},
+	}
+}
+
+// readyCondition returns ip's Ready condition, or an empty one when it has none.
+func readyCondition(ip *appsv1.ImoocPod) metav1.Condition {
+	if ready := meta.FindStatusCondition(ip.Status.Conditions, appsv1.ConditionReady); ready != nil {
+		return *ready
+	}
+	return metav1.Condition{}
+}
+
+// readyAs prints the Ready condition's status and reason, for comparing in one line.
+func readyAs(ip *appsv1.ImoocPod) string {
+	ready := readyCondition(ip)
+	return string(ready.Status) + " " + ready.Reason
+}
+
+func podNames(pods []corev1.Pod) []string {
+	names := make([]string, 0, len(pods))
+	for _, pod := range pods {
+		names = append(names, pod.Name)
+	}
+	return names
+}
+
+// describeRef prints an OwnerReference in one line.
+func describeRef(ref *metav1.OwnerReference) string {
+	if ref == nil {
+		return "none"
+	}
+	return ref.Kind + "/" + ref.Name + " uid " + string(ref.UID) +
+		" controller=" + boolString(ref.Controller) + " blockOwnerDeletion=" + boolString(ref.BlockOwnerDeletion)
+}
+
+func boolString(b *bool) string {
+	if b == nil {
+		return "unset"
+	}
+	return fmt.Sprint(*b)
+}
+
+// terminatingNamespace creates a namespace with obj in it, then deletes the namespace.
+// envtest runs no namespace controller, so the namespace stays Terminating, refusing
+// every new object, for the rest of the run.
+func terminatingNamespace(g Gomega, obj client.Object) {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "terminating-"}}
+	g.ExpectWithOffset(1, env.Client.Create(env.Context(), ns)).To(Succeed())
+	obj.SetNamespace(ns.Name)
+	g.ExpectWithOffset(1, env.Client.Create(env.Context(), obj)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client.Delete(env.Context(), ns)).To(Succeed())
+}
+
+// countWrites returns a copy of cfg whose requests that change something (every method
+// but GET) are counted in n: what a pass sends, whether through the kube or the
+// dynamic client. The informers' lists and watches are GETs.
+func countWrites(cfg *rest.Config, n *atomic.Int64) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.Wrap(func(next http.RoundTripper) http.RoundTripper {
+		return roundTripper(func(req *http.Request) (*http.Response, error) {
+			if req.Method != http.MethodGet {
+				n.Add(1)
+			}
+			return next.RoundTrip(req)
+		})
+	})
+	return cfg
+}
+
+// refusePodCreates returns a copy of cfg whose pod creates the API server refuses with
+// message, like a namespace whose quota is used up.
+func refusePodCreates(cfg *rest.Config, message string) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.Wrap(func(next http.RoundTripper) http.RoundTripper {
+		return roundTripper(func(req *http.Request) (*http.Response, error) {
+			if req.Method != http.MethodPost || !strings.HasSuffix(req.URL.Path, "/pods") {
+				return next.RoundTrip(req)
+			}
+			body := fmt.Sprintf(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403,"message":%q}`,
+				`pods is forbidden: `+message)
+			return &http.Response{
+				StatusCode: http.StatusForbidden,
+				Header:     http.Header{"Content-Type": []string{"application/json"}},
+				Body:       io.NopCloser(strings.NewReader(body)),
+				Request:    req,
+			}, nil
+		})
+	})
+	return cfg
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }

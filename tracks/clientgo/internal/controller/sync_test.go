@@ -1,0 +1,156 @@
+package controller
+
+import (
+	"sync/atomic"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
+
+	appsv1 "github.com/kube-workshop/operator-workshop/tracks/clientgo/api/apps/v1"
+)
+
+// Passes driven by hand on envtest: a controller of the test's own, whose informers run
+// but whose workers do not, calls sync on an ImoocPod the running controller leaves
+// alone (unmanaged), and the test reads the result straight from the API server.
+
+func TestOnePassScalesTheWholeDifference(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.Namespace(t)
+	c := newTestController(t, env.Config, testControllerOptions{namespace: ns, startPods: true})
+	ip := unmanaged(newImoocPod(ns, "batch", 40))
+	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+
+	g.Expect(testenv.ErrorText(pass(g, c, ip, 0))).To(BeEmpty(), "the pass's error")
+	created := len(podsOf(g, ip))
+	g.Expect(created).To(Equal(40), "one pass should create all 40 missing pods, not one pod per pass; it created %d", created)
+
+	scaleTo(g, ip, 7)
+	g.Expect(testenv.ErrorText(pass(g, c, ip, 40))).To(BeEmpty(), "the pass's error")
+	g.Expect(len(podsOf(g, ip))).To(Equal(7), "one pass should delete all 33 surplus pods, not one pod per pass")
+}
+
+// The pod informer of this controller never starts: every pass sees no pods at all, a
+// cache that never shows the pass's own creates.
+func TestStaleCacheNeverCreatesTooMany(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.Namespace(t)
+	c := newTestController(t, env.Config, testControllerOptions{namespace: ns, startPods: false})
+	ip := unmanaged(newImoocPod(ns, "stale", 5))
+	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+
+	for i := range 3 {
+		g.Expect(testenv.ErrorText(pass(g, c, ip, 0))).To(BeEmpty(), "the error of pass %d", i+1)
+	}
+	g.Expect(len(podsOf(g, ip))).To(Equal(5),
+		"3 passes over a cache that never shows their creates should leave 5 pods: more means a pass "+
+			"created again (expectations), fewer means the first pass did not create the whole difference")
+}
+
+func TestIdlePassWritesNothing(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.Namespace(t)
+	var writes atomic.Int64
+	c := newTestController(t, countWrites(env.Config, &writes), testControllerOptions{namespace: ns, startPods: true})
+	ip := unmanaged(newImoocPod(ns, "idle", 3))
+	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(testenv.ErrorText(pass(g, c, ip, 0))).To(BeEmpty(), "the pass that creates the pods")
+	g.Expect(testenv.ErrorText(pass(g, c, ip, 3))).To(BeEmpty(), "the pass that counts them")
+
+	idlePass := func(why string) {
+		t.Helper()
+		before := writes.Load()
+		g.Expect(testenv.ErrorText(pass(g, c, ip, 3))).To(BeEmpty(), "the pass's error")
+		g.Expect(writes.Load()-before).To(BeZero(), "a pass with nothing to do should write nothing, "+
+			"not even the status it found unchanged: "+why)
+	}
+	// pass waits for the cache to show the ImoocPod's generation, not its status:
+	// wait for the status too, as the event of the last patch would.
+	g.Eventually(func(g Gomega) {
+		cached, err := c.imoocPodLister.Get(ns, ip.Name)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(cached.Status.Replicas).To(BeEquivalentTo(3), "the cached status.replicas")
+	}).Should(Succeed())
+	idlePass("3 pods, none ready")
+
+	for _, pod := range podsOf(g, ip) {
+		markReady(g, ns, pod.Name)
+	}
+	g.Eventually(func(g Gomega) {
+		listed, err := c.podLister.Pods(ns).List(labels.Everything())
+		g.Expect(err).NotTo(HaveOccurred())
+		var ready int
+		for _, pod := range listed {
+			if podcontrol.IsPodReady(pod) {
+				ready++
+			}
+		}
+		g.Expect(ready).To(Equal(3), "ready pods in the test controller's cache")
+	}).Should(Succeed())
+	g.Expect(testenv.ErrorText(pass(g, c, ip, 3))).To(BeEmpty(), "the pass that counts the ready pods")
+	g.Eventually(func(g Gomega) {
+		cached, err := c.imoocPodLister.Get(ns, ip.Name)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(cached.Status.ReadyReplicas).To(BeEquivalentTo(3), "the cached status.readyReplicas")
+	}).Should(Succeed())
+	idlePass("3 pods, all ready")
+}
+
+func TestReadyConditionSaysWhatAPassFound(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.Namespace(t)
+	c := newTestController(t, env.Config, testControllerOptions{namespace: ns, startPods: true})
+	ip := unmanaged(newImoocPod(ns, "passes", 3))
+	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+
+	g.Expect(testenv.ErrorText(pass(g, c, ip, 0))).To(BeEmpty())
+	got := latest(g, ip)
+	g.Expect(got.Status.Replicas).To(BeZero(), "the first pass found no pods; it created them")
+	g.Expect(readyAs(got)).To(Equal("False "+appsv1.ReasonScalingUp), "the Ready condition")
+	g.Expect(got.Status.ObservedGeneration).To(BeEquivalentTo(1), "status.observedGeneration after a successful pass")
+
+	g.Expect(testenv.ErrorText(pass(g, c, ip, 3))).To(BeEmpty())
+	got = latest(g, ip)
+	g.Expect(got.Status.Replicas).To(BeEquivalentTo(3), "the second pass found the pods the first created")
+	g.Expect(readyAs(got)).To(Equal("False "+appsv1.ReasonPodsNotReady), "the Ready condition")
+
+	scaleTo(g, ip, 1)
+	g.Expect(testenv.ErrorText(pass(g, c, ip, 3))).To(BeEmpty())
+	got = latest(g, ip)
+	g.Expect(readyAs(got)).To(Equal("False "+appsv1.ReasonScalingDown), "the Ready condition")
+	g.Expect(got.Status.ObservedGeneration).To(BeEquivalentTo(2), "status.observedGeneration after the spec changed")
+}
+
+func TestAFailedPassReportsTheErrorAndDoesNotObserveTheSpec(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.Namespace(t)
+	const quota = "exceeded quota: pods"
+	broken := newTestController(t, refusePodCreates(env.Config, quota), testControllerOptions{namespace: ns, startPods: true})
+	working := newTestController(t, env.Config, testControllerOptions{namespace: ns, startPods: true})
+	ip := unmanaged(newImoocPod(ns, "failing", 2))
+	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+
+	err := pass(g, broken, ip, 0)
+	g.Expect(testenv.ErrorText(err)).To(ContainSubstring(quota), "a pass whose creates fail should return their error, to be retried")
+	got := latest(g, ip)
+	g.Expect(readyAs(got)).To(Equal("False "+appsv1.ReasonReconcileError), "the Ready condition")
+	g.Expect(readyCondition(got).Message).To(ContainSubstring(quota), "the Ready condition should say what failed")
+	g.Expect(got.Status.ObservedGeneration).To(BeZero(), "a failed pass has not acted on the spec")
+
+	g.Expect(testenv.ErrorText(pass(g, working, ip, 0))).To(BeEmpty())
+	g.Expect(latest(g, ip).Status.ObservedGeneration).To(BeEquivalentTo(1), "status.observedGeneration once a pass has succeeded")
+}
+
+func TestANamespaceBeingDeletedIsNoError(t *testing.T) {
+	g := NewWithT(t)
+	ip := unmanaged(newImoocPod("", "web", 3))
+	terminatingNamespace(g, ip)
+	c := newTestController(t, env.Config, testControllerOptions{namespace: ip.Namespace, startPods: true})
+
+	g.Expect(testenv.ErrorText(pass(g, c, ip, 0))).To(BeEmpty(), "a namespace being deleted refuses new pods, and takes the "+
+		"ImoocPod with it: there is nothing to retry")
+	g.Expect(podNames(podsOf(g, ip))).To(BeEmpty())
+}

@@ -1,0 +1,74 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	appsv1 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/api/apps/v1"
+)
+
+// patchStatus completes the status a pass found and writes it with one merge patch of
+// the status subresource, only when it differs from orig, the ImoocPod as the pass read
+// it: a pass with nothing new to say writes nothing. passErr is the pass's error; only a
+// pass without one has acted on the spec, so only such a pass moves observedGeneration.
+func (r *ImoocPodReconciler) patchStatus(ctx context.Context, orig, imoocPod *appsv1.ImoocPod, passErr error) error {
+	//lesson:2.3
+	//lesson:stub return nil
+	setReadyCondition(imoocPod, passErr)
+	if passErr == nil {
+		imoocPod.Status.ObservedGeneration = imoocPod.Generation
+	}
+	if equality.Semantic.DeepEqual(orig.Status, imoocPod.Status) {
+		return nil
+	}
+
+	ready := meta.FindStatusCondition(imoocPod.Status.Conditions, appsv1.ConditionReady)
+	log.FromContext(ctx).Info("Updating status", "replicas", imoocPod.Status.Replicas,
+		"readyReplicas", imoocPod.Status.ReadyReplicas, "ready", ready.Status, "reason", ready.Reason)
+	// A merge patch carries only the fields that changed and no resourceVersion, so it
+	// cannot conflict with writes of the spec: the spec is the user's, the status ours.
+	if err := r.Status().Patch(ctx, imoocPod, client.MergeFrom(orig)); err != nil {
+		return fmt.Errorf("patching the status: %w", err)
+	}
+	return nil
+	//lesson:end
+}
+
+// setReadyCondition sets the Ready condition from the counts in the status, the spec and
+// the pass's error. Its message holds only counts and errors, never times, so that a
+// pass that finds the same counts leaves the condition as it was.
+func setReadyCondition(imoocPod *appsv1.ImoocPod, passErr error) {
+	//lesson:2.2
+	want := ptr.Deref(imoocPod.Spec.Replicas, 1)
+	status := &imoocPod.Status
+	ready := metav1.Condition{
+		Type:               appsv1.ConditionReady,
+		Status:             metav1.ConditionFalse,
+		ObservedGeneration: imoocPod.Generation,
+	}
+	switch {
+	case passErr != nil:
+		ready.Reason, ready.Message = appsv1.ReasonReconcileError, passErr.Error()
+	case status.Replicas < want:
+		ready.Reason = appsv1.ReasonScalingUp
+		ready.Message = fmt.Sprintf("%d of %d pods exist", status.Replicas, want)
+	case status.Replicas > want:
+		ready.Reason = appsv1.ReasonScalingDown
+		ready.Message = fmt.Sprintf("%d pods exist, %d wanted", status.Replicas, want)
+	case status.ReadyReplicas < want:
+		ready.Reason = appsv1.ReasonPodsNotReady
+		ready.Message = fmt.Sprintf("%d of %d pods are ready", status.ReadyReplicas, want)
+	default:
+		ready.Status, ready.Reason = metav1.ConditionTrue, appsv1.ReasonAllReplicasReady
+		ready.Message = fmt.Sprintf("%d of %d pods are ready", status.ReadyReplicas, want)
+	}
+	meta.SetStatusCondition(&status.Conditions, ready)
+	//lesson:end
+}

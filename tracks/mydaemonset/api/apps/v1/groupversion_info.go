@@ -1,0 +1,20 @@
+// Package v1 contains the MyDaemonSet API of the group apps.workshop.dev, version v1.
+// +kubebuilder:object:generate=true
+// +groupName=apps.workshop.dev
+package v1
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/scheme"
+)
+
+var (
+	// GroupVersion is the group and version of every kind in this package.
+	GroupVersion = schema.GroupVersion{Group: "apps.workshop.dev", Version: "v1"}
+
+	// SchemeBuilder registers this package's kinds with a scheme.
+	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+
+	// AddToScheme adds this package's kinds to a scheme.
+	AddToScheme = SchemeBuilder.AddToScheme
+)

@@ -1,0 +1,193 @@
+package controller
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/types"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/events"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	nodesv1 "github.com/kube-workshop/operator-workshop/tracks/nodepool/api/nodes/v1"
+)
+
+func TestNodePoolStatusCountsTheMembersAndTheirResources(t *testing.T) {
+	g := NewWithT(t)
+	name := uniqueName("status")
+	a := createTestNode(t, g, name+"-a", map[string]string{poolMemberLabel(name): ""})
+	b := createTestNode(t, g, name+"-b", map[string]string{poolMemberLabel(name): ""})
+	outsider := createTestNode(t, g, name+"-outsider", nil)
+	for _, node := range []*corev1.Node{a, b, outsider} {
+		setAllocatable(g, node, "4", "8Gi")
+	}
+	pool := createPool(t, g, newNodePool(name, sampleLabels, sampleTaint))
+
+	g.Eventually(func(g Gomega) {
+		got := latestPool(g, pool)
+		g.Expect(got.Status.NodeCount).To(BeEquivalentTo(2),
+			"status.nodeCount should count the members: each pass counts from zero, not on from the count it read")
+		g.Expect(got.Status.Allocatable).To(haveQuantities("8", "16Gi"),
+			"status.allocatable should add up the members' allocatable resources")
+		g.Expect(got).To(havePoolReady(metav1.ConditionTrue, nodesv1.ReasonNodesConfigured), "the Ready condition")
+		g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation), "status.observedGeneration")
+	}).Should(Succeed())
+
+	setAllocatable(g, b, "2", "8Gi")
+	g.Eventually(func(g Gomega) {
+		g.Expect(latestPool(g, pool).Status.Allocatable).To(haveQuantities("6", "16Gi"),
+			"status.allocatable should follow a member's allocatable resources")
+	}).Should(Succeed())
+
+	labelNode(g, a, poolMemberLabel(name), nil)
+	g.Eventually(func(g Gomega) {
+		got := latestPool(g, pool)
+		g.Expect(got.Status.NodeCount).To(BeEquivalentTo(1), "a node that left no longer counts")
+		g.Expect(got.Status.Allocatable).To(haveQuantities("2", "8Gi"))
+	}).Should(Succeed())
+
+	labelNode(g, b, poolMemberLabel(name), nil)
+	g.Eventually(func(g Gomega) {
+		got := latestPool(g, pool)
+		g.Expect(got.Status.NodeCount).To(BeZero())
+		g.Expect(got.Status.Allocatable).To(BeEmpty())
+		g.Expect(got).To(havePoolReady(metav1.ConditionFalse, nodesv1.ReasonNoNodes),
+			"a pool without members has nowhere to run its pods")
+	}).Should(Succeed())
+}
+
+// Passes driven by hand, whose node patches fail and then work again.
+func TestAFailingNodePoolPassReportsItsErrorOnce(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	name := uniqueName("failing")
+	createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
+	recorder := events.NewFakeRecorder(10)
+	refused := errors.New("nodes is forbidden: the node authorizer says no")
+	broken := &NodePoolReconciler{Client: &failingNodePatches{Client: env.Client, err: refused},
+		Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
+	working := &NodePoolReconciler{Client: env.Client, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
+
+	for pass := range 3 {
+		_, err := broken.Reconcile(ctx, requestFor(pool))
+		g.Expect(err).To(MatchError(refused), "a pass whose node patches fail should return their error, to be retried")
+		got := latestPool(g, pool)
+		g.Expect(got).To(havePoolReady(metav1.ConditionFalse, nodesv1.ReasonReconcileError), "the Ready condition")
+		g.Expect(poolReadyCondition(got).Message).To(ContainSubstring(refused.Error()), "the Ready condition should say what failed")
+		g.Expect(got.Status.ObservedGeneration).To(BeZero(), "a failed pass has not acted on the spec")
+		if pass == 0 {
+			g.Expect(takeEvents(recorder)).To(HaveExactElements(HavePrefix("Warning ReconcileError")),
+				"a new error should be told once, as a Warning event")
+		} else {
+			g.Expect(takeEvents(recorder)).To(BeEmpty(), "the same error again is no news: no event on retry %d "+
+				"(a Warning event goes out when the Ready condition's message is new)", pass)
+		}
+	}
+
+	_, err := working.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	got := latestPool(g, pool)
+	g.Expect(got).To(havePoolReady(metav1.ConditionTrue, nodesv1.ReasonNodesConfigured))
+	g.Expect(got.Status.ObservedGeneration).To(BeEquivalentTo(1), "status.observedGeneration once a pass has succeeded")
+	g.Expect(takeEvents(recorder)).To(HaveExactElements(HavePrefix("Normal NodeJoined")))
+}
+
+// `kubectl get nodepools` asks the API server for a table, whose columns are the CRD's
+// printer columns.
+func TestKubectlGetNodePoolsShowsStatusAndNodeCount(t *testing.T) {
+	g := NewWithT(t)
+	name := uniqueName("columns")
+	createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	pool := createPool(t, g, newNodePool(name, sampleLabels))
+	g.Eventually(func(g Gomega) {
+		g.Expect(latestPool(g, pool).Status.NodeCount).To(BeEquivalentTo(1))
+	}).Should(Succeed())
+
+	table := getTable(g, "/apis/nodes.workshop.dev/v1/nodepools/"+name)
+	var columns []string
+	for _, c := range table.ColumnDefinitions {
+		columns = append(columns, c.Name)
+	}
+	g.Expect(columns).To(Equal([]string{"Name", "Status", "NodeCount", "Handler", "Age"}),
+		"the printer columns of `kubectl get nodepools`")
+	g.Expect(table.Rows).To(HaveLen(1))
+	g.Expect(table.Rows[0].Cells[:4]).To(Equal([]any{name, nodesv1.ReasonNodesConfigured, float64(1), "runc"}),
+		"STATUS should be the Ready condition's reason and NODECOUNT the number of members")
+}
+
+// setAllocatable gives node allocatable resources, as its kubelet would report them.
+func setAllocatable(g Gomega, node *corev1.Node, cpu, memory string) {
+	got := latestNode(g, node)
+	got.Status.Allocatable = corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse(cpu),
+		corev1.ResourceMemory: resource.MustParse(memory),
+	}
+	g.ExpectWithOffset(1, env.Client.Status().Update(env.Context(), got)).To(Succeed())
+}
+
+// haveQuantities matches a ResourceList of cpu and memory, compared by value.
+func haveQuantities(cpu, memory string) types.GomegaMatcher {
+	return WithTransform(func(list corev1.ResourceList) map[corev1.ResourceName]string {
+		values := map[corev1.ResourceName]string{}
+		for name, q := range list {
+			values[name] = q.String()
+		}
+		return values
+	}, Equal(map[corev1.ResourceName]string{
+		corev1.ResourceCPU:    canonical(cpu),
+		corev1.ResourceMemory: canonical(memory),
+	}))
+}
+
+// canonical returns the quantity s as the API server writes it.
+func canonical(s string) string {
+	q := resource.MustParse(s)
+	return q.String()
+}
+
+// havePoolReady matches a NodePool whose Ready condition has status and reason.
+func havePoolReady(status metav1.ConditionStatus, reason string) types.GomegaMatcher {
+	return WithTransform(poolReadyCondition, And(HaveField("Status", status), HaveField("Reason", reason)))
+}
+
+// poolReadyCondition returns pool's Ready condition, or an empty one when it has none.
+func poolReadyCondition(pool *nodesv1.NodePool) metav1.Condition {
+	if ready := meta.FindStatusCondition(pool.Status.Conditions, nodesv1.ConditionReady); ready != nil {
+		return *ready
+	}
+	return metav1.Condition{}
+}
+
+// getTable reads path from the API server as the table kubectl get prints.
+func getTable(g Gomega, path string) *metav1.Table {
+	clientset, err := kubernetes.NewForConfig(env.Config)
+	g.Expect(err).NotTo(HaveOccurred())
+	body, err := clientset.CoreV1().RESTClient().Get().AbsPath(path).
+		SetHeader("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").DoRaw(env.Context())
+	g.Expect(err).NotTo(HaveOccurred(), "GET %s: %s", path, body)
+	var table metav1.Table
+	g.Expect(json.Unmarshal(body, &table)).To(Succeed())
+	return &table
+}
+
+// failingNodePatches is a client whose node patches all fail with err.
+type failingNodePatches struct {
+	client.Client
+	err error
+}
+
+func (f *failingNodePatches) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	if _, ok := obj.(*corev1.Node); ok {
+		return fmt.Errorf("patching node %s: %w", obj.GetName(), f.err)
+	}
+	return f.Client.Patch(ctx, obj, patch, opts...)
+}

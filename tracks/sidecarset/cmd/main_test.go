@@ -1,0 +1,90 @@
+package main
+
+import (
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/yaml"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	sidecarsv1 "github.com/kube-workshop/operator-workshop/tracks/sidecarset/api/sidecars/v1"
+)
+
+// The API server calls the manager at every path of the webhook configurations
+// (config/webhook/manifests.yaml): setup must serve each of them, and make the manager
+// ready only once their server answers. The manager is never started: setup only
+// registers, and nothing here calls the API server its configuration names.
+func TestSetupServesEveryConfiguredWebhook(t *testing.T) {
+	g := NewWithT(t)
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(sidecarsv1.AddToScheme(scheme))
+	mgr, err := ctrl.NewManager(&rest.Config{Host: "https://127.0.0.1:1"}, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	checks := &readyChecks{Manager: mgr, added: map[string]healthz.Checker{}}
+	g.Expect(setup(checks)).To(Succeed())
+
+	paths := configuredWebhookPaths(g)
+	g.Expect(paths).To(HaveLen(2), "config/webhook/manifests.yaml should name the pod webhook and the SidecarSet webhook")
+	// The server makes its mux with its first webhook: none means setup registered none.
+	mux := mgr.GetWebhookServer().WebhookMux()
+	g.Expect(mux).NotTo(BeNil(), "the API server calls the manager at %s: setup should register the webhooks served there, and registered none",
+		strings.Join(paths, " and "))
+	for _, path := range paths {
+		_, pattern := mux.Handler(&http.Request{Method: http.MethodPost, URL: &url.URL{Path: path}})
+		g.Expect(pattern).To(Equal(path), "the API server calls the manager at %s: setup should register the webhook served there", path)
+	}
+	check, ok := checks.added["webhook"]
+	g.Expect(ok).To(BeTrue(), "setup should add a ready check named webhook")
+	g.Expect(check(nil)).NotTo(Succeed(),
+		"the ready check webhook should fail until the webhook server answers (its StartedChecker), and it has not started")
+}
+
+// readyChecks is a manager that remembers the ready checks added to it.
+type readyChecks struct {
+	ctrl.Manager
+	added map[string]healthz.Checker
+}
+
+func (m *readyChecks) AddReadyzCheck(name string, check healthz.Checker) error {
+	m.added[name] = check
+	return m.Manager.AddReadyzCheck(name, check)
+}
+
+// configuredWebhookPaths returns the path of every webhook in config/webhook/manifests.yaml.
+func configuredWebhookPaths(g Gomega) []string {
+	data, err := os.ReadFile(filepath.Join("..", "config", "webhook", "manifests.yaml"))
+	g.Expect(err).NotTo(HaveOccurred())
+	var paths []string
+	for _, doc := range strings.Split(string(data), "\n---\n") {
+		var config struct {
+			Webhooks []struct {
+				ClientConfig struct {
+					Service struct {
+						Path string `json:"path"`
+					} `json:"service"`
+				} `json:"clientConfig"`
+			} `json:"webhooks"`
+		}
+		g.Expect(yaml.Unmarshal([]byte(doc), &config)).To(Succeed())
+		for _, hook := range config.Webhooks {
+			paths = append(paths, hook.ClientConfig.Service.Path)
+		}
+	}
+	return paths
+}

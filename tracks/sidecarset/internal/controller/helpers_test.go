@@ -1,0 +1,110 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	sidecarsv1 "github.com/kube-workshop/operator-workshop/tracks/sidecarset/api/sidecars/v1"
+	"github.com/kube-workshop/operator-workshop/tracks/sidecarset/internal/sidecars"
+)
+
+// caseLabel selects the pods of one test: SidecarSets are cluster-scoped, so each test's
+// SidecarSet selects by a value of its own.
+const caseLabel = "test.workshop.dev/case"
+
+var caseCounter atomic.Int64
+
+func newCase(name string) string { return fmt.Sprintf("%s-%d", name, caseCounter.Add(1)) }
+
+// createSidecarSet creates a SidecarSet of one sidecar that selects the pods labelled
+// caseLabel=value, deletes it when the test ends, and waits until the manager's cache,
+// which the pod webhook reads, holds it.
+func createSidecarSet(t *testing.T, g Gomega, value, image string) *sidecarsv1.SidecarSet {
+	t.Helper()
+	set := &sidecarsv1.SidecarSet{
+		ObjectMeta: metav1.ObjectMeta{Name: value},
+		Spec: sidecarsv1.SidecarSetSpec{
+			Selector:   &metav1.LabelSelector{MatchLabels: map[string]string{caseLabel: value}},
+			Containers: []corev1.Container{{Name: "log-shipper", Image: image}},
+		},
+	}
+	g.ExpectWithOffset(1, env.Client.Create(env.Context(), set)).To(Succeed())
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), set) })
+	waitForCache(g, set)
+	return set
+}
+
+func waitForCache(g Gomega, set *sidecarsv1.SidecarSet) {
+	g.EventuallyWithOffset(2, func(g Gomega) {
+		var cached sidecarsv1.SidecarSet
+		g.Expect(env.Manager.GetCache().Get(env.Context(), client.ObjectKeyFromObject(set), &cached)).To(Succeed())
+		g.Expect(cached.Generation).To(Equal(set.Generation))
+	}).Should(Succeed())
+}
+
+// createPods creates n pods labelled caseLabel=value in ns, named prefix-0, prefix-1, ...
+func createPods(g Gomega, ns, prefix, value string, n int) []*corev1.Pod {
+	var pods []*corev1.Pod
+	for i := range n {
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("%s-%d", prefix, i), Labels: map[string]string{caseLabel: value}},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}},
+		}
+		g.ExpectWithOffset(1, env.Client.Create(env.Context(), pod)).To(Succeed())
+		pods = append(pods, pod)
+	}
+	return pods
+}
+
+// counts is what `kubectl get sidecarsets` shows of a status.
+type counts struct{ Matched, Injected, Outdated int32 }
+
+// statusOf reads a SidecarSet's status straight from the API server.
+func statusOf(g Gomega, set *sidecarsv1.SidecarSet) sidecarsv1.SidecarSetStatus {
+	var got sidecarsv1.SidecarSet
+	g.ExpectWithOffset(1, env.Client.Get(env.Context(), client.ObjectKeyFromObject(set), &got)).To(Succeed())
+	return got.Status
+}
+
+func countsOf(s sidecarsv1.SidecarSetStatus) counts {
+	return counts{Matched: s.MatchedPods, Injected: s.InjectedPods, Outdated: s.OutdatedPods}
+}
+
+// condition returns the status and reason of a condition, "" when it is missing.
+func condition(s sidecarsv1.SidecarSetStatus, conditionType string) string {
+	c := meta.FindStatusCondition(s.Conditions, conditionType)
+	if c == nil {
+		return ""
+	}
+	return string(c.Status) + " " + c.Reason
+}
+
+// eventsOf returns the reasons of the events about a SidecarSet, in the order they were
+// written. Events about a cluster-scoped object go to the namespace default.
+func eventsOf(g Gomega, set *sidecarsv1.SidecarSet) []string {
+	var list eventsv1.EventList
+	g.ExpectWithOffset(1, env.Client.List(env.Context(), &list, client.InNamespace(metav1.NamespaceDefault))).To(Succeed())
+	var reasons []string
+	for _, e := range list.Items {
+		if e.Regarding.Kind == "SidecarSet" && e.Regarding.Name == set.Name {
+			reasons = append(reasons, e.Reason)
+		}
+	}
+	return reasons
+}
+
+// recordOf reads a pod's injection record from the API server.
+func recordOf(g Gomega, pod *corev1.Pod) map[string]string {
+	var got corev1.Pod
+	g.ExpectWithOffset(1, env.Client.Get(env.Context(), client.ObjectKeyFromObject(pod), &got)).To(Succeed())
+	return sidecars.Injected(got.Annotations)
+}

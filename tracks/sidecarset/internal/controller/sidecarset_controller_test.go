@@ -1,0 +1,217 @@
+package controller
+
+import (
+	"testing"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	sidecarsv1 "github.com/kube-workshop/operator-workshop/tracks/sidecarset/api/sidecars/v1"
+	"github.com/kube-workshop/operator-workshop/tracks/sidecarset/internal/sidecars"
+)
+
+// What countPod makes of one pod the SidecarSet's selector matches, without an API
+// server: matched unless it is being deleted or outside the SidecarSet's namespaces,
+// injected when its record names the SidecarSet, outdated when that record's revision
+// is not the current one.
+func TestCountPod(t *testing.T) {
+	team := labels.SelectorFromSet(labels.Set{"team": "web"})
+	namespaceLabels := map[string]map[string]string{"web": {"team": "web"}, "db": {"team": "db"}}
+	now := metav1.Now()
+	record := func(value string) func(*metav1.PartialObjectMetadata) {
+		return func(pod *metav1.PartialObjectMetadata) {
+			pod.Annotations = map[string]string{sidecars.InjectedAnnotation: value}
+		}
+	}
+	in := func(namespace string) func(*metav1.PartialObjectMetadata) {
+		return func(pod *metav1.PartialObjectMetadata) { pod.Namespace = namespace }
+	}
+	tests := []struct {
+		name              string
+		pod               func(*metav1.PartialObjectMetadata)
+		namespaceSelector labels.Selector
+		want              counts
+	}{
+		{"a pod without a record", nil, nil, counts{Matched: 1}},
+		{"a pod of the current revision", record(`{"logging":"rev-2"}`), nil, counts{Matched: 1, Injected: 1}},
+		{"a pod of an older revision", record(`{"logging":"rev-1"}`), nil, counts{Matched: 1, Injected: 1, Outdated: 1}},
+		{"a pod another SidecarSet injected", record(`{"metrics":"rev-2"}`), nil, counts{Matched: 1}},
+		{"a record that does not parse", record(`{"logging":`), nil, counts{Matched: 1}},
+		{"a pod being deleted", func(pod *metav1.PartialObjectMetadata) { pod.DeletionTimestamp = &now }, nil, counts{}},
+		{"a pod in an excluded namespace", in("kube-system"), nil, counts{}},
+		{"a namespace the namespaceSelector matches", in("web"), team, counts{Matched: 1}},
+		{"a namespace it does not match", in("db"), team, counts{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			pod := podMetadata()
+			pod.Namespace, pod.Name = "web", "web-1"
+			if tt.pod != nil {
+				tt.pod(pod)
+			}
+			var status sidecarsv1.SidecarSetStatus
+			countPod(&status, pod, "logging", "rev-2", tt.namespaceSelector, namespaceLabels)
+			g.Expect(countsOf(status)).To(Equal(tt.want), "what countPod counts of %s", tt.name)
+		})
+	}
+}
+
+// A pod whose labels change leaves the SidecarSet's counts; one in another SidecarSet's
+// selection joins that one's.
+func TestAPodThatLosesTheLabelLeavesTheCounts(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.WebhookNamespace(t)
+	value := newCase("relabel")
+	set := createSidecarSet(t, g, value, "busybox:1.37")
+	pods := createPods(g, ns, "pod", value, 2)
+	g.Eventually(func(g Gomega) { g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 2, Injected: 2})) }).Should(Succeed())
+
+	patch := client.MergeFrom(pods[0].DeepCopy())
+	pods[0].Labels[caseLabel] = "elsewhere"
+	g.Expect(env.Client.Patch(env.Context(), pods[0], patch)).To(Succeed())
+	g.Eventually(func(g Gomega) { g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 1, Injected: 1})) }).
+		Should(Succeed(), "the controller should hear of a pod's new labels, through its old ones")
+}
+
+// Of the pod updates the controller hears of, only those that can change a count reach
+// it: most updates of a pod are the kubelet's writes of its status.
+func TestPodChangedLetsThroughOnlyWhatChangesACount(t *testing.T) {
+	now := metav1.Now()
+	tests := []struct {
+		name   string
+		change func(*metav1.PartialObjectMetadata)
+		want   bool
+	}{
+		{"a new label", func(pod *metav1.PartialObjectMetadata) { pod.Labels["tier"] = "front" }, true},
+		{"a label removed", func(pod *metav1.PartialObjectMetadata) { delete(pod.Labels, "app") }, true},
+		{"a new record", func(pod *metav1.PartialObjectMetadata) {
+			pod.Annotations[sidecars.InjectedAnnotation] = `{"logging":"rev-2"}`
+		}, true},
+		{"the deletion starts", func(pod *metav1.PartialObjectMetadata) { pod.DeletionTimestamp = &now }, true},
+		{"a status write: a new resourceVersion only", func(pod *metav1.PartialObjectMetadata) { pod.ResourceVersion = "2" }, false},
+		{"another annotation", func(pod *metav1.PartialObjectMetadata) { pod.Annotations["note"] = "restarted" }, false},
+		{"a finalizer", func(pod *metav1.PartialObjectMetadata) { pod.Finalizers = []string{"example.com/hold"} }, false},
+	}
+	changed := podChanged()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			before := podMetadata()
+			before.ObjectMeta = metav1.ObjectMeta{
+				Namespace: "web", Name: "web-1", ResourceVersion: "1",
+				Labels:      map[string]string{"app": "web"},
+				Annotations: map[string]string{sidecars.InjectedAnnotation: `{"logging":"rev-1"}`},
+			}
+			after := before.DeepCopy()
+			tt.change(after)
+			g.Expect(changed.Update(event.UpdateEvent{ObjectOld: before, ObjectNew: after})).To(Equal(tt.want),
+				"should podChanged let through an update with %s?", tt.name)
+		})
+	}
+	g := NewWithT(t)
+	g.Expect(changed.Create(event.CreateEvent{Object: podMetadata()})).To(BeTrue(), "a new pod can change a count")
+	g.Expect(changed.Delete(event.DeleteEvent{Object: podMetadata()})).To(BeTrue(), "so can a pod deleted")
+}
+
+// Pods created before the SidecarSet match it but run no sidecar; the pods created after
+// run it. The status counts both, and says which pods lack the sidecars.
+func TestTheStatusCountsMatchedAndInjectedPods(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.WebhookNamespace(t)
+	value := newCase("counts")
+	createPods(g, ns, "early", value, 2)
+	set := createSidecarSet(t, g, value, "busybox:1.37")
+
+	g.Eventually(func(g Gomega) {
+		s := statusOf(g, set)
+		g.Expect(countsOf(s)).To(Equal(counts{Matched: 2}), "two pods match, created before the SidecarSet")
+		g.Expect(condition(s, sidecarsv1.ConditionInjected)).To(Equal("False PodsNotInjected"))
+		g.Expect(s.Revision).To(Equal(sidecars.Revision(&set.Spec)))
+		g.Expect(s.ObservedGeneration).To(Equal(set.Generation))
+	}).Should(Succeed(), "the status of a SidecarSet whose pods predate it")
+
+	late := createPods(g, ns, "late", value, 3)
+	g.Expect(recordOf(g, late[0])).To(HaveKey(set.Name), "the webhook injects the pods created after the SidecarSet")
+	g.Eventually(func(g Gomega) {
+		s := statusOf(g, set)
+		g.Expect(countsOf(s)).To(Equal(counts{Matched: 5, Injected: 3}))
+		g.Expect(condition(s, sidecarsv1.ConditionInjected)).To(Equal("False PodsNotInjected"))
+		g.Expect(condition(s, sidecarsv1.ConditionUpToDate)).To(Equal("True AllPodsUpToDate"))
+	}).Should(Succeed(), "five pods match, three run the sidecar")
+
+	// The early pods go: every matched pod runs the sidecar now.
+	for _, name := range []string{"early-0", "early-1"} {
+		pod := &corev1.Pod{}
+		pod.Namespace, pod.Name = ns, name
+		g.Expect(client.IgnoreNotFound(env.Client.Delete(env.Context(), pod, client.GracePeriodSeconds(0)))).To(Succeed())
+	}
+	g.Eventually(func(g Gomega) {
+		s := statusOf(g, set)
+		g.Expect(countsOf(s)).To(Equal(counts{Matched: 3, Injected: 3}))
+		g.Expect(condition(s, sidecarsv1.ConditionInjected)).To(Equal("True AllPodsInjected"))
+	}).Should(Succeed(), "deleted pods leave the counts")
+}
+
+// Changing a SidecarSet changes no running pod: the status counts the pods of the older
+// revision, says so in UpToDate, and tells it with one event.
+func TestAChangedSidecarSetCountsTheOutdatedPods(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.WebhookNamespace(t)
+	value := newCase("outdated")
+	set := createSidecarSet(t, g, value, "busybox:1.37")
+	pods := createPods(g, ns, "old", value, 2)
+	oldRevision := sidecars.Revision(&set.Spec)
+	g.Eventually(func(g Gomega) {
+		g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 2, Injected: 2}))
+	}).Should(Succeed())
+
+	// A patch, not an update: the controller writes the status, which changes the
+	// resourceVersion an update would have to carry.
+	patch := client.MergeFrom(set.DeepCopy())
+	set.Spec.Containers[0].Image = "busybox:1.38"
+	g.Expect(env.Client.Patch(env.Context(), set, patch)).To(Succeed())
+	waitForCache(g, set)
+	g.Eventually(func(g Gomega) {
+		s := statusOf(g, set)
+		g.Expect(countsOf(s)).To(Equal(counts{Matched: 2, Injected: 2, Outdated: 2}))
+		g.Expect(condition(s, sidecarsv1.ConditionUpToDate)).To(Equal("False OlderRevisions"))
+		g.Expect(s.Revision).To(Equal(sidecars.Revision(&set.Spec)))
+		g.Expect(s.Revision).NotTo(Equal(oldRevision))
+	}).Should(Succeed(), "both pods run the older revision")
+	g.Expect(recordOf(g, pods[0])).To(HaveKeyWithValue(set.Name, oldRevision), "a running pod is never changed")
+
+	createPods(g, ns, "new", value, 1)
+	g.Eventually(func(g Gomega) {
+		g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 3, Injected: 3, Outdated: 2}))
+	}).Should(Succeed(), "a new pod gets the new revision")
+	g.Eventually(func(g Gomega) { g.Expect(eventsOf(g, set)).To(ContainElement(EventRevisionChanged)) }).Should(Succeed())
+}
+
+// Events tell of changes, once: passes that find the same, and pod updates that change
+// no count, write none.
+func TestEventsOnlyOnRealChange(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.WebhookNamespace(t)
+	value := newCase("events")
+	createPods(g, ns, "early", value, 1)
+	set := createSidecarSet(t, g, value, "busybox:1.37")
+	g.Eventually(func(g Gomega) {
+		g.Expect(eventsOf(g, set)).To(Equal([]string{EventPodsNotInjected}))
+	}).Should(Succeed(), "one PodsNotInjected event when the SidecarSet first finds a pod without its sidecar")
+
+	// More pods, and the kubelet's status updates of a pod: the condition stays False
+	// with the same reason, so no second event.
+	pods := createPods(g, ns, "late", value, 2)
+	pods[0].Status.Phase = corev1.PodRunning
+	g.Expect(env.Client.Status().Update(env.Context(), pods[0])).To(Succeed())
+	g.Eventually(func(g Gomega) { g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 3, Injected: 2})) }).Should(Succeed())
+	g.Consistently(func(g Gomega) {
+		g.Expect(eventsOf(g, set)).To(Equal([]string{EventPodsNotInjected}))
+	}, "2s").Should(Succeed(), "no event for a change that changed nothing a user should hear of: PodsNotInjected "+
+		"is told when the Injected condition turns False, not on every pass that finds it still False")
+}

@@ -1,0 +1,46 @@
+package sidecars
+
+import (
+	"testing"
+
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	sidecarsv1 "github.com/kube-workshop/operator-workshop/tracks/sidecarset/api/sidecars/v1"
+)
+
+func TestSelects(t *testing.T) {
+	team := &metav1.LabelSelector{MatchLabels: map[string]string{"team": "web"}}
+	tests := []struct {
+		name              string
+		selector          *metav1.LabelSelector
+		namespaceSelector *metav1.LabelSelector
+		pod, namespace    map[string]string
+		want              bool
+		wantErr           bool
+	}{
+		{"the pod's labels match", &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}, nil,
+			map[string]string{"app": "web", "tier": "front"}, nil, true, false},
+		{"they do not", &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}, nil,
+			map[string]string{"app": "db"}, nil, false, false},
+		{"an empty selector selects every pod", &metav1.LabelSelector{}, nil, nil, nil, true, false},
+		{"no selector selects none", nil, nil, map[string]string{"app": "web"}, nil, false, false},
+		{"the namespace matches too", &metav1.LabelSelector{}, team, nil, map[string]string{"team": "web"}, true, false},
+		{"the namespace does not", &metav1.LabelSelector{}, team, nil, map[string]string{"team": "db"}, false, false},
+		{"a selector that does not parse", &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			{Key: "app", Operator: "Like"}}}, nil, nil, nil, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			set := &sidecarsv1.SidecarSet{Spec: sidecarsv1.SidecarSetSpec{Selector: tt.selector, NamespaceSelector: tt.namespaceSelector}}
+			got, err := Selects(set, tt.pod, tt.namespace)
+			if tt.wantErr {
+				g.Expect(err).To(MatchError(HavePrefix("spec.selector: ")), "the error should name the field")
+			} else {
+				g.Expect(err).NotTo(HaveOccurred())
+			}
+			g.Expect(got).To(Equal(tt.want), "Selects for pod labels %v, namespace labels %v", tt.pod, tt.namespace)
+		})
+	}
+}

@@ -1,0 +1,160 @@
+package v1
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	sidecarsv1 "github.com/kube-workshop/operator-workshop/tracks/sidecarset/api/sidecars/v1"
+	"github.com/kube-workshop/operator-workshop/tracks/sidecarset/internal/sidecars"
+)
+
+// Inject gives pod the sidecars and volumes of sets, the SidecarSets that select it,
+// in their order, and records each SidecarSet it took something from, with its
+// revision, in the pod's sidecars.InjectedAnnotation. It changes pod in place.
+//
+// It never makes a valid pod invalid, and never refuses one: what it cannot add is left
+// out, with a warning the API server hands back to whoever created the pod:
+//   - a SidecarSet the annotation already lists: the pod has its sidecars (admitted
+//     again, or copied from a pod that was injected);
+//   - a sidecar whose name a container of the pod, or an earlier sidecar, already has;
+//   - a volume whose name the pod already uses, and every sidecar that mounts it;
+//   - a sidecar that mounts a volume that is neither the SidecarSet's nor the pod's;
+//   - a sidecar validateContainer refuses (a SidecarSet stored without the webhook).
+func Inject(pod *corev1.Pod, sets []sidecarsv1.SidecarSet) []string {
+	//lesson:10.4
+	//lesson:stub return nil
+	record := sidecars.Injected(pod.Annotations)
+	var warnings []string
+	changed := false
+	for i := range sets {
+		set := &sets[i]
+		if _, done := record[set.Name]; done {
+			continue
+		}
+		added, setWarnings := injectSet(pod, set)
+		warnings = append(warnings, setWarnings...)
+		if added {
+			record[set.Name] = sidecars.Revision(&set.Spec)
+			changed = true
+		}
+	}
+	if changed {
+		if pod.Annotations == nil {
+			pod.Annotations = map[string]string{}
+		}
+		pod.Annotations[sidecars.InjectedAnnotation] = sidecars.FormatInjected(record)
+	}
+	return warnings
+	//lesson:end
+}
+
+// injectSet adds what it can of one SidecarSet to pod: the sidecars that fit, and the
+// SidecarSet's volumes with them. It reports whether it added a sidecar; a SidecarSet none
+// of whose sidecars fit adds no volume either.
+func injectSet(pod *corev1.Pod, set *sidecarsv1.SidecarSet) (bool, []string) {
+	var warnings []string
+	warn := func(format string, args ...any) {
+		warnings = append(warnings, fmt.Sprintf("SidecarSet %s: ", set.Name)+fmt.Sprintf(format, args...))
+	}
+	podVolumes := volumeNamesIn(pod)
+
+	// The SidecarSet's volumes the pod can take. One whose name the pod uses already is
+	// left out: the pod's volume of that name is someone else's.
+	own, usable := sets.New[string](), sets.New[string]()
+	var volumes []corev1.Volume
+	for i := range set.Spec.Volumes {
+		v := &set.Spec.Volumes[i]
+		switch {
+		case own.Has(v.Name):
+			continue // A second volume of the name: the validator refuses it.
+		case podVolumes.Has(v.Name):
+			warn("volume %q is not added: the pod has a volume of that name", v.Name)
+		case len(validateVolume(v, field.NewPath("volume"))) > 0:
+			warn("volume %q is not added: it is not a valid volume", v.Name)
+		default:
+			usable.Insert(v.Name)
+			volumes = append(volumes, *v.DeepCopy())
+		}
+		own.Insert(v.Name)
+	}
+
+	//lesson:10.3
+	//lesson:stub return false, warnings
+	containerNames := containerNamesIn(pod)
+	added := false
+	for i := range set.Spec.Containers {
+		c := &set.Spec.Containers[i]
+		if errs := validateContainer(c, field.NewPath("container")); len(errs) > 0 {
+			warn("sidecar %q is not injected: %v", c.Name, errs.ToAggregate())
+			continue
+		}
+		if containerNames.Has(c.Name) {
+			warn("sidecar %q is not injected: the pod has a container of that name", c.Name)
+			continue
+		}
+		if missing, why := missingVolume(c, own, usable, podVolumes); missing != "" {
+			warn("sidecar %q is not injected: it mounts the volume %q, %s", c.Name, missing, why)
+			continue
+		}
+		pod.Spec.Containers = append(pod.Spec.Containers, *c.DeepCopy())
+		containerNames.Insert(c.Name)
+		added = true
+	}
+	if !added {
+		return false, warnings
+	}
+	pod.Spec.Volumes = append(pod.Spec.Volumes, volumes...)
+	return true, warnings
+	//lesson:end
+}
+
+// missingVolume returns the first volume c mounts (or uses as a device) that the pod
+// will not have for it, and why: a volume of its SidecarSet that was left out, or one
+// that is neither the SidecarSet's nor the pod's. A sidecar may mount a volume the pod
+// has of its own: sharing the application's files is what many sidecars are for.
+func missingVolume(c *corev1.Container, own, usable, podVolumes sets.Set[string]) (string, string) {
+	names := make([]string, 0, len(c.VolumeMounts)+len(c.VolumeDevices))
+	for _, mount := range c.VolumeMounts {
+		names = append(names, mount.Name)
+	}
+	for _, device := range c.VolumeDevices {
+		names = append(names, device.Name)
+	}
+	for _, name := range names {
+		switch {
+		case own.Has(name) && !usable.Has(name):
+			return name, "which was not added"
+		case !own.Has(name) && !podVolumes.Has(name):
+			return name, "which is neither the SidecarSet's nor the pod's"
+		}
+	}
+	return "", ""
+}
+
+// containerNamesIn returns the names of pod's containers of every kind: the API server
+// wants a container's name unique across all of them.
+func containerNamesIn(pod *corev1.Pod) sets.Set[string] {
+	names := sets.New[string]()
+	for _, c := range pod.Spec.InitContainers {
+		names.Insert(c.Name)
+	}
+	for _, c := range pod.Spec.Containers {
+		names.Insert(c.Name)
+	}
+	for _, c := range pod.Spec.EphemeralContainers {
+		names.Insert(c.Name)
+	}
+	return names
+}
+
+// volumeNamesIn returns the names of pod's volumes.
+func volumeNamesIn(pod *corev1.Pod) sets.Set[string] {
+	names := sets.New[string]()
+	for _, v := range pod.Spec.Volumes {
+		names.Insert(v.Name)
+	}
+	return names
+}

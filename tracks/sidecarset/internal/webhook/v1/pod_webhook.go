@@ -1,0 +1,137 @@
+package v1
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	sidecarsv1 "github.com/kube-workshop/operator-workshop/tracks/sidecarset/api/sidecars/v1"
+	"github.com/kube-workshop/operator-workshop/tracks/sidecarset/internal/sidecars"
+)
+
+// PodWebhookPath is where the manager serves the pod webhook; the marker below names it.
+const PodWebhookPath = "/mutate-v1-pod"
+
+// SetupPodWebhookWithManager registers the pod webhook with the manager's webhook server.
+// It reads SidecarSets and namespaces through the manager's client, from its cache: a
+// webhook on every pod creation cannot afford a request to the API server for each.
+func SetupPodWebhookWithManager(mgr ctrl.Manager) error {
+	mgr.GetWebhookServer().Register(PodWebhookPath, &admission.Webhook{Handler: &PodSidecarInjector{
+		Client:  mgr.GetClient(),
+		Decoder: admission.NewDecoder(mgr.GetScheme()),
+	}})
+	return nil
+}
+
+// The pod webhook. Every choice in its marker is about not blocking the cluster (see
+// "Never block the cluster" in docs/lesson-10.md):
+//   - verbs=create: a running pod is never changed (most of its spec cannot be);
+//   - failurePolicy=ignore: while the manager is down or slow, pods are created without
+//     their sidecars rather than not at all;
+//   - timeoutSeconds=5: how long a pod creation may wait for the manager, at most;
+//   - the namespaceSelector leaves out sidecars.ExcludedNamespaces: the API server never
+//     calls the manager for their pods, whatever the failure policy.
+//
+//lesson:10.6
+//lesson:stub // +kubebuilder:webhook:path=/mutate-v1-pod,mutating=true,failurePolicy=ignore,timeoutSeconds=5,sideEffects=None,groups="",resources=pods,verbs=create,versions=v1,name=msidecarset-pod-v1.kb.io,admissionReviewVersions=v1
+// +kubebuilder:webhook:path=/mutate-v1-pod,mutating=true,failurePolicy=ignore,timeoutSeconds=5,sideEffects=None,groups="",resources=pods,verbs=create,versions=v1,name=msidecarset-pod-v1.kb.io,admissionReviewVersions=v1,patch=`{"namespaceSelector":{"matchExpressions":[{"key":"kubernetes.io/metadata.name","operator":"NotIn","values":["kube-system","sidecarset-system"]}]}}`
+//lesson:end
+
+// The webhook reads every SidecarSet and the namespaces of the pods it admits.
+// +kubebuilder:rbac:groups=sidecars.workshop.dev,resources=sidecarsets,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
+
+// PodSidecarInjector is the pod webhook: a plain admission.Handler, not a Defaulter,
+// because it answers with warnings, and a Defaulter cannot.
+type PodSidecarInjector struct {
+	// Client reads SidecarSets and namespaces, from the manager's cache.
+	Client client.Reader
+	// Decoder reads the pod out of the request.
+	Decoder admission.Decoder
+}
+
+var _ admission.Handler = &PodSidecarInjector{}
+
+// Handle answers the API server's call for one pod creation: allowed, with a patch that
+// adds the sidecars of the SidecarSets that select the pod, and a warning for each one it
+// had to leave out. It refuses no pod: when it cannot read the SidecarSets, the pod is
+// created without sidecars, as failurePolicy=ignore would have it.
+func (i *PodSidecarInjector) Handle(ctx context.Context, req admission.Request) admission.Response {
+	if req.Operation != admissionv1.Create || sidecars.Excluded(req.Namespace) {
+		return admission.Allowed("")
+	}
+	var pod corev1.Pod
+	if err := i.Decoder.Decode(req, &pod); err != nil {
+		return admission.Errored(http.StatusBadRequest, err)
+	}
+	//lesson:10.5
+	//lesson:stub return admission.Allowed("")
+	selecting, warnings, err := i.selecting(ctx, &pod, req.Namespace)
+	if err != nil {
+		log.FromContext(ctx).Error(err, "Admitting a pod without sidecars", "namespace", req.Namespace, "name", podName(&pod))
+		return admission.Allowed("").WithWarnings(fmt.Sprintf("no sidecars were injected: %v", err))
+	}
+	if len(selecting) == 0 {
+		return admission.Allowed("").WithWarnings(warnings...)
+	}
+	injected := pod.DeepCopy()
+	warnings = append(warnings, Inject(injected, selecting)...)
+	marshalled, err := json.Marshal(injected)
+	if err != nil {
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	return admission.PatchResponseFromRaw(req.Object.Raw, marshalled).WithWarnings(warnings...)
+	//lesson:end
+}
+
+// selecting returns the SidecarSets that select pod in namespace, sorted by name, so that
+// two SidecarSets that want the same container name settle it the same way for every
+// pod; and a warning for each SidecarSet whose selector does not parse. It reads the
+// namespace only when some SidecarSet has a namespaceSelector.
+func (i *PodSidecarInjector) selecting(ctx context.Context, pod *corev1.Pod, namespace string) ([]sidecarsv1.SidecarSet, []string, error) {
+	var list sidecarsv1.SidecarSetList
+	if err := i.Client.List(ctx, &list); err != nil {
+		return nil, nil, fmt.Errorf("listing SidecarSets: %w", err)
+	}
+	slices.SortFunc(list.Items, func(a, b sidecarsv1.SidecarSet) int { return strings.Compare(a.Name, b.Name) })
+	var namespaceLabels map[string]string
+	if slices.ContainsFunc(list.Items, func(s sidecarsv1.SidecarSet) bool { return s.Spec.NamespaceSelector != nil }) {
+		var ns corev1.Namespace
+		if err := i.Client.Get(ctx, client.ObjectKey{Name: namespace}, &ns); err != nil {
+			return nil, nil, fmt.Errorf("getting namespace %s: %w", namespace, err)
+		}
+		namespaceLabels = ns.Labels
+	}
+	var selected []sidecarsv1.SidecarSet
+	var warnings []string
+	for _, set := range list.Items {
+		ok, err := sidecars.Selects(&set, pod.Labels, namespaceLabels)
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("SidecarSet %s is left out: %v", set.Name, err))
+			continue
+		}
+		if ok {
+			selected = append(selected, set)
+		}
+	}
+	return selected, warnings, nil
+}
+
+// podName names a pod in the log: a pod of a Deployment has no name yet when it is
+// admitted, only the prefix its name will start with.
+func podName(pod *corev1.Pod) string {
+	if pod.Name != "" {
+		return pod.Name
+	}
+	return pod.GenerateName + "*"
+}
