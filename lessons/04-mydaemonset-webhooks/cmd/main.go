@@ -73,7 +73,7 @@ func setup(mgr ctrl.Manager, maxConcurrentReconciles int) error {
 	if err != nil {
 		return fmt.Errorf("setting up the MyDaemonSet controller: %w", err)
 	}
-	// TODO(1): Register the webhooks with the manager
+	// TODO(1): Register the webhooks with the manager.
 	// Register the MyDaemonSet webhooks: import internal/webhook/apps/v1 as
 	// webhookappsv1 and call its SetupMyDaemonSetWebhookWithManager. Then add a
 	// ready check named "webhook" that passes once the webhook server answers

@@ -33,7 +33,8 @@ func main() {
 // controller, and its two webhooks with the ready check of their server.
 func setup(mgr ctrl.Manager) error {
 	// TODO(1): Register the webhooks and their ready check.
-	// Register both webhooks: webhookv1.SetupSidecarSetWebhookWithManager and
+	// Import internal/webhook/v1 as webhookv1 and register both webhooks:
+	// webhookv1.SetupSidecarSetWebhookWithManager and
 	// webhookv1.SetupPodWebhookWithManager. Then add a ready check named
 	// "webhook" that passes once the webhook server answers
 	// (mgr.GetWebhookServer().StartedChecker()), as in lesson 04.

@@ -96,16 +96,6 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 	return ctrl.Result{}, nil
 }
 
-// activePods returns the pods that count towards spec.replicas: the ones this ImoocPod
-// controls that are neither being deleted nor finished. A pod with the right label but
-// another controller, or none, belongs to someone else and is never touched.
-func activePods(owner *appsv1.ImoocPod, pods []corev1.Pod) []corev1.Pod {
-	// TODO(4): Keep only the pods that count.
-	// Keep only the pods that owner controls (metav1.IsControlledBy) and that
-	// are still running or about to: not being deleted, not Succeeded or Failed.
-	return pods
-}
-
 // createPods creates count pods for imoocPod in growing batches and records each one it
 // created as expected, so that the next pass waits for the cache to show them.
 func (r *ImoocPodReconciler) createPods(ctx context.Context, imoocPod *appsv1.ImoocPod, count int) error {
@@ -156,16 +146,6 @@ func (r *ImoocPodReconciler) deletePods(ctx context.Context, imoocPod *appsv1.Im
 	if err != nil {
 		return fmt.Errorf("deleting pods: %w", err)
 	}
-	return nil
-}
-
-// podsToDelete picks count pods to delete, the ones whose loss hurts least first: pods
-// that are not ready yet, then the newest, whose work is least likely to be warmed up.
-func podsToDelete(pods []corev1.Pod, count int) []corev1.Pod {
-	// TODO(5): Choose the pods to delete.
-	// Return count pods: not-ready pods before ready ones (podcontrol.IsPodReady),
-	// and within each group the newest first (CreationTimestamp). Sort a copy:
-	// pods comes from the cache and must not be changed.
 	return nil
 }
 

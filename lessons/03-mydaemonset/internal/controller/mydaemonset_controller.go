@@ -74,7 +74,7 @@ type MyDaemonSetReconciler struct {
 // sets it), which the API server allows only to who may update its finalizers.
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=mydaemonsets/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;patch;delete
-// TODO(12): Let the manager's role read the nodes
+// TODO(12): Let the manager's role read the nodes.
 // Let the manager read and watch the nodes: an RBAC marker for the core group's
 // nodes with the verbs get, list and watch.
 
@@ -139,7 +139,7 @@ func (r *MyDaemonSetReconciler) reconcilePods(ctx context.Context, mds *appsv1.M
 	// pass does all three. maxBurst caps the creates, and the deletes: removals first,
 	// then replacements. The rolling budget spares the replacements of pods that are not
 	// ready, which can be as many as there are nodes.
-	// TODO(7): Carry out the plan
+	// TODO(7): Carry out the plan.
 	// Carry out the plan: create the pods of plan.create with r.createPods and
 	// delete plan.remove and plan.replace with r.deletePods, at most maxBurst
 	// creates and maxBurst deletes (removals first, then replacements) in one
@@ -344,12 +344,12 @@ func (r *MyDaemonSetReconciler) adoptPod(ctx context.Context, mds *appsv1.MyDaem
 // newDaemonPod returns the pod mds runs on node, bound to it, labelled with the
 // MyDaemonSet's name (which is also what the manager's cache selects) and controlled by it.
 func (r *MyDaemonSetReconciler) newDaemonPod(mds *appsv1.MyDaemonSet, node *corev1.Node) (*corev1.Pod, error) {
-	// TODO(6): Build the pod of a node
+	// TODO(6): Build the pod of a node.
 	// Return the pod of mds for node: named podName(mds.Name, node.Name), in the
 	// MyDaemonSet's namespace, labelled MyDaemonSetLabel=<its name>, the one
 	// container of daemonContainer(mds), bound to the node through spec.nodeName,
 	// with the tolerations of daemonTolerations(mds) and a controller OwnerReference
-	// to mds. See "Binding a pod to its node" in docs/lesson-03.md.
+	// to mds. See "Binding a pod to its node: `nodeName` or affinity" in docs/lesson-03.md.
 	return nil, errors.New("newDaemonPod is not written yet")
 }
 
@@ -409,7 +409,7 @@ func (r *MyDaemonSetReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if err != nil {
 		return fmt.Errorf("indexing pods by node: %w", err)
 	}
-	// TODO(11): Watch the nodes
+	// TODO(11): Watch the nodes.
 	// Watch the nodes: Watches(&corev1.Node{}, ...) with
 	// handler.EnqueueRequestsFromMapFunc(r.mydaemonsetsForNode) and the predicate
 	// nodeChangedPredicate(). See "Watching objects you do not own" in

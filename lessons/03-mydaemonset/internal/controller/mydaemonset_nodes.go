@@ -24,7 +24,7 @@ import (
 // carries the node's last state. The pods cover a MyDaemonSet whose selector changed
 // since it placed its pod, and a delete whose last state the informer missed.
 func (r *MyDaemonSetReconciler) mydaemonsetsForNode(ctx context.Context, obj client.Object) []reconcile.Request {
-	// TODO(10): Map a node event to its MyDaemonSets
+	// TODO(10): Map a node event to its MyDaemonSets.
 	// List every MyDaemonSet (all namespaces) and return a request for each one
 	// whose spec.nodeSelector matches the node's labels. Then list the pods on
 	// the node (client.MatchingFields{podNodeNameField: name}) and add the
@@ -55,7 +55,7 @@ func nodeChangedPredicate() predicate.Predicate {
 // node: its labels (the node selectors), spec.unschedulable (cordon), spec.taints
 // (taintsAllow) and whether it is Ready.
 func nodeChanged(oldNode, newNode *corev1.Node) bool {
-	// TODO(9): Let through only the node changes that matter
+	// TODO(9): Let through only the node changes that matter.
 	// Compare what the controller reads of the two nodes: labels,
 	// spec.unschedulable, spec.taints (equality.Semantic.DeepEqual) and whether
 	// the node is Ready (isNodeReady). See

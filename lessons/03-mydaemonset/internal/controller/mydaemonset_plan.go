@@ -48,7 +48,7 @@ func planPods(mds *appsv1.MyDaemonSet, nodes []corev1.Node, pods []corev1.Pod) d
 
 	// Sort the pods into the one active pod of each node and the pods on their way out.
 	// A pod of someone else, even with our label, is never touched.
-	// TODO(3): Sort the pods into running and to remove
+	// TODO(3): Sort the pods into running and to remove.
 	// Sort the pods that mds controls (metav1.IsControlledBy; skip the others).
 	// A terminating pod marks its node leaving. A pod whose node is gone, does
 	// not match (nodeMatches) or has a NoExecute taint the pod does not tolerate
@@ -59,7 +59,7 @@ func planPods(mds *appsv1.MyDaemonSet, nodes []corev1.Node, pods []corev1.Pod) d
 
 	// Walk the nodes in name order, so that a pass's choices do not depend on the
 	// order of the cache's list.
-	// TODO(4): Walk the nodes and fill in the plan
+	// TODO(4): Walk the nodes and fill in the plan.
 	// Walk the nodes that match (nodeMatches) in name order and fill in the
 	// plan. A node with a running pod is desired and current; its pod is updated
 	// when it runs spec.image (podImage), else outdated; the node is available
@@ -78,7 +78,7 @@ func planPods(mds *appsv1.MyDaemonSet, nodes []corev1.Node, pods []corev1.Pod) d
 // of spec.nodeSelector and is not cordoned (spec.unschedulable). Whether the node is
 // Ready decides only whether a pod is created there; a NotReady node keeps its pod.
 func nodeMatches(mds *appsv1.MyDaemonSet, node *corev1.Node) bool {
-	// TODO(2): Decide whether a pod belongs on a node
+	// TODO(2): Decide whether a pod belongs on a node.
 	// Return true when the node is not cordoned and its labels match
 	// spec.nodeSelector (an empty selector matches every node). See "Which nodes
 	// get a pod" in docs/lesson-03.md.
@@ -100,10 +100,10 @@ func isNodeReady(node *corev1.Node) bool {
 // cache is. A name longer than maxPodNameLength is cut and ends in a hash of both names,
 // which keeps long names apart.
 func podName(mds, node string) string {
-	// TODO(1): Name each pod after its node
+	// TODO(1): Name each pod after its node.
 	// Return "<mds>-<node>". When that is longer than maxPodNameLength, cut it
 	// and end it with "-" and 10 hex digits of a SHA-256 of mds+"/"+node, so that
-	// it stays a valid, unique name. See "Deterministic names" in
+	// it stays a valid, unique name. See "Deterministic names instead of create expectations" in
 	// docs/lesson-03.md.
 	return ""
 }
@@ -124,7 +124,7 @@ func podImage(pod *corev1.Pod) string {
 // all go. A ready one goes only while fewer than maxUnavailable nodes are unavailable,
 // so that at most maxUnavailable nodes are without a ready pod because of the change.
 func outdatedPodsToDelete(outdated []*corev1.Pod, unavailable int) []*corev1.Pod {
-	// TODO(5): Pick the outdated pods the rolling budget lets go
+	// TODO(5): Pick the outdated pods the rolling budget lets go.
 	// Return every outdated pod that is not ready, and, while unavailable is
 	// below maxUnavailable, as many ready ones (in order) as the difference
 	// allows. See "The rolling budget" in docs/lesson-03.md.

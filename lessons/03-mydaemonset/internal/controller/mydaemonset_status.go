@@ -48,7 +48,7 @@ func (r *MyDaemonSetReconciler) patchStatus(ctx context.Context, orig, mds *apps
 //	a pod is not ready                     False  PodsNotReady
 //	otherwise                              True   AllPodsAvailable
 func setMyDaemonSetReadyCondition(mds *appsv1.MyDaemonSet, passErr error) {
-	// TODO(8): Set the Ready condition
+	// TODO(8): Set the Ready condition.
 	// Set the Ready condition with meta.SetStatusCondition, from the first row
 	// of the table above that applies, with its reason (constants in api/apps/v1)
 	// and a message that says the counts, or the error. Set its

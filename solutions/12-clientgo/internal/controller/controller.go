@@ -130,7 +130,8 @@ func (c *Controller) updateImoocPod(oldObj, newObj any) {
 }
 
 // updatePod enqueues the controllers of a pod whose update changed something a pass
-// reads (podChanged); the kubelet's other reports start no pass.
+// reads; the kubelet's other reports start no pass. podChanged is lesson 02's, which
+// its podChangedPredicate wraps: here the pod informer's UpdateFunc calls it.
 func (c *Controller) updatePod(oldObj, newObj any) {
 	oldPod, okOld := oldObj.(*corev1.Pod)
 	newPod, okNew := newObj.(*corev1.Pod)

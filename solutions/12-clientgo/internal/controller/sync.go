@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -120,19 +119,6 @@ func (c *Controller) syncPods(ctx context.Context, imoocPod *appsv1.ImoocPod) (t
 	return 0, nil
 }
 
-// activePods returns the pods that count towards spec.replicas: the ones this ImoocPod
-// controls that are neither being deleted nor finished. A pod with the right label but
-// another controller, or none, belongs to someone else and is never touched.
-func activePods(owner *appsv1.ImoocPod, pods []corev1.Pod) []corev1.Pod {
-	var active []corev1.Pod
-	for _, pod := range pods {
-		if metav1.IsControlledBy(&pod, owner) && podcontrol.IsPodActive(&pod) {
-			active = append(active, pod)
-		}
-	}
-	return active
-}
-
 // createPods creates count pods for imoocPod in growing batches and records each one it
 // created as expected, so that the next pass waits for the cache to show them.
 func (c *Controller) createPods(ctx context.Context, imoocPod *appsv1.ImoocPod, count int) error {
@@ -192,17 +178,4 @@ func (c *Controller) deletePods(ctx context.Context, imoocPod *appsv1.ImoocPod, 
 		return fmt.Errorf("deleting pods: %w", err)
 	}
 	return nil
-}
-
-// podsToDelete picks count pods to delete, the ones whose loss hurts least first: pods
-// that are not ready yet, then the newest, whose work is least likely to be warmed up.
-func podsToDelete(pods []corev1.Pod, count int) []corev1.Pod {
-	sorted := append([]corev1.Pod(nil), pods...)
-	sort.SliceStable(sorted, func(i, j int) bool {
-		if ri, rj := podcontrol.IsPodReady(&sorted[i]), podcontrol.IsPodReady(&sorted[j]); ri != rj {
-			return !ri
-		}
-		return sorted[j].CreationTimestamp.Before(&sorted[i].CreationTimestamp)
-	})
-	return sorted[:min(count, len(sorted))]
 }

@@ -101,7 +101,3 @@ type ImoocPodList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []ImoocPod `json:"items"`
 }
-
-func init() {
-	SchemeBuilder.Register(&ImoocPod{}, &ImoocPodList{})
-}

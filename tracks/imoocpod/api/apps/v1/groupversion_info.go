@@ -18,3 +18,9 @@ var (
 	// AddToScheme adds this package's kinds to a scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
 )
+
+// init registers the kinds of this package here rather than beside their types, so that
+// the types file serves a client-go program too (lesson 12), with a builder of its own.
+func init() {
+	SchemeBuilder.Register(&ImoocPod{}, &ImoocPodList{})
+}

@@ -39,7 +39,7 @@ var _ admission.Defaulter[*appsv1.MyDaemonSet] = &MyDaemonSetCustomDefaulter{}
 // leaves the field alone keeps the stored value: the default is chosen once, from the
 // image of that moment.
 func (d *MyDaemonSetCustomDefaulter) Default(_ context.Context, mds *appsv1.MyDaemonSet) error {
-	// TODO(4): Default spec.imagePullPolicy when it is empty
+	// TODO(4): Default spec.imagePullPolicy when it is empty.
 	// Set spec.imagePullPolicy to defaultPullPolicy(spec.image), only when it is
 	// empty: a policy the user chose stays. See "Defaulting" in docs/lesson-04.md.
 	return nil
@@ -54,7 +54,7 @@ func (d *MyDaemonSetCustomDefaulter) Default(_ context.Context, mds *appsv1.MyDa
 // A missing image would come back in it as "" (spec.image has no omitempty), and the user
 // would read "should be at least 1 chars long" instead of "Required value".
 func defaultPullPolicy(image string) corev1.PullPolicy {
-	// TODO(3): Choose the default pull policy of an image
+	// TODO(3): Choose the default pull policy of an image.
 	// Return "" when parseImage(image) fails. Else corev1.PullAlways when the
 	// tag is "latest", or the tag and the digest are both empty; else
 	// corev1.PullIfNotPresent. See "Defaulting" in docs/lesson-04.md.
@@ -82,7 +82,7 @@ func (v *MyDaemonSetCustomValidator) ValidateCreate(_ context.Context, mds *apps
 // finalizer, or it could never be deleted; and a warning about a spec nobody touched
 // would come back with every such update.
 func (v *MyDaemonSetCustomValidator) ValidateUpdate(_ context.Context, oldMDS, mds *appsv1.MyDaemonSet) (admission.Warnings, error) {
-	// TODO(8): Check an update only when it changes the spec
+	// TODO(8): Check an update only when it changes the spec.
 	// Admit the update with no warning when the spec is unchanged
 	// (equality.Semantic.DeepEqual of the old and new spec); else check the new
 	// object as ValidateCreate does. See "Validating" in docs/lesson-04.md.
@@ -99,7 +99,7 @@ func (v *MyDaemonSetCustomValidator) ValidateDelete(context.Context, *appsv1.MyD
 // server reports its own checks, or else the warnings for what is allowed but unwise.
 // It reads nothing but mds, so that the tests and the fuzzer can call it directly.
 func validateMyDaemonSet(mds *appsv1.MyDaemonSet) (admission.Warnings, error) {
-	// TODO(5): Refuse every problem in one Invalid answer
+	// TODO(5): Refuse every problem in one Invalid answer.
 	// Collect validateSpec's errors for the path "spec". When there are any,
 	// return them as apierrors.NewInvalid with the MyDaemonSet's group and kind
 	// and its name; else return warningsFor(...). See "Validating" in
@@ -167,7 +167,7 @@ func validateTolerations(tolerations []corev1.Toleration, path *field.Path) fiel
 // validation only asks for a non-empty string; a bad reference surfaces later, on every
 // node, as a pod stuck in InvalidImageName.
 func validateImage(image string, path *field.Path) field.ErrorList {
-	// TODO(6): Refuse an image that is no reference
+	// TODO(6): Refuse an image that is no reference.
 	// Return field.Required when image is empty, and field.Invalid with the
 	// error's text when parseImage refuses it. See "Validating" in
 	// docs/lesson-04.md.
@@ -178,7 +178,7 @@ func validateImage(image string, path *field.Path) field.ErrorList {
 // selector that no label can satisfy would leave the MyDaemonSet without a node forever.
 // Keys are checked in sorted order, so that the message is the same on every call.
 func validateNodeSelector(selector map[string]string, path *field.Path) field.ErrorList {
-	// TODO(7): Refuse node selector entries no label can have
+	// TODO(7): Refuse node selector entries no label can have.
 	// For every key, in sorted order, add a field.Invalid at path.Key(key) for
 	// each message of content.IsLabelKey(key) (with the key as the
 	// value) and of content.IsLabelValue(value) (with the value). See
@@ -203,7 +203,7 @@ func validatePullPolicy(policy corev1.PullPolicy, path *field.Path) field.ErrorL
 // controller replaces pods only when spec.image changes, so a new push of latest reaches
 // a node only when its pod happens to be recreated, and the nodes drift apart.
 func warningsFor(spec *appsv1.MyDaemonSetSpec, path *field.Path) admission.Warnings {
-	// TODO(9): Warn about an image that floats
+	// TODO(9): Warn about an image that floats.
 	// Return one warning, starting with the path of the image, when
 	// parseImage(spec.Image) succeeds and the reference is floating(); else
 	// nil. See "Warnings" in docs/lesson-04.md.
