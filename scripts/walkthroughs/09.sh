@@ -29,7 +29,7 @@ cleanup() {
   for pid in $PID_A $PID_B; do kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true; done
   kubectl delete clusterrolebinding "$SCRAPER_BINDING" --ignore-not-found >/dev/null 2>&1 || true
   "$ROOT/scripts/deploy.sh" undeploy "$KIND" $N >/dev/null 2>&1 || warn "could not undeploy; run scripts/deploy.sh undeploy $KIND $N"
-  localwebhook -uninstall 2>/dev/null || true
+  manager_remove_webhooks "$STAGE_DIR" 2>/dev/null || true
 }
 
 # start_as_manager NAME LOG ARGS... starts the stage's manager as the service account.
