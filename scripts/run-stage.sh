@@ -9,6 +9,9 @@
 # terminal, for you to try it with kubectl; Ctrl-C stops it and removes its webhook
 # configurations, which would otherwise make the API server refuse the stage's kinds.
 #
+# A walkthrough that stops before its end (a command that fails, an error, Ctrl-C)
+# still prints its summary and what stopped it.
+#
 # Usage: scripts/run-stage.sh lessons|solutions N [run]
 source "$(dirname "$0")/lib/common.sh"
 source "$ROOT/scripts/lib/stage.sh"
@@ -26,6 +29,7 @@ walkthrough="$ROOT/scripts/walkthroughs/$n.sh"
 export PATH="$CACHE/bin/current:$PATH"
 source "$ROOT/scripts/lib/cluster.sh"
 source "$ROOT/scripts/lib/manager.sh"
+source "$ROOT/scripts/lib/walkthrough.sh"
 use_cluster
 
 # A lesson's markers are the learner's: regenerate what they say. A solution's generated
@@ -81,7 +85,23 @@ cleanup() {
 # the same as a command a learner can paste in the repository's folder.
 manager_errors() { grep -c '	ERROR	' "$log" || true; }
 MANAGER_ERRORS="grep -c \$'\\tERROR\\t' ${log#"$ROOT"/}"
-trap cleanup EXIT
+# explain_failure names the known problems the walkthrough's and the manager's logs show,
+# and for a lesson, where to find the first task not done.
+explain_failure() {
+  explain_symptoms "$WALKTHROUGH_LOG" "$log"
+  [[ $kind != lessons ]] || say "make check-$((10#$n)) lists which of your tasks are done, and shows the first one that is not"
+}
+# on_exit: a walkthrough that stopped before its end says why and prints its summary
+# (walkthrough_stopped); then everything the run started goes.
+on_exit() {
+  local status=$?
+  if [[ -n $WALKTHROUGH_FILE ]]; then
+    walkthrough_stopped "$status"
+    explain_failure
+  fi
+  cleanup
+}
+trap on_exit EXIT
 
 if [[ $mode == run ]]; then
   say "Running the manager of $name in the foreground; Ctrl-C stops it"
@@ -94,16 +114,14 @@ if [[ $mode == run ]]; then
 fi
 
 : >"$log"
-source "$ROOT/scripts/lib/walkthrough.sh"
 STAGE_DIR=$dir
-WALKTHROUGH_LOG="$STAGE_CACHE/walkthrough-$n.log"
-: >"$WALKTHROUGH_LOG"
-start_manager
 # The walkthrough shows its commands from the top of the checkout, where make runs.
 cd "$ROOT"
+walkthrough_begin "$walkthrough" "$STAGE_CACHE/walkthrough-$n.log"
+start_manager
 source "$walkthrough"
 stop_manager
-if ! summary; then
-  explain_symptoms "$WALKTHROUGH_LOG" "$log"
+if ! walkthrough_end; then
+  explain_failure
   exit 1
 fi

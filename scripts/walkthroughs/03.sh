@@ -89,7 +89,8 @@ PODS_STATE="kubectl get pods -n $NS -l $SELECTOR -o jsonpath='{range .items[*]}{
 printf '  $ %s   (repeated)\n' "$PODS_STATE"
 lowest=$N
 done_at=
-deadline=$(($(date +%s) + WAIT))
+waited=$(wait_seconds)
+deadline=$(($(date +%s) + waited))
 while (($(date +%s) < deadline)); do
   state=$(eval "$PODS_STATE" 2>/dev/null || true)
   ready=$(grep -c '^|.*|True$' <<<"$state" || true)
@@ -104,7 +105,7 @@ done
 if [[ -n $done_at ]]; then
   pass "every node runs a ready pod of $NEW_IMAGE"
 else
-  fail "every node should run a ready pod of $NEW_IMAGE" "$updated of $N after ${WAIT}s" \
+  fail "every node should run a ready pod of $NEW_IMAGE" "$updated of $N ($(waited_note "$waited"))" \
     "outdatedPodsToDelete lets one ready pod go while every node has a ready pod; the pod's delete event brings the next pass"
 fi
 if ((lowest >= N - 1)); then
