@@ -9,8 +9,9 @@
 # terminal, for you to try it with kubectl; Ctrl-C stops it and removes its webhook
 # configurations, which would otherwise make the API server refuse the stage's kinds.
 #
-# A walkthrough that stops before its end (a command that fails, an error, Ctrl-C)
-# still prints its summary and what stopped it.
+# A walkthrough starts by removing what an earlier run of it left, and one that stops
+# before its end (a command that fails, an error, Ctrl-C) still prints its summary and
+# what stopped it.
 #
 # Usage: scripts/run-stage.sh lessons|solutions N [run]
 source "$(dirname "$0")/lib/common.sh"
@@ -55,8 +56,14 @@ WEBHOOK_PORT=${WEBHOOK_PORT:-19443}
 MANAGER_ARGS=(--metrics-bind-address "127.0.0.1:$METRICS_PORT")
 
 # A stage with webhooks: the API server must call the manager on this machine, over TLS.
+# Whatever an earlier run left calling this machine's webhook port goes first.
 if manager_has_webhooks "$dir"; then
   host=$(manager_webhook_host)
+else
+  host=$(manager_webhook_host 2>/dev/null) || host=
+fi
+[[ -z $host ]] || manager_remove_stale_webhooks "$host" "$WEBHOOK_PORT"
+if manager_has_webhooks "$dir"; then
   say "Installing the webhooks of $name, pointed at the manager on https://$host:$WEBHOOK_PORT"
   manager_install_webhooks "$dir" "$host" "$WEBHOOK_PORT" "$STAGE_CACHE/certs-$n"
   MANAGER_ARGS+=(--webhook-port "$WEBHOOK_PORT" --webhook-cert-dir "$STAGE_CACHE/certs-$n")

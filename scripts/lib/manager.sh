@@ -9,6 +9,7 @@
 #   manager_webhook_host                          where the API server reaches this machine
 #   manager_install_webhooks DIR HOST PORT CERTS  its webhook configurations, calling it here
 #   manager_remove_webhooks DIR                   and taken off again
+#   manager_remove_stale_webhooks HOST PORT       configurations an earlier run left
 #   manager_start [--detach] [--wait S] BINARY LOG PROBE_PORT FLAGS...
 #                                                 started and ready: MANAGER_PID
 #   manager_run BINARY LOG PROBE_PORT FLAGS...    in the foreground, until it exits
@@ -59,6 +60,21 @@ manager_install_webhooks() {
 # every change they cover.
 manager_remove_webhooks() {
   tool localwebhook -webhooks "$1/config/webhook" -uninstall
+}
+
+# manager_remove_stale_webhooks HOST PORT deletes the webhook configurations that call a
+# manager at https://HOST:PORT, and says which. Only one manager can serve that port, the
+# one about to start: a configuration there was left by an earlier run (of this stage or
+# another) that could not remove it, and would send the API server's calls to the wrong
+# manager, or to none.
+manager_remove_stale_webhooks() {
+  local stale
+  stale=$(kubectl get mutatingwebhookconfigurations,validatingwebhookconfigurations -o go-template='{{range .items}}{{$name := .metadata.name}}{{$kind := .kind}}{{range .webhooks}}{{if .clientConfig.url}}{{$kind}}/{{$name}} {{.clientConfig.url}}{{"\n"}}{{end}}{{end}}{{end}}' |
+    awk -v url="https://$1:$2/" 'index($2, url) == 1 { print tolower($1) }' | sort -u | paste -sd' ' -)
+  [[ -n $stale ]] || return 0
+  say "Removing the webhook configurations an earlier run left, which call https://$1:$2: $stale"
+  # shellcheck disable=SC2086 # one word per configuration
+  kubectl delete --ignore-not-found $stale >/dev/null
 }
 
 MANAGER_PID=

@@ -2,6 +2,7 @@
 # type themselves, each followed by what they should see. Every check prints the kubectl
 # command that shows it, a pass or fail line, and on failure a hint.
 #
+#   remove_leftovers namespace/NS nodepool/NAME ...   first: what an earlier run left
 #   step "What happens next"
 #   run kubectl apply -f ...                          show and run a command
 #   expect "what should be true" WANT 'COMMAND' "hint when it is not"
@@ -210,6 +211,151 @@ expect_refused() {
   else
     fail "$what" "refused, but with '$out'; want it to mention '$message'" "$hint"
   fi
+}
+
+# remove_leftovers THING... removes what an earlier run of this walkthrough may have left
+# on the cluster (a run that stopped half-way, or that ran a broken controller: a
+# RuntimeClass without its owner makes every later pass of a correct one fail), and says
+# in one line what it found. A walkthrough calls it first, with everything it makes:
+#
+#   namespace/NAME      deleted and waited for; the finalizers that hold its pods go first
+#   nodepool/NAME       deleted; a finalizer that no manager has removed in 10 s goes
+#   pool-records/POOL   the records of POOL and of every pool that no longer exists, on
+#                       every node: the labels and taints each lists, and the record. No
+#                       pool will take them back, and another pool's walkthrough would find
+#                       them on its nodes. (After nodepool/POOL, which deletes POOL.)
+#   node-label/KEY      the label KEY, on every node
+#   node-taint/KEY      every taint of key KEY, on every node
+#   node-cordon/NODE    NODE made schedulable again
+#   KIND/NAME, KIND/NAMESPACE/NAME   any other object (runtimeclass/..., sidecarset/...,
+#                       pod/kube-system/..., clusterrolebinding/...): deleted, waited for
+remove_leftovers() {
+  local thing found=() left
+  for thing in "$@"; do
+    left=$(leftover "$thing")
+    [[ -z $left ]] || found+=("$left")
+  done
+  if ((${#found[@]} == 0)); then
+    printf '\nNothing left by an earlier run of this walkthrough\n'
+    return 0
+  fi
+  printf '\nRemoving what an earlier run left: %s\n' "$(printf '%s, ' "${found[@]}" | sed 's/, $//')"
+  for thing in "$@"; do
+    remove_leftover "$thing"
+  done
+}
+
+# leftover THING prints what is left of THING on the cluster (see remove_leftovers), or
+# nothing.
+leftover() {
+  local kind=${1%%/*} rest=${1#*/} nodes
+  case $kind in
+    namespace)
+      kubectl get namespace "$rest" -o go-template='namespace/{{.metadata.name}}{{if .metadata.deletionTimestamp}} (terminating){{end}}' 2>/dev/null || true
+      ;;
+    pool-records)
+      pool_records "$rest" 2>/dev/null | awk '{ nodes[$2] = nodes[$2] " " $1 }
+        END { for (pool in nodes) { printf "%sthe record of pool %s on%s", sep, pool, nodes[pool]; sep = ", " } }' || true
+      ;;
+    node-label)
+      nodes=$(kubectl get nodes -l "$rest" -o name 2>/dev/null | sed 's#^node/##' | xargs || true)
+      [[ -z $nodes ]] || echo "label $rest on $nodes"
+      ;;
+    node-taint)
+      nodes=$(nodes_with_taint "$rest" 2>/dev/null || true)
+      [[ -z $nodes ]] || echo "taint $rest on $nodes"
+      ;;
+    node-cordon) [[ $(kubectl get node "$rest" -o jsonpath='{.spec.unschedulable}' 2>/dev/null) != true ]] || echo "$rest cordoned" ;;
+    *)
+      if [[ $rest == */* ]]; then
+        kubectl get "$kind" -n "${rest%%/*}" "${rest#*/}" --ignore-not-found -o name 2>/dev/null | sed "s#/#/${rest%%/*}/#" || true
+      else
+        kubectl get "$kind" "$rest" --ignore-not-found -o name 2>/dev/null || true
+      fi
+      ;;
+  esac
+}
+
+# remove_leftover THING removes what is left of THING (see remove_leftovers).
+remove_leftover() {
+  local kind=${1%%/*} rest=${1#*/} node pod
+  case $kind in
+    namespace)
+      kubectl get namespace "$rest" >/dev/null 2>&1 || return 0
+      for pod in $(kubectl get pods -n "$rest" -o go-template='{{range .items}}{{if .metadata.finalizers}}{{.metadata.name}} {{end}}{{end}}' 2>/dev/null); do
+        kubectl patch pod -n "$rest" "$pod" --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null 2>&1 || true
+      done
+      kubectl delete namespace "$rest" --ignore-not-found --wait=true --timeout=120s >/dev/null
+      ;;
+    nodepool)
+      kubectl get nodepool "$rest" >/dev/null 2>&1 || return 0
+      kubectl delete nodepool "$rest" --wait=false >/dev/null
+      # A pool with members and the finalizer of lesson 06: a working manager cleans the
+      # nodes and lets it go; pool-records/ does that for a broken one.
+      if ! kubectl wait --for=delete "nodepool/$rest" --timeout=10s >/dev/null 2>&1; then
+        kubectl patch nodepool "$rest" --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null 2>&1 || true
+        kubectl wait --for=delete "nodepool/$rest" --timeout=30s >/dev/null
+      fi
+      ;;
+    pool-records)
+      pool_records "$rest" | while read -r node pool; do
+        remove_pool_record "$node" "$pool"
+      done
+      ;;
+    node-label)
+      for node in $(kubectl get nodes -l "$rest" -o name | sed 's#^node/##'); do
+        kubectl label node "$node" "$rest-" >/dev/null
+      done
+      ;;
+    node-taint)
+      for node in $(nodes_with_taint "$rest"); do
+        kubectl taint node "$node" "$rest-" >/dev/null
+      done
+      ;;
+    node-cordon) [[ -z $(leftover "$1") ]] || kubectl uncordon "$rest" >/dev/null ;;
+    *)
+      if [[ $rest == */* ]]; then
+        kubectl delete "$kind" -n "${rest%%/*}" "${rest#*/}" --ignore-not-found --wait=true --timeout=60s >/dev/null
+      else
+        kubectl delete "$kind" "$rest" --ignore-not-found --wait=true --timeout=60s >/dev/null
+      fi
+      ;;
+  esac
+}
+
+# pool_records POOL prints "NODE POOL" for each record of a NodePool on a node (the
+# annotation applied.nodes.workshop.dev/POOL) that is POOL's or a pool's that no longer
+# exists.
+pool_records() {
+  local pools
+  pools=$(kubectl get nodepools -o jsonpath='{.items[*].metadata.name}' 2>/dev/null || true)
+  kubectl get nodes -o go-template='{{range $n := .items}}{{range $k, $v := $n.metadata.annotations}}{{$n.metadata.name}} {{$k}}{{"\n"}}{{end}}{{end}}' |
+    awk -v pool="$1" -v pools=" $pools " 'sub(/^applied\.nodes\.workshop\.dev\//, "", $2) &&
+      ($2 == pool || index(pools, " " $2 " ") == 0) { print $1, $2 }'
+}
+
+# nodes_with_taint KEY prints the nodes with a taint of key KEY, on one line.
+nodes_with_taint() {
+  kubectl get nodes -o go-template='{{range $n := .items}}{{range .spec.taints}}{{if eq .key "'"$1"'"}}{{$n.metadata.name}}{{"\n"}}{{end}}{{end}}{{end}}' | sort -u | xargs
+}
+
+# remove_pool_record NODE POOL removes from NODE the labels and taints that POOL's record
+# lists, and the record: what the pool's manager would take back from a node that left.
+remove_pool_record() {
+  local node=$1 record key labels=()
+  record=$(kubectl get node "$node" -o go-template='{{index .metadata.annotations "applied.nodes.workshop.dev/'"$2"'"}}')
+  for key in $(record_entries labels "$record"); do labels+=("$key-"); done
+  ((${#labels[@]} == 0)) || kubectl label node "$node" "${labels[@]}" >/dev/null
+  for key in $(record_entries taints "$record"); do
+    kubectl taint node "$node" "$key-" >/dev/null 2>&1 || true # gone already
+  done
+  kubectl annotate node "$node" "applied.nodes.workshop.dev/$2-" >/dev/null
+}
+
+# record_entries LIST RECORD prints the entries of the list LIST (labels or taints) of a
+# pool's record, {"labels":["a/b","c"],"taints":["key:Effect"]}, one a line.
+record_entries() {
+  sed -n "s/.*\"$1\":\[\([^]]*\)\].*/\1/p" <<<"$2" | tr ',' '\n' | tr -d '"' | grep . || true
 }
 
 # fresh_namespace NAME deletes NAME if an earlier walkthrough left it, and creates it.

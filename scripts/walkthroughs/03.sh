@@ -29,6 +29,9 @@ if [[ $context == kwok-* ]]; then
 else
   EMBEDDED=
 fi
+# The node the walkthrough cordons, then taints: the second one.
+CORDONED=$(all_nodes | awk '{print $2}')
+remove_leftovers namespace/$NS node-cordon/"$CORDONED" node-taint/example.com/maintenance
 NODES_BEFORE=$(($(kubectl get nodes --no-headers | wc -l)))
 
 step "Create a MyDaemonSet: one pod on every node"
@@ -61,7 +64,6 @@ else
   N=$NODES_BEFORE
 fi
 
-CORDONED=$(all_nodes | awk '{print $2}')
 step "Cordon $CORDONED: its pod goes"
 run kubectl cordon "$CORDONED"
 expect "every node but $CORDONED runs a demo pod" "$(all_nodes "$CORDONED")" "$POD_NODES" \

@@ -8,9 +8,9 @@
 # end.
 POOL=workshop-05
 source "$ROOT/scripts/lib/nodepool.sh"
+remove_leftovers nodepool/$POOL runtimeclass/$RUNTIME_CLASS node-label/$MEMBER pool-records/$POOL
 
 step "Before: what the nodes carry that is not ours"
-clean_pool_leftovers
 run kubectl get nodes
 OWN0=$(own_state $N0)
 OWN1=$(own_state $N1)

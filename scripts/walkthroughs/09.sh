@@ -53,8 +53,12 @@ pool_updates() {
     awk '$1 == "NodeUpdated" { n += ($2 == "" ? 1 : $2) } END { print n + 0 }'
 }
 
+remove_leftovers nodepool/$POOL runtimeclass/$RUNTIME_CLASS node-label/$MEMBER pool-records/$POOL \
+  clusterrolebinding/$SCRAPER_BINDING namespace/$NS \
+  validatingwebhookconfiguration/nodepool-validating-webhook-configuration \
+  mutatingwebhookconfiguration/nodepool-mutating-webhook-configuration
+
 step "Before: what $N0 carries that is not ours"
-clean_pool_leftovers
 OWN0=$(own_state "$N0")
 printf '    %s: %s\n' "$N0" "$OWN0"
 
