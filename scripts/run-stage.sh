@@ -13,17 +13,24 @@
 # before its end (a command that fails, an error, Ctrl-C) still prints its summary and
 # what stopped it.
 #
-# Usage: scripts/run-stage.sh lessons|solutions N [run]
+# Usage: scripts/run-stage.sh lessons|solutions|FOLDER N [run]
+#   FOLDER  a copy of stage N elsewhere, such as scripts/walkthrough-rerun.sh's broken one
 source "$(dirname "$0")/lib/common.sh"
 source "$ROOT/scripts/lib/stage.sh"
 
-usage="usage: $0 lessons|solutions N [run]"
+usage="usage: $0 lessons|solutions|FOLDER N [run]"
 kind=${1:?$usage}
 n=$(printf '%02d' "$((10#${2:?$usage}))")
 mode=${3:-walkthrough}
 [[ $mode == walkthrough || $mode == run ]] || die "$usage"
-dir=$(stage_dir "$kind" "$n")
-name="$kind/$(basename "$dir")"
+if [[ $kind == lessons || $kind == solutions ]]; then
+  dir=$(stage_dir "$kind" "$n")
+  name="$kind/$(basename "$dir")"
+else
+  [[ -f $kind/go.mod ]] || die "$usage ($kind is no stage's folder)"
+  dir=$(cd "$kind" && pwd)
+  name=${dir#"$ROOT"/}
+fi
 walkthrough="$ROOT/scripts/walkthroughs/$n.sh"
 [[ $mode == run || -f $walkthrough ]] || die "no walkthrough for stage $n ($walkthrough)"
 
