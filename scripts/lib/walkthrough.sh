@@ -32,9 +32,9 @@ STEP=               # the current step's title
 WALKTHROUGH_FILE=   # the walkthrough under way, between walkthrough_begin and walkthrough_end
 WALKTHROUGH_LOG=
 STOPPED_AT=         # the walkthrough's line that failed, FILE:LINE (the ERR trap)
-STOPPED_BY=         # that line's command and exit status
-STOPPED_RUN=        # set when that command was run: its output is in RUN_OUTPUT
-RUN_FAILED=         # set when the last command run ran failed
+STOPPED_BY=         # its exit status
+STOPPED_RUN=        # set when it was run's: what the command printed is in RUN_OUTPUT
+RUN_FAILED=         # set when the last command that run ran failed
 STOP_SIGNAL=        # Ctrl-C (SIGINT) or SIGTERM, when one stopped the walkthrough
 RUN_OUTPUT=         # what the last command shown by run printed
 
@@ -71,7 +71,7 @@ walkthrough_error() {
   STOPPED_AT=$(stop_place)
   STOPPED_BY="exit status $status"
   # run returns its command's status: then what the command printed is in RUN_OUTPUT.
-  [[ ${RUN_FAILED:-} != 1 ]] || STOPPED_RUN=1
+  [[ $RUN_FAILED != 1 || $BASH_COMMAND != 'return "$status"' ]] || STOPPED_RUN=1
   return 0
 }
 
