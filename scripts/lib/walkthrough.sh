@@ -100,13 +100,15 @@ source_lines() {
 # what stopped it (the signal; or the command that failed, and the last lines it
 # printed; or the error printed above) and prints the summary. Nothing otherwise.
 walkthrough_stopped() {
-  local status=$1 where
+  local status=$1 where when
   [[ -n $WALKTHROUGH_FILE ]] || return 0
   trap - ERR INT TERM
   set +E
   WALKTHROUGH_FILE=
   where=${STOPPED_AT:-$(stop_place)}
-  printf '\n\033[31mThe walkthrough stopped\033[0m in the step "%s", at %s:\n' "${STEP:-before the first step}" "$where"
+  when="before its first step"
+  [[ -z $STEP ]] || when="in the step \"$STEP\""
+  printf '\n\033[31mThe walkthrough stopped\033[0m %s, at %s:\n' "$when" "$where"
   if [[ -n $STOP_SIGNAL ]]; then
     printf '  stopped by %s\n' "$STOP_SIGNAL"
   elif [[ -n $STOPPED_AT ]]; then
