@@ -15,18 +15,21 @@
 #                 of its own that it had before.
 #
 # Usage: scripts/faults.sh imoocpod|mydaemonset|nodepool|all   (make faults runs all)
+#   FAULTS_CLUSTER=workshop-faults   the name of its cluster, kwok-$FAULTS_CLUSTER
+#   FAULTS_PROBE_PORT=28101 FAULTS_WEBHOOK_PORT=28102   the manager's ports on this machine
 source "$(dirname "$0")/lib/common.sh"
+source "$ROOT/scripts/lib/stage.sh"
 
 usage="usage: $0 imoocpod|mydaemonset|nodepool|all"
 scenario=${1:?$usage}
-export WORKSHOP_CLUSTER=workshop-faults PATH="$CACHE/bin/current:$PATH"
+export WORKSHOP_CLUSTER=${FAULTS_CLUSTER:-workshop-faults} PATH="$CACHE/bin/current:$PATH"
+PROBE_PORT=${FAULTS_PROBE_PORT:-28101}
+WEBHOOK_PORT=${FAULTS_WEBHOOK_PORT:-28102}
+source "$ROOT/scripts/lib/manager.sh"
 work="$CACHE/faults"
 NS=faults
 mkdir -p "$work"
 rm -f "$work/podwatch" # built again from this checkout's source
-
-# newest_solution TRACK prints the folder of the newest solution of TRACK: its source.
-newest_solution() { ls -d "$ROOT"/solutions/[0-9][0-9]-"$1"*/ | tail -n 1 | sed 's:/$::'; }
 
 # fresh_cluster NODES starts a new cluster of its own with NODES nodes.
 fresh_cluster() {
@@ -37,38 +40,23 @@ fresh_cluster() {
   kubectl create namespace "$NS" >/dev/null
 }
 
-# Manager: built once per stage; started (again) with start_manager, killed with
-# kill_manager. Its webhooks, if any, are installed and served as make lesson-N does.
-MANAGER_PID=
+# Manager: built once per stage (scripts/lib/manager.sh) and installed as make lesson-N
+# does, webhooks included; started (again) with start_manager, killed with kill_manager.
 prepare_manager() {
   STAGE=$1
   say "Building the manager of ${STAGE#"$ROOT"/} and installing its CRDs"
-  (cd "$STAGE" && go build -o "$work/manager" ./cmd)
-  kubectl apply --server-side -f "$STAGE/config/crd/bases" >/dev/null
-  kubectl wait --for=condition=Established crd --all --timeout=30s >/dev/null
-  MANAGER_ARGS=(--metrics-bind-address 0 --health-probe-bind-address 127.0.0.1:28101)
-  if [[ -f $STAGE/config/webhook/manifests.yaml ]]; then
-    tool localwebhook -webhooks "$STAGE/config/webhook" -port 28102 -cert-dir "$work/certs" >/dev/null
-    MANAGER_ARGS+=(--webhook-port 28102 --webhook-cert-dir "$work/certs")
+  manager_build "$STAGE" "$work/manager"
+  manager_install_crds "$STAGE"
+  MANAGER_ARGS=(--metrics-bind-address 0)
+  if manager_has_webhooks "$STAGE"; then
+    manager_install_webhooks "$STAGE" 127.0.0.1 "$WEBHOOK_PORT" "$work/certs"
+    MANAGER_ARGS+=(--webhook-port "$WEBHOOK_PORT" --webhook-cert-dir "$work/certs")
   fi
   : >"$work/manager.log"
 }
-start_manager() {
-  # Not a child of this shell: a manager killed from outside (podwatch) is then reaped
-  # at once, and no job notice interrupts the figures.
-  MANAGER_PID=$(sh -c '"$@" >>"$0" 2>&1 </dev/null & echo $!' "$work/manager.log" "$work/manager" "${MANAGER_ARGS[@]}")
-  local i
-  for i in $(seq 150); do
-    kill -0 "$MANAGER_PID" 2>/dev/null || die "the manager exited; its log is ${work#"$ROOT"/}/manager.log"
-    curl -fs http://127.0.0.1:28101/readyz >/dev/null 2>&1 && return
-    sleep 0.1
-  done
-  die "the manager was not ready after 15 s; its log is ${work#"$ROOT"/}/manager.log"
-}
-kill_manager() {
-  kill -KILL "$MANAGER_PID" 2>/dev/null || true
-  wait_for "the manager gone" 10 "! kill -0 $MANAGER_PID" || true
-}
+# start_manager starts it outside this shell's jobs, for the pod watch to SIGKILL it.
+start_manager() { manager_start --detach --wait 15 "$work/manager" "$work/manager.log" "$PROBE_PORT" "${MANAGER_ARGS[@]}"; }
+kill_manager() { manager_stop "$MANAGER_PID" KILL; }
 # killed_by_podwatch waits until the pod watch has killed the manager.
 killed_by_podwatch() {
   wait_for "the manager killed" 120 "! kill -0 $MANAGER_PID" || die "the manager was not killed within 120 s"
@@ -113,7 +101,7 @@ verdict() { # verdict CONDITION MESSAGE
 }
 
 cleanup() {
-  [[ -z $MANAGER_PID ]] || kill -KILL "$MANAGER_PID" 2>/dev/null || true
+  manager_stop "$MANAGER_PID" KILL
   [[ -z $WATCH_PID ]] || stop_podwatch
   "$ROOT/scripts/cluster.sh" down >/dev/null 2>&1 || true
 }

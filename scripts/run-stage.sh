@@ -9,23 +9,35 @@
 # terminal, for you to try it with kubectl; Ctrl-C stops it and removes its webhook
 # configurations, which would otherwise make the API server refuse the stage's kinds.
 #
-# Usage: scripts/run-stage.sh lessons|solutions N [run]
+# A walkthrough starts by removing what an earlier run of it left, and one that stops
+# before its end (a command that fails, an error, Ctrl-C) still prints its summary and
+# what stopped it.
+#
+# Usage: scripts/run-stage.sh lessons|solutions|FOLDER N [run]
+#   FOLDER  a copy of stage N elsewhere, such as scripts/walkthrough-rerun.sh's broken one
 source "$(dirname "$0")/lib/common.sh"
 source "$ROOT/scripts/lib/stage.sh"
 
-usage="usage: $0 lessons|solutions N [run]"
+usage="usage: $0 lessons|solutions|FOLDER N [run]"
 kind=${1:?$usage}
 n=$(printf '%02d' "$((10#${2:?$usage}))")
 mode=${3:-walkthrough}
 [[ $mode == walkthrough || $mode == run ]] || die "$usage"
-dir=$(stage_dir "$kind" "$n")
-name="$kind/$(basename "$dir")"
+if [[ $kind == lessons || $kind == solutions ]]; then
+  dir=$(stage_dir "$kind" "$n")
+  name="$kind/$(basename "$dir")"
+else
+  [[ -f $kind/go.mod ]] || die "$usage ($kind is no stage's folder)"
+  dir=$(cd "$kind" && pwd)
+  name=${dir#"$ROOT"/}
+fi
 walkthrough="$ROOT/scripts/walkthroughs/$n.sh"
 [[ $mode == run || -f $walkthrough ]] || die "no walkthrough for stage $n ($walkthrough)"
 
 export PATH="$CACHE/bin/current:$PATH"
 source "$ROOT/scripts/lib/cluster.sh"
-source "$ROOT/scripts/lib/symptoms.sh"
+source "$ROOT/scripts/lib/manager.sh"
+source "$ROOT/scripts/lib/walkthrough.sh"
 use_cluster
 
 # A lesson's markers are the learner's: regenerate what they say. A solution's generated
@@ -34,8 +46,7 @@ if [[ $kind == lessons ]]; then
   generate_lesson "$dir"
 fi
 say "Installing the CRDs of $name"
-kubectl apply --server-side --force-conflicts -f "$dir/config/crd/bases" >/dev/null
-kubectl wait --for=condition=Established crd --all --timeout=30s >/dev/null
+manager_install_crds "$dir"
 
 # The stage's manager binary, log, certificates and manifests. scripts/test.sh keeps its
 # own, so that it leaves a learner's running `make lesson-N` alone.
@@ -44,98 +55,87 @@ mkdir -p "$STAGE_CACHE"
 manager="$STAGE_CACHE/manager-$n"
 log="$STAGE_CACHE/manager-$n.log"
 say "Building the manager of $name"
-(cd "$dir" && go build -o "$manager" ./cmd)
+manager_build "$dir" "$manager"
 
 METRICS_PORT=${METRICS_PORT:-18080}
 PROBE_PORT=${PROBE_PORT:-18081}
 WEBHOOK_PORT=${WEBHOOK_PORT:-19443}
-MANAGER_ARGS=()
+MANAGER_ARGS=(--metrics-bind-address "127.0.0.1:$METRICS_PORT")
 
 # A stage with webhooks: the API server must call the manager on this machine, over TLS.
-webhooks="$dir/config/webhook"
-localwebhook() { tool localwebhook -webhooks "$webhooks" "$@"; }
-if [[ -f $webhooks/manifests.yaml ]]; then
-  host=127.0.0.1
-  if [[ $(kubectl config current-context) == kind-* ]]; then
-    # kind's API server runs in a container: it reaches this machine on the gateway of
-    # the kind network, and the manager must listen there too.
-    host=$(docker network inspect kind -f '{{(index .IPAM.Config 0).Gateway}}') ||
-      die "cannot find the kind network's gateway; see docs/lesson-04.md for cert-manager on kind"
-  fi
+# Whatever an earlier run left calling this machine's webhook port goes first.
+if manager_has_webhooks "$dir"; then
+  host=$(manager_webhook_host)
+else
+  host=$(manager_webhook_host 2>/dev/null) || host=
+fi
+[[ -z $host ]] || manager_remove_stale_webhooks "$host" "$WEBHOOK_PORT"
+if manager_has_webhooks "$dir"; then
   say "Installing the webhooks of $name, pointed at the manager on https://$host:$WEBHOOK_PORT"
-  localwebhook -host "$host" -port "$WEBHOOK_PORT" -cert-dir "$STAGE_CACHE/certs-$n" >/dev/null
+  manager_install_webhooks "$dir" "$host" "$WEBHOOK_PORT" "$STAGE_CACHE/certs-$n"
   MANAGER_ARGS+=(--webhook-port "$WEBHOOK_PORT" --webhook-cert-dir "$STAGE_CACHE/certs-$n")
 fi
+
+# start_manager [FLAGS...] starts the stage's manager with MANAGER_ARGS and FLAGS, and
+# waits until it is ready; stop_manager stops it. Walkthroughs restart it with them.
 start_manager() {
   say "Starting the manager of $name $* (log: ${log#"$ROOT"/})"
-  "$manager" --metrics-bind-address "127.0.0.1:$METRICS_PORT" \
-    --health-probe-bind-address "127.0.0.1:$PROBE_PORT" "${MANAGER_ARGS[@]}" "$@" >>"$log" 2>&1 &
-  MANAGER_PID=$!
-  local i
-  for i in $(seq 100); do
-    if ! kill -0 "$MANAGER_PID" 2>/dev/null; then
-      explain_symptoms "$log"
-      die "the manager exited; its log:"$'\n'"$(tail -n 20 "$log")"
-    fi
-    # Ready, and still alive: another process on the port could answer for a manager
-    # that failed to bind it.
-    if curl -fs "http://127.0.0.1:$PROBE_PORT/readyz" >/dev/null 2>&1; then
-      sleep 0.2
-      kill -0 "$MANAGER_PID" 2>/dev/null && return
-    fi
-    sleep 0.1
-  done
-  die "the manager did not become ready in 10s; see $log"
+  manager_start "$manager" "$log" "$PROBE_PORT" "${MANAGER_ARGS[@]}" "$@"
 }
 stop_manager() {
-  if [[ -n ${MANAGER_PID:-} ]] && kill -0 "$MANAGER_PID" 2>/dev/null; then
-    kill -TERM "$MANAGER_PID"
-    wait "$MANAGER_PID" 2>/dev/null || true
-  fi
+  manager_stop "$MANAGER_PID"
   MANAGER_PID=
 }
 # cleanup stops the manager and removes its webhook configurations: with no manager to
 # answer them, they would make the API server refuse every change to the stage's kinds.
+# (Walkthrough 09 redefines it: it has more to undo.)
 cleanup() {
   stop_manager
-  if [[ -f $webhooks/manifests.yaml ]]; then
-    localwebhook -uninstall || warn "could not remove the webhook configurations of $name"
+  if manager_has_webhooks "$dir"; then
+    manager_remove_webhooks "$dir" || warn "could not remove the webhook configurations of $name"
   fi
 }
 # manager_errors prints how many errors the manager has logged so far; MANAGER_ERRORS is
 # the same as a command a learner can paste in the repository's folder.
 manager_errors() { grep -c '	ERROR	' "$log" || true; }
 MANAGER_ERRORS="grep -c \$'\\tERROR\\t' ${log#"$ROOT"/}"
-trap cleanup EXIT
+# explain_failure names the known problems the walkthrough's and the manager's logs show,
+# and for a lesson, where to find the first task not done.
+explain_failure() {
+  explain_symptoms "$WALKTHROUGH_LOG" "$log"
+  [[ $kind != lessons ]] || say "make check-$((10#$n)) lists which of your tasks are done, and shows the first one that is not"
+}
+# on_exit: a walkthrough that stopped before its end says why and prints its summary
+# (walkthrough_stopped); then everything the run started goes.
+on_exit() {
+  local status=$?
+  if [[ -n $WALKTHROUGH_FILE ]]; then
+    walkthrough_stopped "$status"
+    explain_failure
+  fi
+  cleanup
+}
+trap on_exit EXIT
 
 if [[ $mode == run ]]; then
   say "Running the manager of $name in the foreground; Ctrl-C stops it"
   say "Try it from another terminal at the top of the workshop: eval \"\$(make env)\", then" \
     "kubectl apply -f ${dir#"$ROOT"/}/config/samples/<one of: $(cd "$dir/config/samples" && echo *)>"
-  # The manager handles Ctrl-C itself and shuts down cleanly; this shell only waits for
-  # it (a trap handler, unlike an ignored signal, is not passed on to the manager), and
-  # tee ignores Ctrl-C so that the manager's last lines still reach the terminal.
-  trap ':' INT
   status=0
-  "$manager" --metrics-bind-address "127.0.0.1:$METRICS_PORT" \
-    --health-probe-bind-address "127.0.0.1:$PROBE_PORT" "${MANAGER_ARGS[@]}" 2>&1 |
-    (trap '' INT && exec tee "$log") || status=$?
-  explain_symptoms "$log"
+  manager_run "$manager" "$log" "$PROBE_PORT" "${MANAGER_ARGS[@]}" || status=$?
   say "The manager stopped (exit status $status)"
   exit "$status"
 fi
 
 : >"$log"
-source "$ROOT/scripts/lib/walkthrough.sh"
 STAGE_DIR=$dir
-WALKTHROUGH_LOG="$STAGE_CACHE/walkthrough-$n.log"
-: >"$WALKTHROUGH_LOG"
-start_manager
 # The walkthrough shows its commands from the top of the checkout, where make runs.
 cd "$ROOT"
+walkthrough_begin "$walkthrough" "$STAGE_CACHE/walkthrough-$n.log"
+start_manager
 source "$walkthrough"
 stop_manager
-if ! summary; then
-  explain_symptoms "$WALKTHROUGH_LOG" "$log"
+if ! walkthrough_end; then
+  explain_failure
   exit 1
 fi

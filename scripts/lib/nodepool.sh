@@ -1,5 +1,6 @@
 # What the NodePool walkthroughs (scripts/walkthroughs/05.sh to 09.sh) share. Source it
-# after setting POOL, the walkthrough's own pool name.
+# after setting POOL, the walkthrough's own pool name. What an earlier run left is
+# removed by remove_leftovers (scripts/lib/walkthrough.sh): nodepool/, pool-records/.
 
 MEMBER=node-role.kubernetes.io/$POOL
 RUNTIME_CLASS=node-pool-$POOL
@@ -29,21 +30,4 @@ own_state() {
       index($0, member) == 1 { next }
       index($0, "annotation ") == 1 && $0 != record { next }
       { print }' | paste -sd' ' -
-}
-
-# clean_pool_leftovers removes what an interrupted earlier run may have left: members,
-# the pool, and on the nodes that still carry its record (a pool deleted while it had
-# members), the labels and taint this walkthrough's pool gives.
-clean_pool_leftovers() {
-  kubectl label node --all "$MEMBER-" >/dev/null 2>&1 || true
-  if kubectl get nodepool "$POOL" >/dev/null 2>&1; then
-    sleep 2 # the running manager takes back what the pool gave the nodes that left
-    kubectl delete nodepool "$POOL" --wait=true --timeout=60s >/dev/null
-  fi
-  local node
-  for node in $(kubectl get nodes -o go-template='{{range $n := .items}}{{with $n.metadata.annotations}}{{if index . "applied.nodes.workshop.dev/'"$POOL"'"}}{{$n.metadata.name}}{{"\n"}}{{end}}{{end}}{{end}}' 2>/dev/null); do
-    kubectl label node "$node" node-pool.workshop.dev/master- node-pool.workshop.dev/test- >/dev/null 2>&1 || true
-    kubectl taint node "$node" node-pool.workshop.dev:PreferNoSchedule- >/dev/null 2>&1 || true
-    kubectl annotate node "$node" "applied.nodes.workshop.dev/$POOL-" >/dev/null 2>&1 || true
-  done
 }

@@ -96,3 +96,13 @@ edited_since() {
   (cd "$dir" && find . -type f -newer "$file" | sed 's|^\./||' | sort) |
     comm -23 - <(controller_gen_outputs "$dir") | head -n 1
 }
+
+# newest_solution TRACK prints the folder of the newest solution of TRACK (the track's
+# source: scripts/lessons.sh tracks), or fails when there is none. Scripts that need a
+# track's finished operator ask here, so that where it lives can change in one place.
+newest_solution() {
+  local found
+  found=$(ls -d "$ROOT"/solutions/[0-9][0-9]-"$1"{,-*}/ 2>/dev/null | sort | tail -n 1)
+  [[ -n $found ]] || return 1
+  echo "${found%/}"
+}

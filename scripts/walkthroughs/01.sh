@@ -5,6 +5,10 @@ PODS="kubectl get pods -n $NS -l apps.workshop.dev/imoocpod=demo --no-headers 2>
 ACTIVE="$PODS | grep -cv Terminating"
 RUNNING="kubectl get pods -n $NS -l apps.workshop.dev/imoocpod=demo --field-selector=status.phase=Running --no-headers 2>/dev/null | grep -cv Terminating"
 
+# A run that stopped while a pod was held by the finalizer below leaves a namespace that
+# would never go: remove_leftovers lets the pod go first.
+remove_leftovers namespace/$NS
+
 step "Create an ImoocPod asking for 3 pods"
 fresh_namespace $NS
 run kubectl apply -n $NS -f "$STAGE_DIR/config/samples/apps_v1_imoocpod.yaml"

@@ -7,6 +7,8 @@ METRIC='controller_runtime_reconcile_total{controller="imoocpod",result="success
 # ACTIVE, COLUMNS, GENERATIONS, READY_CONDITION, reconciles, measure_scale_to, touch_pods.
 source "$ROOT/scripts/walkthroughs/imoocpod-status.sh"
 
+remove_leftovers namespace/$NS
+
 step "Create an ImoocPod asking for 3 pods"
 fresh_namespace $NS
 run kubectl apply -n $NS -f "$STAGE_DIR/config/samples/apps_v1_imoocpod.yaml"

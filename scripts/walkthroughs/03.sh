@@ -29,6 +29,9 @@ if [[ $context == kwok-* ]]; then
 else
   EMBEDDED=
 fi
+# The node the walkthrough cordons, then taints: the second one.
+CORDONED=$(all_nodes | awk '{print $2}')
+remove_leftovers namespace/$NS node-cordon/"$CORDONED" node-taint/example.com/maintenance
 NODES_BEFORE=$(($(kubectl get nodes --no-headers | wc -l)))
 
 step "Create a MyDaemonSet: one pod on every node"
@@ -61,7 +64,6 @@ else
   N=$NODES_BEFORE
 fi
 
-CORDONED=$(all_nodes | awk '{print $2}')
 step "Cordon $CORDONED: its pod goes"
 run kubectl cordon "$CORDONED"
 expect "every node but $CORDONED runs a demo pod" "$(all_nodes "$CORDONED")" "$POD_NODES" \
@@ -89,7 +91,8 @@ PODS_STATE="kubectl get pods -n $NS -l $SELECTOR -o jsonpath='{range .items[*]}{
 printf '  $ %s   (repeated)\n' "$PODS_STATE"
 lowest=$N
 done_at=
-deadline=$(($(date +%s) + WAIT))
+waited=$(wait_seconds)
+deadline=$(($(date +%s) + waited))
 while (($(date +%s) < deadline)); do
   state=$(eval "$PODS_STATE" 2>/dev/null || true)
   ready=$(grep -c '^|.*|True$' <<<"$state" || true)
@@ -104,7 +107,7 @@ done
 if [[ -n $done_at ]]; then
   pass "every node runs a ready pod of $NEW_IMAGE"
 else
-  fail "every node should run a ready pod of $NEW_IMAGE" "$updated of $N after ${WAIT}s" \
+  fail "every node should run a ready pod of $NEW_IMAGE" "$updated of $N ($(waited_note "$waited"))" \
     "outdatedPodsToDelete lets one ready pod go while every node has a ready pod; the pod's delete event brings the next pass"
 fi
 if ((lowest >= N - 1)); then

@@ -13,6 +13,8 @@ all_nodes() {
   kubectl get nodes -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' | LC_ALL=C sort | xargs
 }
 
+remove_leftovers namespace/$NS
+
 # pod_policies NAME prints the pull policies of the pods of the MyDaemonSet NAME, once each.
 pod_policies() {
   kubectl get pods -n $NS -l "apps.workshop.dev/mydaemonset=$1" \

@@ -8,6 +8,7 @@
 # end.
 POOL=workshop-06
 source "$ROOT/scripts/lib/nodepool.sh"
+remove_leftovers nodepool/$POOL runtimeclass/$RUNTIME_CLASS node-label/$MEMBER pool-records/$POOL
 
 # pool_deletion prints whether the pool is being deleted, and its finalizers.
 pool_deletion() {
@@ -25,7 +26,6 @@ show_log() {
 }
 
 step "Before: what the nodes carry that is not ours"
-clean_pool_leftovers
 OWN0=$(own_state $N0)
 OWN1=$(own_state $N1)
 printf '    %s: %s\n' "$N0" "$OWN0"

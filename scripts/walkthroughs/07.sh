@@ -9,6 +9,7 @@
 # end.
 POOL=workshop-07
 source "$ROOT/scripts/lib/nodepool.sh"
+remove_leftovers nodepool/$POOL runtimeclass/$RUNTIME_CLASS node-label/$MEMBER pool-records/$POOL
 
 # columns prints the STATUS and NODECOUNT columns of `kubectl get nodepool`.
 columns() { kubectl get nodepool "$POOL" --no-headers | awk '{print $2, $3}'; }
@@ -29,7 +30,6 @@ reconciles() {
 }
 
 step "Before: what the nodes carry that is not ours"
-clean_pool_leftovers
 OWN0=$(own_state $N0)
 OWN1=$(own_state $N1)
 printf '    %s: %s\n' "$N0" "$OWN0"

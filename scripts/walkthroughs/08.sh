@@ -16,28 +16,8 @@ MANIFESTS="$STAGE_CACHE/nodepools-08"
 # The first worker: node-000000 on the embedded cluster.
 N0=$(kubectl get nodes -l '!node-role.kubernetes.io/control-plane' -o jsonpath='{.items[0].metadata.name}')
 GENERATION="kubectl get nodepool $POOL -o jsonpath='{.metadata.generation}'"
-# pool_labels, pool_taints and own_state; clean_pool_leftovers is redefined below, since
-# this walkthrough has two pools.
+# pool_labels, pool_taints and own_state.
 source "$ROOT/scripts/lib/nodepool.sh"
-
-# clean_pool_leftovers removes what an interrupted earlier run may have left: members,
-# the pools, and on the nodes that still carry the pool's record (a pool deleted while it
-# had members), the labels and taint this walkthrough's pool gives.
-clean_pool_leftovers() {
-  kubectl label node --all "$MEMBER-" >/dev/null 2>&1 || true
-  local pool node
-  for pool in "$POOL" "$DEFAULTS_POOL"; do
-    if kubectl get nodepool "$pool" >/dev/null 2>&1; then
-      sleep 2 # the running manager takes back what the pool gave the nodes that left
-      kubectl delete nodepool "$pool" --wait=true --timeout=60s >/dev/null
-    fi
-  done
-  for node in $(kubectl get nodes -o go-template='{{range $n := .items}}{{with $n.metadata.annotations}}{{if index . "applied.nodes.workshop.dev/'"$POOL"'"}}{{$n.metadata.name}}{{"\n"}}{{end}}{{end}}{{end}}' 2>/dev/null); do
-    kubectl label node "$node" node-pool.workshop.dev/master- node-pool.workshop.dev/test- >/dev/null 2>&1 || true
-    kubectl taint node "$node" node-pool.workshop.dev:PreferNoSchedule- >/dev/null 2>&1 || true
-    kubectl annotate node "$node" "applied.nodes.workshop.dev/$POOL-" >/dev/null 2>&1 || true
-  done
-}
 
 # manifest NAME SPEC writes a NodePool named NAME with the YAML SPEC (indented by two)
 # to $MANIFESTS/NAME.yaml.
@@ -46,6 +26,10 @@ manifest() {
 }
 
 mkdir -p "$MANIFESTS"
+# The bad pools are refused, unless the webhooks of a broken run let them through.
+remove_leftovers nodepool/$POOL nodepool/$DEFAULTS_POOL nodepool/nodepool-bad nodepool/$POOL-reserved \
+  nodepool/$POOL-bad-key nodepool/$POOL-duplicate nodepool/$POOL-bad-effect \
+  runtimeclass/$RUNTIME_CLASS runtimeclass/node-pool-$DEFAULTS_POOL node-label/$MEMBER pool-records/$POOL
 
 step "The API server calls the manager's NodePool webhooks"
 run kubectl get mutatingwebhookconfigurations,validatingwebhookconfigurations
@@ -60,7 +44,6 @@ expect "the manager is ready only once its webhook server answers" "[+]webhook o
   "cmd/main.go should keep the ready check \"webhook\": mgr.GetWebhookServer().StartedChecker()"
 
 step "Before: what $N0 carries that is not ours"
-clean_pool_leftovers
 OWN0=$(own_state $N0)
 printf '    %s: %s\n' "$N0" "$OWN0"
 

@@ -30,7 +30,7 @@ sidecar_images() {
     sort | uniq -c | sed 's/^ *//' | paste -sd' ' -
 }
 
-kubectl delete sidecarset logging metrics --ignore-not-found >/dev/null
+remove_leftovers sidecarset/logging sidecarset/metrics namespace/$NS
 
 step "Pods created before the SidecarSet: matched, not injected"
 fresh_namespace $NS

@@ -8,6 +8,7 @@ NS=workshop-12
 METRIC='workshop_sync_total{controller="imoocpod",result="success"}'
 # ACTIVE, COLUMNS, GENERATIONS, READY_CONDITION, reconciles, measure_scale_to, touch_pods.
 source "$ROOT/scripts/walkthroughs/imoocpod-status.sh"
+remove_leftovers namespace/$NS
 LOG=${log#"$ROOT"/}
 # in_order FIRST SECOND prints "in order" when the log's first line with FIRST comes
 # before its first line with SECOND.
