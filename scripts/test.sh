@@ -9,7 +9,8 @@
 #      every mistake of the tracks' lessons.yaml fails its stage's first test, with a
 #      message that names it
 #   4. end to end: no CRD name clashes with a built-in kind's; every solution's
-#      walkthrough on a fresh embedded cluster
+#      walkthrough on a fresh embedded cluster; a walkthrough run after a broken run of
+#      it ends as on a clean cluster (scripts/walkthrough-rerun.sh)
 #   5. the fast fault tests (scripts/faults.sh): ImoocPod and MyDaemonSet managers killed
 #      mid-work; `make faults` adds the control-plane restarts under a NodePool
 #
@@ -113,6 +114,9 @@ for solution in "${solutions[@]}"; do
   n=$(basename "$solution"); n=${n%%-*}
   "$ROOT/scripts/run-stage.sh" solutions "$n"
 done
+# A walkthrough run with a broken manager must not make the next runs fail.
+source "$ROOT/scripts/walkthrough-rerun.sh"
+walkthrough_rerun_check
 
 phase "fault tests: managers killed in the middle of their work (scripts/faults.sh)"
 "$ROOT/scripts/cluster.sh" down

@@ -15,6 +15,7 @@
 # It honours what scripts/run-stage.sh does: WORKSHOP_CLUSTER, METRICS_PORT, PROBE_PORT,
 # WEBHOOK_PORT, STAGE_CACHE.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+source "$ROOT/scripts/lib/stage.sh"
 
 # rerun_walkthrough NAME KIND N runs scripts/run-stage.sh KIND N, its output in
 # STAGE_CACHE/rerun-NAME.log, and prints its result: "N passed, M failed", its time and
@@ -29,21 +30,15 @@ rerun_walkthrough() {
     "$(grep -m1 -E '^(Removing what|Nothing left)' "$out" || echo 'no line about leftovers')"
 }
 
-# broken_stage_05 writes a copy of solutions/05-nodepool whose newRuntimeClass sets no
-# controller reference, and prints its folder. It builds outside the workspace
-# (GOWORK=off), its replace of the shared module made absolute.
+# broken_stage_05 writes solution 05 with the mistake runtimeclass-without-owner made
+# (tracks/nodepool/lessons.yaml: newRuntimeClass sets no controller reference), and prints
+# its folder. It builds outside the workspace (GOWORK=off), its replace of the shared
+# module made absolute.
 broken_stage_05() {
-  local solution copy file
-  solution="$ROOT/solutions/05-nodepool"
-  copy="$RERUN_DIR/broken-05"
-  rm -rf "$copy"
-  mkdir -p "$copy"
-  cp -r "$solution/." "$copy"
+  local copy="$RERUN_DIR/broken-05"
+  lessongen solution -to "$copy" -mistake runtimeclass-without-owner 5
+  generate_like "$copy" "$ROOT/solutions/05-nodepool"
   sed -i "s#^replace github.com/kube-workshop/operator-workshop/shared => .*#replace github.com/kube-workshop/operator-workshop/shared => $ROOT/shared#" "$copy/go.mod"
-  file="$copy/internal/controller/nodepool_runtimeclass.go"
-  # The mistake: the RuntimeClass is created without its controller OwnerReference.
-  perl -0pi -e 's/\tif err := controllerutil\.SetControllerReference\(pool, rc, r\.Scheme\); err != nil \{\n.*?\n\t\}\n/\t_ = controllerutil.SetControllerReference \/\/ broken on purpose: no owner\n/s' "$file"
-  grep -q 'broken on purpose' "$file" || die "could not break $file: newRuntimeClass changed; update broken_stage_05"
   echo "$copy"
 }
 

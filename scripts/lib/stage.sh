@@ -32,11 +32,12 @@ track_of() {
   track_lessons | awk -v f="${folder##*/}" '$2 == f {print $1}'
 }
 
-# newest_solution TRACK prints the folder of the last solution of TRACK.
+# newest_solution TRACK prints the folder of the last solution of TRACK, or fails when
+# there is no such track.
 newest_solution() {
   local folder
   folder=$(track_lessons | awk -v t="$1" '$1 == t {f = $2} END {print f}')
-  [[ -n $folder ]] || die "there is no track $1 (tracks/$1/lessons.yaml)"
+  [[ -n $folder ]] || return 1
   echo "$ROOT/solutions/$folder"
 }
 
@@ -95,14 +96,4 @@ edited_since() {
   local dir=$1 file=$2
   (cd "$dir" && find . -type f -newer "$file" | sed 's|^\./||' | sort) |
     comm -23 - <(controller_gen_outputs "$dir") | head -n 1
-}
-
-# newest_solution TRACK prints the folder of the newest solution of TRACK (the track's
-# source: scripts/lessons.sh tracks), or fails when there is none. Scripts that need a
-# track's finished operator ask here, so that where it lives can change in one place.
-newest_solution() {
-  local found
-  found=$(ls -d "$ROOT"/solutions/[0-9][0-9]-"$1"{,-*}/ 2>/dev/null | sort | tail -n 1)
-  [[ -n $found ]] || return 1
-  echo "${found%/}"
 }

@@ -116,7 +116,7 @@ run kubectl label node $N0 "$MEMBER-"
 expect "$N0 carries none of the pool's labels" "" "pool_labels $N0; pool_taints $N0"
 expect "$N0 keeps its own labels and taints, and no record" "$OWN0" "own_state $N0"
 run kubectl delete nodepool "$POOL" --wait=false
-expect "the garbage collector deleted the RuntimeClass (it followed the OwnerReference)" "" \
+WAIT=90 expect "the garbage collector deleted the RuntimeClass (it followed the OwnerReference)" "" \
   "kubectl get runtimeclass $RUNTIME_CLASS --ignore-not-found -o name" \
   "the garbage collector deletes only a RuntimeClass whose OwnerReference names the pool: TODO(6) creates newRuntimeClass's"
 printf '    (Deleting a pool that still has members would leave its labels and taints on them:\n'

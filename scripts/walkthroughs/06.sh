@@ -71,7 +71,7 @@ expect "$N0 carries none of the pool's labels and taints" "" "pool_labels $N0; p
 expect "$N1 carries none of the pool's labels and taints" "" "pool_labels $N1; pool_taints $N1"
 expect "the pool is gone: the controller removed its finalizer" "" "kubectl get nodepool $POOL --ignore-not-found -o name" \
   "is the finalizer removed with a patch once the nodes are clean?"
-expect "the garbage collector deleted the RuntimeClass" "" "kubectl get runtimeclass $RUNTIME_CLASS --ignore-not-found -o name"
+WAIT=90 expect "the garbage collector deleted the RuntimeClass" "" "kubectl get runtimeclass $RUNTIME_CLASS --ignore-not-found -o name"
 expect "the membership labels stay: they are not the pool's to remove" "$N0 $N1" \
   "kubectl get nodes -l $MEMBER -o jsonpath='{.items[*].metadata.name}'"
 run kubectl get nodes

@@ -118,7 +118,7 @@ run kubectl delete nodepool "$POOL" --timeout=60s
 expect "$N0 carries none of the pool's labels and taints" "" "pool_labels $N0; pool_taints $N0"
 expect "a CleanupDone event, and a NodeLeft event for $N0" \
   "CleanupDone NodeJoined NodeJoined NodeLeft NodeLeft NodeUpdated ReconcileError" "pool_events"
-expect "the garbage collector deleted the RuntimeClass" "" "kubectl get runtimeclass $RUNTIME_CLASS --ignore-not-found -o name"
+WAIT=90 expect "the garbage collector deleted the RuntimeClass" "" "kubectl get runtimeclass $RUNTIME_CLASS --ignore-not-found -o name"
 
 step "Clean up: take $N0 out of the pool that no longer exists"
 run kubectl label node $N0 "$MEMBER-"

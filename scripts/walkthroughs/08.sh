@@ -164,7 +164,7 @@ step "Delete the pool: the controller's finalizer patch goes through the webhook
 run kubectl delete nodepool "$POOL" --timeout=60s
 expect "$N0 carries none of the pool's labels and taints" "" "pool_labels $N0; pool_taints $N0" \
   "the pool is stuck? ValidateUpdate must admit an update that leaves the spec alone"
-expect "the garbage collector deleted the RuntimeClass" "" "kubectl get runtimeclass $RUNTIME_CLASS --ignore-not-found -o name"
+WAIT=90 expect "the garbage collector deleted the RuntimeClass" "" "kubectl get runtimeclass $RUNTIME_CLASS --ignore-not-found -o name"
 expect "the pool is gone" "" "kubectl get nodepool $POOL --ignore-not-found -o name"
 
 step "Clean up: take $N0 out of the pool that no longer exists"

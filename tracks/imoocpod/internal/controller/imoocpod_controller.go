@@ -94,7 +94,7 @@ func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	// Snapshot the ImoocPod before the pass changes its status. However the pass ends,
 	// the deferred patch sends the difference from the snapshot, once, so that an error
 	// shows in the Ready condition and not only in this log.
-	//lesson:2.3 place2
+	//lesson:2.3 defer
 	orig := imoocPod.DeepCopy()
 	defer func() {
 		if err := r.patchStatus(ctx, orig, &imoocPod, retErr); err != nil {

@@ -137,7 +137,7 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	//lesson:end
 	//stage:end
 
-	//lesson:5.5 place2
+	//lesson:5.5 pass
 	//lesson:stub return ctrl.Result{}, nil
 	// The nodes and the RuntimeClass do not depend on each other: a failure of one must
 	// not hold the other back. Both errors are returned, and the queue retries the pass.
@@ -217,7 +217,7 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 			continue
 		}
 		concerned = append(concerned, node)
-		//lesson:7.8 place2
+		//lesson:7.8 count
 		if isPoolMember(node, pool.Name) {
 			if held := heldByOtherPools(node, pool, pools); len(held) > 0 {
 				conflicts = append(conflicts, fmt.Sprintf("node %s: %s", node.Name, strings.Join(held, ", ")))
@@ -322,7 +322,7 @@ func (e *nodesError) Unwrap() []error { return e.errs }
 // we read the node again, from the API server, and compute the patch anew, as the node
 // lifecycle controller does for its own taints. Nothing anyone else wrote is lost.
 func (r *NodePoolReconciler) syncNode(ctx context.Context, pool *nodesv1.NodePool, pools map[string]poolKeys, node *corev1.Node) (nodeChange, error) {
-	//lesson:5.5 place3
+	//lesson:5.5 node
 	//lesson:stub return nodeUnchanged, nil
 	var change nodeChange
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {

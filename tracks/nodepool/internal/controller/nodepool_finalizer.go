@@ -15,7 +15,7 @@ import (
 
 // addPoolFinalizer adds the finalizer nodesv1.Finalizer to pool with a patch.
 func (r *NodePoolReconciler) addPoolFinalizer(ctx context.Context, pool *nodesv1.NodePool) error {
-	//lesson:6.1 place2
+	//lesson:6.1 patch
 	//lesson:stub return nil
 	orig := pool.DeepCopy()
 	controllerutil.AddFinalizer(pool, nodesv1.Finalizer)

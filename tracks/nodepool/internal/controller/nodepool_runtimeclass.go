@@ -62,7 +62,7 @@ func (r *NodePoolReconciler) reconcileRuntimeClass(ctx context.Context, pool *no
 	if err != nil {
 		return err
 	}
-	//lesson:5.6 place2
+	//lesson:5.6 create
 	//lesson:stub _ = want
 	//lesson:stub return nil
 	log := log.FromContext(ctx)

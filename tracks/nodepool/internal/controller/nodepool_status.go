@@ -83,7 +83,7 @@ func addListedKeys(pool *nodesv1.NodePool, labels, taints []string) {
 // the spec, so only such a pass moves observedGeneration. A new error is also told as a
 // Warning event, once: a failure that repeats on every retry changes nothing.
 func (r *NodePoolReconciler) patchStatus(ctx context.Context, orig, pool *nodesv1.NodePool, passErr error) error {
-	//lesson:7.5 place2
+	//lesson:7.5 patch
 	//lesson:stub return nil
 	setPoolReadyCondition(pool, passErr)
 	if passErr == nil {
