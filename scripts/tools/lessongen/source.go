@@ -25,7 +25,8 @@ import (
 //
 // A lesson block is also a stage block: its code exists from its lesson on, and
 // //stage:old lines inside it say what stood there before. In its own lesson the code is
-// replaced by the task's TODO text and the stub; from its solution on it is plain code.
+// replaced by the task's TODO text and the stub, or without a stub by those old lines:
+// the learner starts from the solution before. From its solution on it is plain code.
 // A task written in several places names the others: //lesson:5.3 NAME, with NAME's
 // text under the task's `also` in lessons.yaml. Blocks nest; a file that is empty in a
 // stage does not exist in it, and a file that enters the track whole in a later lesson
@@ -62,6 +63,8 @@ type frame struct {
 	task  int    // a lesson block's task, 0 for a stage block
 	place string // a lesson block's place
 	line  int
+	stub  bool // a lesson block has //lesson:stub lines
+	old   bool // a block has //stage:old lines
 }
 
 // texts gives a task's TODO text for a place: the TODO line's words, then the lines below.
@@ -165,7 +168,11 @@ func render(src []byte, comment string, first int, t target, text texts) (out []
 			if len(frames) == 0 || frames[len(frames)-1].stage == first {
 				return nil, false, nil, fmt.Errorf("%d: %s outside a block of a later stage: it says what stood there before the block's stage", n, trimmed)
 			}
-			if inner := frames[len(frames)-1]; inner.stage > t.Stage && shown(frames[:len(frames)-1]) {
+			inner := &frames[len(frames)-1]
+			inner.old = true
+			// Before the block's stage; and in a lesson block's own lesson, without a
+			// stub, what the learner had before is what they start from.
+			if (inner.stage > t.Stage || replaced(*inner, t) && !inner.stub) && shown(frames[:len(frames)-1]) {
 				write(indent + rest)
 				changed = true
 			}
@@ -173,7 +180,12 @@ func render(src []byte, comment string, first int, t target, text texts) (out []
 			if len(frames) == 0 || frames[len(frames)-1].task == 0 {
 				return nil, false, nil, fmt.Errorf("%d: %s outside a lesson block: it is what the lesson has instead of the block's code", n, trimmed)
 			}
-			if inner := frames[len(frames)-1]; replaced(inner, t) && shown(frames[:len(frames)-1]) {
+			inner := &frames[len(frames)-1]
+			if inner.old {
+				return nil, false, nil, fmt.Errorf("%d: %s after %sstage:old lines: a block's stub comes first, right under its %slesson: line", n, trimmed, comment, comment)
+			}
+			inner.stub = true
+			if replaced(*inner, t) && shown(frames[:len(frames)-1]) {
 				write(indent + rest)
 			}
 		default:

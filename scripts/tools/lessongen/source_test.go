@@ -88,15 +88,15 @@ func TestALessonReplacesItsOwnTasksWithTheirTodoAndStub(t *testing.T) {
 	if !strings.Contains(got, want) {
 		t.Errorf("lesson 5 should have task 1's TODO and stub, and stage 5's return:\n%s", got)
 	}
-	// Lesson 6 starts from solution 5: task 1 of lesson 5 is plain code by then, and the
-	// old return gives way to the TODO of lesson 6's task.
+	// Lesson 6 starts from solution 5: task 1 of lesson 5 is plain code by then, and
+	// stage 5's return stands under the TODO of lesson 6's task, which has no stub.
 	got = renderString(t, trackSource, target{Stage: 6, Lesson: true})
-	for _, line := range []string{"doubled := 2 * n", "// TODO(1): Task 1 of lesson 6."} {
+	for _, line := range []string{"doubled := 2 * n", "// TODO(1): Task 1 of lesson 6.", "return doubled, nil"} {
 		if !strings.Contains(got, line) {
 			t.Errorf("lesson 6 lacks %q:\n%s", line, got)
 		}
 	}
-	for _, line := range []string{"return status", "return doubled", "Task 1 of lesson 5"} {
+	for _, line := range []string{"return status", "Task 1 of lesson 5"} {
 		if strings.Contains(got, line) {
 			t.Errorf("lesson 6 has %q:\n%s", line, got)
 		}
@@ -167,5 +167,22 @@ func TestMalformedMarkersAreErrorsThatSayWhatToDo(t *testing.T) {
 				t.Errorf("error %v, want one that says %q", err, c.want)
 			}
 		})
+	}
+}
+
+// A lesson starts from the solution before: a block without a stub shows, under its
+// TODO, the lines that stood there before its lesson.
+func TestABlockWithoutAStubStartsFromWhatStoodThereBefore(t *testing.T) {
+	src := "package x\n\nfunc f() int {\n\t//lesson:6.1\n\treturn 2\n\t//stage:old return 1\n\t//lesson:end\n}\n"
+	lesson := renderString(t, src, target{Stage: 6, Lesson: true})
+	if want := "\t// and where to look.\n\treturn 1\n}\n"; !strings.HasSuffix(lesson, want) {
+		t.Errorf("lesson 6 should keep solution 5's line under the TODO:\n%s", lesson)
+	}
+	if got := renderString(t, src, target{Stage: 5}); !strings.Contains(got, "return 1") || strings.Contains(got, "return 2") {
+		t.Errorf("stage 5:\n%s", got)
+	}
+	_, _, _, err := render([]byte(strings.Replace(src, "\t//lesson:end", "\t//lesson:stub return 0\n\t//lesson:end", 1)), "//", 5, target{Stage: 6}, testTexts)
+	if err == nil || !strings.Contains(err.Error(), "a block's stub comes first") {
+		t.Errorf("a stub after old lines: error %v", err)
 	}
 }

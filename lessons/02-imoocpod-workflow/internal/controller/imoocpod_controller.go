@@ -207,7 +207,6 @@ func (r *ImoocPodReconciler) deletePods(ctx context.Context, imoocPod *appsv1.Im
 // changes and when one of the pods it controls changes (Owns), which is how a deleted
 // pod gets replaced.
 func (r *ImoocPodReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	// The predicates of eventFilters drop the events that cannot change what a pass does.
 	// TODO(8): Put the filters on the watches.
 	// Give For and Owns the predicates of r.eventFilters (builder.WithPredicates,
 	// one list per watch) and give the controller r.MaxConcurrentReconciles

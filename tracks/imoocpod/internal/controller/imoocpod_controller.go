@@ -243,14 +243,8 @@ func (r *ImoocPodReconciler) deletePods(ctx context.Context, imoocPod *appsv1.Im
 // changes and when one of the pods it controls changes (Owns), which is how a deleted
 // pod gets replaced.
 func (r *ImoocPodReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	//stage:2
-	// The predicates of eventFilters drop the events that cannot change what a pass does.
 	//lesson:2.8
-	//lesson:stub return ctrl.NewControllerManagedBy(mgr).
-	//lesson:stub For(&appsv1.ImoocPod{}).
-	//lesson:stub Owns(&corev1.Pod{}).
-	//lesson:stub Named("imoocpod").
-	//lesson:stub Complete(r)
+	// The predicates of eventFilters drop the events that cannot change what a pass does.
 	imoocPodFilters, podFilters := r.eventFilters()
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&appsv1.ImoocPod{}, builder.WithPredicates(imoocPodFilters...)).
@@ -258,11 +252,10 @@ func (r *ImoocPodReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		Named("imoocpod").
 		Complete(r)
-	//lesson:end
 	//stage:old return ctrl.NewControllerManagedBy(mgr).
 	//stage:old 	For(&appsv1.ImoocPod{}).
 	//stage:old 	Owns(&corev1.Pod{}).
 	//stage:old 	Named("imoocpod").
 	//stage:old 	Complete(r)
-	//stage:end
+	//lesson:end
 }
