@@ -31,3 +31,33 @@ own_state() {
       index($0, "annotation ") == 1 && $0 != record { next }
       { print }' | paste -sd' ' -
 }
+
+# record_own_state [--show-nodes] starts a walkthrough's first step: what the first two
+# nodes carry that is not the pool's, kept in OWN0 and OWN1 to compare with at the end.
+record_own_state() {
+  step "Before: what the nodes carry that is not ours"
+  [[ ${1:-} != --show-nodes ]] || run kubectl get nodes
+  OWN0=$(own_state "$N0")
+  OWN1=$(own_state "$N1")
+  printf '    %s: %s\n' "$N0" "$OWN0"
+}
+
+# write_sample_pool writes the example pool into MANIFEST: two labels and a
+# PreferNoSchedule taint (other walkthroughs' pods may still land on its nodes).
+write_sample_pool() {
+  cat >"$MANIFEST" <<EOF
+apiVersion: nodes.workshop.dev/v1
+kind: NodePool
+metadata:
+  name: $POOL
+spec:
+  handler: runc
+  labels:
+    node-pool.workshop.dev/master: "8"
+    node-pool.workshop.dev/test: "2"
+  taints:
+  - key: node-pool.workshop.dev
+    value: master
+    effect: PreferNoSchedule
+EOF
+}

@@ -15,28 +15,10 @@ POOL=workshop-05
 source "$ROOT/scripts/lib/nodepool.sh"
 remove_leftovers nodepool/$POOL runtimeclass/$RUNTIME_CLASS node-label/$MEMBER pool-records/$POOL
 
-step "Before: what the nodes carry that is not ours"
-run kubectl get nodes
-OWN0=$(own_state $N0)
-OWN1=$(own_state $N1)
-printf '    %s: %s\n' "$N0" "$OWN0"
+record_own_state --show-nodes
 
 step "Create the NodePool $POOL: the example's labels and taint"
-cat >"$MANIFEST" <<EOF
-apiVersion: nodes.workshop.dev/v1
-kind: NodePool
-metadata:
-  name: $POOL
-spec:
-  handler: runc
-  labels:
-    node-pool.workshop.dev/master: "8"
-    node-pool.workshop.dev/test: "2"
-  taints:
-  - key: node-pool.workshop.dev
-    value: master
-    effect: PreferNoSchedule
-EOF
+write_sample_pool
 run cat "$MANIFEST"
 run kubectl apply -f "$MANIFEST"
 expect "the RuntimeClass $RUNTIME_CLASS exists, with the pool's handler" "runc" \

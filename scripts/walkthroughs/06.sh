@@ -25,27 +25,10 @@ show_log() {
     }' "$log"
 }
 
-step "Before: what the nodes carry that is not ours"
-OWN0=$(own_state $N0)
-OWN1=$(own_state $N1)
-printf '    %s: %s\n' "$N0" "$OWN0"
+record_own_state
 
 step "Create the NodePool $POOL and label two nodes into it"
-cat >"$MANIFEST" <<EOF
-apiVersion: nodes.workshop.dev/v1
-kind: NodePool
-metadata:
-  name: $POOL
-spec:
-  handler: runc
-  labels:
-    node-pool.workshop.dev/master: "8"
-    node-pool.workshop.dev/test: "2"
-  taints:
-  - key: node-pool.workshop.dev
-    value: master
-    effect: PreferNoSchedule
-EOF
+write_sample_pool
 run kubectl apply -f "$MANIFEST"
 expect "the pool carries the controller's finalizer" '["nodes.workshop.dev/cleanup"]' \
   "kubectl get nodepool $POOL -o jsonpath='{.metadata.finalizers}'" \

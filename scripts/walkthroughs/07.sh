@@ -29,27 +29,10 @@ reconciles() {
     awk '/^controller_runtime_reconcile_total\{controller="nodepool",result="success"\}/ {print $2}'
 }
 
-step "Before: what the nodes carry that is not ours"
-OWN0=$(own_state $N0)
-OWN1=$(own_state $N1)
-printf '    %s: %s\n' "$N0" "$OWN0"
+record_own_state
 
 step "Create the NodePool $POOL: no member yet"
-cat >"$MANIFEST" <<EOF
-apiVersion: nodes.workshop.dev/v1
-kind: NodePool
-metadata:
-  name: $POOL
-spec:
-  handler: runc
-  labels:
-    node-pool.workshop.dev/master: "8"
-    node-pool.workshop.dev/test: "2"
-  taints:
-  - key: node-pool.workshop.dev
-    value: master
-    effect: PreferNoSchedule
-EOF
+write_sample_pool
 run kubectl apply -f "$MANIFEST"
 POOL_UID=$(kubectl get nodepool "$POOL" -o jsonpath='{.metadata.uid}')
 expect "STATUS NODECOUNT say NoNodes 0" "NoNodes 0" "columns" \

@@ -13,7 +13,10 @@
 //	var env *testenv.Env
 //
 //	func TestMain(m *testing.M) {
-//		os.Exit(testenv.Run(m, testenv.Options{...}, &env))
+//		os.Exit(testenv.Run(m, testenv.Options{
+//			Scheme: testenv.Scheme(appsv1.AddToScheme),
+//			Setup:  func(mgr ctrl.Manager) error { ... },
+//		}, &env))
 //	}
 //
 // A package that tests a module's webhooks through the API server uses RunWebhooks
@@ -36,6 +39,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -59,8 +64,9 @@ type Options struct {
 	// Scheme knows every type the tests and the manager use.
 	Scheme *runtime.Scheme
 
-	// CRDDirectoryPaths are the module's generated CRDs (config/crd/bases), relative to
-	// the test package. A missing path is an error, not a silent empty cluster.
+	// CRDDirectoryPaths are the generated CRDs to install, relative to the test package;
+	// when empty, the module's own (config/crd/bases of the go.mod's folder above the
+	// package). A missing path is an error, not a silent empty cluster.
 	CRDDirectoryPaths []string
 
 	// WebhookPaths are the module's generated webhook configurations (config/webhook).
@@ -119,6 +125,13 @@ func start(opts Options) (*Env, func() error, error) {
 	assets, err := BinaryAssetsDirectory()
 	if err != nil {
 		return nil, nil, err
+	}
+	if len(opts.CRDDirectoryPaths) == 0 {
+		root, err := moduleRoot()
+		if err != nil {
+			return nil, nil, err
+		}
+		opts.CRDDirectoryPaths = []string{filepath.Join(root, "config", "crd", "bases")}
 	}
 	te := &envtest.Environment{
 		Scheme:                opts.Scheme,
@@ -257,21 +270,51 @@ func BinaryAssetsDirectory() (string, error) {
 }
 
 func workshopRoot() (string, error) {
+	dir, err := folderAbove("go.work")
+	if err != nil {
+		return "", errors.New("envtest binaries not found: not inside the workshop (no go.work above " +
+			"this folder) and KUBEBUILDER_ASSETS is not set")
+	}
+	return dir, nil
+}
+
+// moduleRoot returns the folder of the module under test: the nearest one above the
+// test package that holds a go.mod.
+func moduleRoot() (string, error) {
+	dir, err := folderAbove("go.mod")
+	if err != nil {
+		return "", fmt.Errorf("no go.mod above the test package: %w", err)
+	}
+	return dir, nil
+}
+
+// folderAbove returns the nearest folder, from the current one up, that holds name.
+func folderAbove(name string) (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
 	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
 			return dir, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", errors.New("envtest binaries not found: not inside the workshop (no go.work above " +
-				"this folder) and KUBEBUILDER_ASSETS is not set")
+			return "", fmt.Errorf("no %s in this folder or above it", name)
 		}
 		dir = parent
 	}
+}
+
+// Scheme returns a scheme that knows Kubernetes' own kinds (client-go's scheme) and the
+// kinds each of add registers: a test package's API, as in Scheme(appsv1.AddToScheme).
+func Scheme(add ...func(*runtime.Scheme) error) *runtime.Scheme {
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	for _, f := range add {
+		utilruntime.Must(f(scheme))
+	}
+	return scheme
 }
 
 // logLevel keeps test output to errors unless TESTENV_VERBOSE is set: the manager's

@@ -2,6 +2,8 @@ package testenv
 
 import (
 	"flag"
+	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -15,26 +17,29 @@ import (
 )
 
 // RunWebhooks is Run for a package that tests a module's webhooks through the API
-// server; root is the module's folder, relative to the test package. envtest installs
-// the module's CRDs (config/crd/bases) and its generated webhook configurations
-// (config/webhook), pointed at the manager's webhook server over TLS with a certificate
-// of its own making: the API server calls the webhooks as it would in a cluster. setup
-// registers them with the manager.
+// server. envtest installs the module's CRDs (config/crd/bases) and its generated webhook
+// configurations (config/webhook), pointed at the manager's webhook server over TLS with
+// a certificate of its own making: the API server calls the webhooks as it would in a
+// cluster. setup registers them with the manager.
 //
 // `go test -fuzz` starts the test binary again for every fuzzing worker. A fuzz target
 // calls the webhooks' functions directly; an API server per worker would only take the
 // CPU the fuzzer needs. While the binary fuzzes (see Fuzzing), RunWebhooks starts
 // nothing and leaves *env nil, and the tests that need the API server skip (see
 // WaitForWebhooks).
-func RunWebhooks(m *testing.M, root string, scheme *runtime.Scheme, setup func(ctrl.Manager) error, env **Env) int {
+func RunWebhooks(m *testing.M, scheme *runtime.Scheme, setup func(ctrl.Manager) error, env **Env) int {
 	if Fuzzing() {
 		return m.Run()
 	}
+	root, err := moduleRoot()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "testenv: %v\n", err)
+		return 1
+	}
 	return Run(m, Options{
-		Scheme:            scheme,
-		CRDDirectoryPaths: []string{filepath.Join(root, "config", "crd", "bases")},
-		WebhookPaths:      []string{filepath.Join(root, "config", "webhook")},
-		Setup:             setup,
+		Scheme:       scheme,
+		WebhookPaths: []string{filepath.Join(root, "config", "webhook")},
+		Setup:        setup,
 	}, env)
 }
 

@@ -10,9 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	nodesv1 "github.com/kube-workshop/operator-workshop/lessons/08-nodepool-webhooks/api/nodes/v1"
@@ -25,14 +22,10 @@ var env *testenv.Env
 // configurations, and a manager set up by setup, the function main hands to
 // bootstrap.Run. Lesson 09's tests start the managers they need besides.
 func TestMain(m *testing.M) {
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(nodesv1.AddToScheme(scheme))
 	os.Exit(testenv.Run(m, testenv.Options{
-		Scheme:            scheme,
-		CRDDirectoryPaths: []string{filepath.Join("..", "config", "crd", "bases")},
-		WebhookPaths:      []string{filepath.Join("..", "config", "webhook")},
-		Setup:             setup,
+		Scheme:       testenv.Scheme(nodesv1.AddToScheme),
+		WebhookPaths: []string{filepath.Join("..", "config", "webhook")},
+		Setup:        setup,
 	}, &env))
 }
 

@@ -19,9 +19,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/yaml"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
@@ -30,9 +28,7 @@ import (
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	os.Exit(testenv.Run(m, testenv.Options{Scheme: scheme}, &env))
+	os.Exit(testenv.Run(m, testenv.Options{Scheme: testenv.Scheme()}, &env))
 }
 
 // build runs kustomize build on a folder of config/ and returns the objects it writes.

@@ -7,9 +7,6 @@ import (
 
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 
@@ -28,15 +25,10 @@ var (
 // TestMain starts an API server with the module's CRD and webhook configurations, and a
 // manager set up by setup, the function main hands to bootstrap.Run.
 func TestMain(m *testing.M) {
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(appsv1.AddToScheme(scheme))
-
 	os.Exit(testenv.Run(m, testenv.Options{
-		Scheme:            scheme,
-		CRDDirectoryPaths: []string{filepath.Join("..", "config", "crd", "bases")},
-		WebhookPaths:      []string{filepath.Join("..", "config", "webhook")},
-		Cache:             controller.CacheOptions(),
+		Scheme:       testenv.Scheme(appsv1.AddToScheme),
+		WebhookPaths: []string{filepath.Join("..", "config", "webhook")},
+		Cache:        controller.CacheOptions(),
 		Setup: func(mgr ctrl.Manager) error {
 			return setup(&checkRecorder{Manager: mgr}, 1)
 		},

@@ -17,11 +17,8 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/yaml"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/leaderelection"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -38,12 +35,8 @@ var env *testenv.Env
 // configurations, and a manager set up by setup, the function main hands to
 // bootstrap.Run. Lesson 09's tests start the managers they need besides.
 func TestMain(m *testing.M) {
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(nodesv1.AddToScheme(scheme))
 	os.Exit(testenv.Run(m, testenv.Options{
-		Scheme:            scheme,
-		CRDDirectoryPaths: []string{filepath.Join("..", "config", "crd", "bases")},
+		Scheme: testenv.Scheme(nodesv1.AddToScheme),
 		//stage:8
 		WebhookPaths: []string{filepath.Join("..", "config", "webhook")},
 		//stage:end

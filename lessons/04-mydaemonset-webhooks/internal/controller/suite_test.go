@@ -3,7 +3,6 @@ package controller
 import (
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -12,9 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -25,14 +21,9 @@ import (
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(appsv1.AddToScheme(scheme))
-
 	os.Exit(testenv.Run(m, testenv.Options{
-		Scheme:            scheme,
-		CRDDirectoryPaths: []string{filepath.Join("..", "..", "config", "crd", "bases")},
-		Cache:             CacheOptions(),
+		Scheme: testenv.Scheme(appsv1.AddToScheme),
+		Cache:  CacheOptions(),
 		Setup: func(mgr ctrl.Manager) error {
 			return (&MyDaemonSetReconciler{
 				Client:    mgr.GetClient(),

@@ -2,12 +2,8 @@ package controller
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
@@ -18,13 +14,8 @@ import (
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(nodesv1.AddToScheme(scheme))
-
 	os.Exit(testenv.Run(m, testenv.Options{
-		Scheme:            scheme,
-		CRDDirectoryPaths: []string{filepath.Join("..", "..", "config", "crd", "bases")},
+		Scheme: testenv.Scheme(nodesv1.AddToScheme),
 		// cmd/main.go keeps the default cache; the tests only note which kinds it informs
 		// about (TestTheManagerCachesNoPods, nodepool_watch_test.go).
 		Cache: cache.Options{NewInformer: informers.record},

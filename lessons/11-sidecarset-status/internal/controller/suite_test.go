@@ -5,9 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/lessons/11-sidecarset-status/api/sidecars/v1"
@@ -18,14 +15,9 @@ import (
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(sidecarsv1.AddToScheme(scheme))
-
 	root := filepath.Join("..", "..")
 	os.Exit(testenv.Run(m, testenv.Options{
-		Scheme:            scheme,
-		CRDDirectoryPaths: []string{filepath.Join(root, "config", "crd", "bases")},
+		Scheme: testenv.Scheme(sidecarsv1.AddToScheme),
 		// The pod webhook injects the pods the tests create, as in a cluster; the
 		// controller counts them.
 		WebhookPaths: []string{filepath.Join(root, "config", "webhook")},

@@ -3,19 +3,15 @@ package controller
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
@@ -32,13 +28,8 @@ import (
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(appsv1.AddToScheme(scheme))
-
 	os.Exit(testenv.Run(m, testenv.Options{
-		Scheme:            scheme,
-		CRDDirectoryPaths: []string{filepath.Join("..", "..", "config", "crd", "bases")},
+		Scheme: testenv.Scheme(appsv1.AddToScheme),
 	}, &env))
 }
 

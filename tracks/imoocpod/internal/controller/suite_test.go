@@ -2,12 +2,8 @@ package controller
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
@@ -17,13 +13,8 @@ import (
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(appsv1.AddToScheme(scheme))
-
 	os.Exit(testenv.Run(m, testenv.Options{
-		Scheme:            scheme,
-		CRDDirectoryPaths: []string{filepath.Join("..", "..", "config", "crd", "bases")},
+		Scheme: testenv.Scheme(appsv1.AddToScheme),
 		Setup: func(mgr ctrl.Manager) error {
 			return (&ImoocPodReconciler{
 				Client: mgr.GetClient(),

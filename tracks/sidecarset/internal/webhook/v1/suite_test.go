@@ -2,12 +2,8 @@ package v1
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
@@ -17,14 +13,9 @@ import (
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(sidecarsv1.AddToScheme(scheme))
-
 	// The manager runs both webhooks and no controller: these tests are about what the API
 	// server admits and stores, and the pod webhook is called on every pod a test creates.
-	root := filepath.Join("..", "..", "..")
-	os.Exit(testenv.RunWebhooks(m, root, scheme, func(mgr ctrl.Manager) error {
+	os.Exit(testenv.RunWebhooks(m, testenv.Scheme(sidecarsv1.AddToScheme), func(mgr ctrl.Manager) error {
 		if err := SetupSidecarSetWebhookWithManager(mgr); err != nil {
 			return err
 		}

@@ -2,12 +2,7 @@ package v1
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
-
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	appsv1 "github.com/kube-workshop/operator-workshop/tracks/mydaemonset/api/apps/v1"
@@ -16,12 +11,7 @@ import (
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(appsv1.AddToScheme(scheme))
-
 	// The manager runs the webhooks and no controller: these tests are about what the API
 	// server admits and stores.
-	root := filepath.Join("..", "..", "..", "..")
-	os.Exit(testenv.RunWebhooks(m, root, scheme, SetupMyDaemonSetWebhookWithManager, &env))
+	os.Exit(testenv.RunWebhooks(m, testenv.Scheme(appsv1.AddToScheme), SetupMyDaemonSetWebhookWithManager, &env))
 }
