@@ -37,9 +37,13 @@ type lessonSpec struct {
 	Number int    `yaml:"number"`
 	Folder string `yaml:"folder"` // NN-name, the folder of the lesson and of its solution
 	// Files enter the track whole in this lesson: they exist from its stage on.
-	Files    []string      `yaml:"files"`
-	Tasks    []taskSpec    `yaml:"tasks"`
-	Mistakes []mistakeSpec `yaml:"mistakes"`
+	Files []string `yaml:"files"`
+	// Renames are words the code says from this lesson on, each with the word that stood
+	// in its place before: a new API version the code moves to (appsv2: appsv1). Earlier
+	// stages read every key as its value, in every file they have.
+	Renames  map[string]string `yaml:"renames"`
+	Tasks    []taskSpec        `yaml:"tasks"`
+	Mistakes []mistakeSpec     `yaml:"mistakes"`
 }
 
 type taskSpec struct {
@@ -111,8 +115,13 @@ func (m *manifest) check() error {
 		if len(l.Tasks) == 0 {
 			return fmt.Errorf("lesson %d: a lesson without a task: give it one, and mark where it is written with //lesson:%d.1", l.Number, l.Number)
 		}
-		if i == 0 && len(l.Files) > 0 {
-			return fmt.Errorf("lesson %d: files: every file exists in the track's first lesson: list only files that enter later", l.Number)
+		if i == 0 && (len(l.Files) > 0 || len(l.Renames) > 0) {
+			return fmt.Errorf("lesson %d: files and renames say what changes in a later lesson: the track's first has none", l.Number)
+		}
+		for from, to := range l.Renames {
+			if from == "" || to == "" || strings.ContainsAny(from+to, " \t\n") {
+				return fmt.Errorf("lesson %d: renames: %q: %q: each is one word and the word it replaces", l.Number, from, to)
+			}
 		}
 		for j, t := range l.Tasks {
 			where := fmt.Sprintf("lesson %d, task %d", l.Number, t.ID)

@@ -30,7 +30,9 @@ import (
 // A task written in several places names the others: //lesson:5.3 NAME, with NAME's
 // text under the task's `also` in lessons.yaml. Blocks nest; a file that is empty in a
 // stage does not exist in it, and a file that enters the track whole in a later lesson
-// is listed under that lesson's `files` instead of being wrapped in a block.
+// is listed under that lesson's `files` instead of being wrapped in a block. A lesson that
+// moves the code to new words (a new API version: appsv2 for appsv1) lists them under its
+// `renames`: the stages before it read the old words.
 //
 // Markers do not go in doc comments: gofmt moves a directive-like line such as
 // //stage:7 to the end of the doc comment it stands in.

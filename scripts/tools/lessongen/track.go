@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -183,6 +184,22 @@ func lines(text string) []string {
 	return strings.Split(text, "\n")
 }
 
+// renamed returns src as stage has it: with the words of every later lesson's renames
+// put back as they were before it, the latest lesson first.
+func (t *track) renamed(src []byte, stage int) []byte {
+	for i := len(t.manifest.Lessons) - 1; i >= 0; i-- {
+		l := t.manifest.Lessons[i]
+		if l.Number <= stage {
+			break
+		}
+		froms := slices.Sorted(maps.Keys(l.Renames))
+		for _, from := range froms {
+			src = bytes.ReplaceAll(src, []byte(from), []byte(l.Renames[from]))
+		}
+	}
+	return src
+}
+
 // isText says whether a file carries markers: binary files are copied as they are.
 func (t *track) isText(rel string) bool { return !bytes.ContainsRune(t.src[rel], 0) }
 
@@ -233,7 +250,7 @@ func (t *track) render(tg target, borrowed map[string][]byte) (*stage, error) {
 		if out == nil {
 			continue
 		}
-		st.files[rel] = out
+		st.files[rel] = t.renamed(out, tg.Stage)
 		st.fences[rel] = fences
 		if changed {
 			st.changed = append(st.changed, rel)

@@ -261,3 +261,31 @@ lessons:
 		}
 	}
 }
+
+// A lesson that moves the code to new words (a new API version) says so once, in its
+// renames: the stages before it read the old words.
+func TestStagesBeforeALessonReadTheWordsItRenames(t *testing.T) {
+	files := map[string]string{}
+	for k, v := range testRepo {
+		files[k] = v
+	}
+	files["tracks/pick/pick.go"] = strings.Replace(files["tracks/pick/pick.go"], "// Pick returns", "// Pick (version two) returns", 1)
+	files["tracks/pick/lessons.yaml"] = strings.Replace(files["tracks/pick/lessons.yaml"], "  files: [count.go, count_test.go]\n",
+		"  files: [count.go, count_test.go]\n  renames:\n    version two: version one\n", 1)
+	root := writeRepo(t, files)
+	err := writeAll(root, root)
+	if err == nil || !strings.Contains(err.Error(), "each is one word") {
+		t.Fatalf("a rename of two words: error %v", err)
+	}
+	files["tracks/pick/pick.go"] = strings.Replace(files["tracks/pick/pick.go"], "(version two)", "(pickv2)", 1)
+	files["tracks/pick/lessons.yaml"] = strings.Replace(files["tracks/pick/lessons.yaml"], "version two: version one", "pickv2: pickv1", 1)
+	root = writeRepo(t, files)
+	if err := writeAll(root, root); err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]string{"solutions/01-pick": "(pickv1)", "lessons/01-pick": "(pickv1)", "solutions/02-pick-count": "(pickv2)"} {
+		if got := readTree(t, filepath.Join(root, dir))["pick.go"]; !strings.Contains(got, want) {
+			t.Errorf("%s/pick.go should say %s:\n%s", dir, want, got)
+		}
+	}
+}
