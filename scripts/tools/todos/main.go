@@ -4,12 +4,15 @@
 //	go test -json -failfast ./... | todos check -index lessons/index.json -lesson 1 -result F
 //	todos hint -index lessons/index.json -lesson 1 [-task 3] -seen DIR -result F
 //	go test -json -failfast ./... | todos expect -index lessons/index.json -lesson 1 -done 2
+//	todos timeout -index lessons/index.json -lesson 1
 //
 // check prints one line per task, done or not, and for the first task not done the
 // failure of its first failing test and the hint command; it writes the result to F for
 // make progress and make hint-N. hint prints the next hint of a task (by default the first
 // task not done at the last check). expect is the maintainer's check that a lesson with
 // its tasks 1 to N solved, and no more, has exactly those tasks done and task N+1 failing.
+// timeout prints the lesson's go test -timeout: a test that never returns is reported as
+// failing, stuck where it stands, after that long rather than go test's ten minutes.
 package main
 
 import (
@@ -50,6 +53,8 @@ func main() {
 			err = hint(os.Stdout, l, *task, *seen, *resultFile)
 		case "expect":
 			err = expect(os.Stdin, os.Stdout, l, *done)
+		case "timeout":
+			fmt.Println(l.Timeout)
 		default:
 			usage()
 		}
@@ -65,7 +70,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: todos check|hint|expect -index lessons/index.json -lesson N [...]")
+	fmt.Fprintln(os.Stderr, "usage: todos check|hint|expect|timeout -index lessons/index.json -lesson N [...]")
 	os.Exit(2)
 }
 
@@ -87,7 +92,9 @@ type lesson struct {
 	Number int    `json:"number"`
 	Title  string `json:"title"`
 	Folder string `json:"folder"`
-	Todos  []todo `json:"todos"`
+	// Timeout is go test's -timeout for the lesson's tests.
+	Timeout string `json:"timeout"`
+	Todos   []todo `json:"todos"`
 }
 
 func readLesson(file string, number int) (lesson, error) {
@@ -148,13 +155,6 @@ func check(in io.Reader, w io.Writer, l lesson, resultFile, logFile, failuresFil
 			return err
 		}
 	}
-	// What failed, without what passed: a known symptom is looked for here, and a test
-	// that passes may well print one (a conflict it provokes on purpose).
-	if failuresFile != "" {
-		if err := os.WriteFile(failuresFile, []byte(r.failedText()), 0o644); err != nil {
-			return err
-		}
-	}
 	if verbose {
 		fmt.Fprint(w, r.text.String())
 	}
@@ -170,26 +170,43 @@ func check(in io.Reader, w io.Writer, l lesson, resultFile, logFile, failuresFil
 			first = l.Todos[i].ID
 		}
 	}
-	width := 0
+	width, idWidth := 0, 0
 	for _, t := range l.Todos {
 		width = max(width, len(t.Title))
+		idWidth = max(idWidth, len(fmt.Sprintf("TODO(%d)", t.ID)))
 	}
 	fmt.Fprintf(w, "\nlessons/%s: %d of %d tasks done\n", filepath.Base(l.Folder), count, len(l.Todos))
-	shownFailure := false
+	var shown *failure
 	for i, t := range l.Todos {
-		fmt.Fprintf(w, "  %-8s TODO(%d) %-*s  %s:%d\n", st[i], t.ID, width, t.Title, t.File, t.Line)
-		if st[i] == failing && !shownFailure {
-			shownFailure = true
-			for _, line := range r.failure(t.Tests) {
+		fmt.Fprintf(w, "  %-8s %-*s %-*s  %s:%d\n", st[i], idWidth, fmt.Sprintf("TODO(%d)", t.ID), width, t.Title, t.File, t.Line)
+		if st[i] == failing && shown == nil {
+			f := r.failure(t.Tests)
+			shown = &f
+			for _, line := range f.lines {
 				fmt.Fprintf(w, "           %s\n", line)
 			}
 			fmt.Fprintf(w, "           A hint: make hint-%d T=%d\n", l.Number, t.ID)
 		}
 	}
-	if !shownFailure {
-		// Failed outside the tasks' tests: a test no task names, a panic, a timeout.
-		for _, line := range r.untied(l) {
+	if shown == nil && (r.failed || len(r.failures) > 0) {
+		// Failed outside the tasks' tests: a test no task names, a package that could
+		// not start its tests.
+		f := r.untied(l)
+		shown = &f
+		for _, line := range f.lines {
 			fmt.Fprintf(w, "  %s\n", line)
+		}
+	}
+	// What the learner is shown failed, and nothing else: a known symptom is looked for
+	// there, not in the logs of the whole package, where a test that passes may provoke
+	// one on purpose (a conflict) and a failing test's manager logs what is no news.
+	if failuresFile != "" {
+		text := strings.Join(r.build, "")
+		if shown != nil {
+			text += shown.text + "\n" + strings.Join(shown.lines, "\n") + "\n"
+		}
+		if err := os.WriteFile(failuresFile, []byte(text), 0o644); err != nil {
+			return err
 		}
 	}
 	if resultFile != "" {
@@ -200,7 +217,12 @@ func check(in io.Reader, w io.Writer, l lesson, resultFile, logFile, failuresFil
 		if err := os.MkdirAll(filepath.Dir(resultFile), 0o755); err != nil {
 			return err
 		}
-		line := fmt.Sprintf("%d %d %d %d\n", count, len(l.Todos), status, first)
+		// The fifth field says whether a failure was shown: make check-N points to it.
+		said := 0
+		if shown != nil && len(shown.lines) > 0 || len(r.build) > 0 {
+			said = 1
+		}
+		line := fmt.Sprintf("%d %d %d %d %d\n", count, len(l.Todos), status, first, said)
 		if err := os.WriteFile(resultFile, []byte(line), 0o644); err != nil {
 			return err
 		}
