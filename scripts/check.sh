@@ -21,7 +21,9 @@ n=$((10#$n))
 generate_lesson "$dir"
 todos=$(tool_path todos)
 
-flags=(-count=1 -json)
+# A test that never returns is stopped after the lesson's timeout (lessons/index.json,
+# a few times its slowest green run), and shown failing where it is stuck.
+flags=(-count=1 -json -timeout "$("$todos" timeout -index "$ROOT/lessons/index.json" -lesson "$n" ${ALL:+-all})")
 [[ -n ${ALL:-} ]] || flags+=(-failfast)
 say "Running the tests of lessons/$name$([[ -n ${ALL:-} ]] || echo ', up to the first failure')"
 log="$CACHE/check/$name.log"
@@ -32,14 +34,20 @@ status=0
     -failures "$CACHE/check/$name.failures" -result "$CACHE/check/$name.result" ${V:+-v} || status=$?
 ((status != 2)) || die "could not read the test run (see above)"
 
-# The result: tasks done, tasks in all, whether go test failed, the first task not done.
-read -r done total failed _ <"$CACHE/check/$name.result"
+# The result: tasks done, tasks in all, whether go test failed, the first task not done,
+# whether a failure was shown.
+read -r done total failed _ shown <"$CACHE/check/$name.result"
 if ((failed == 0 && done == total)); then
   say "All $total tasks of lessons/$name are done. Compare with the solution (make diff-$n), then watch it work: make lesson-$n"
 else
-  # Only what failed: a passing test may provoke a known symptom on purpose.
+  # Only the failure shown: a passing test may provoke a known symptom on purpose, and a
+  # failing test's manager may log one that is no news.
   explain_symptoms "$CACHE/check/$name.failures"
-  warn "$done of $total tasks done; the first failure, above, says what to fix next. (Full output: ${log#"$ROOT"/})"
+  if ((${shown:-0} == 1)); then
+    warn "$done of $total tasks done; the first failure, above, says what to fix next. (Full output: ${log#"$ROOT"/})"
+  else
+    warn "$done of $total tasks done; go test failed without saying which test: its full output is in ${log#"$ROOT"/}"
+  fi
   warn "TESTENV_VERBOSE=1 make check-$n adds your controller's logs; docs/lesson-$(printf '%02d' "$n").md explains each task."
   exit 1
 fi

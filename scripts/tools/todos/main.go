@@ -4,7 +4,7 @@
 //	go test -json -failfast ./... | todos check -index lessons/index.json -lesson 1 -result F
 //	todos hint -index lessons/index.json -lesson 1 [-task 3] -seen DIR -result F
 //	go test -json -failfast ./... | todos expect -index lessons/index.json -lesson 1 -done 2
-//	todos timeout -index lessons/index.json -lesson 1
+//	todos timeout -index lessons/index.json -lesson 1 [-all]
 //
 // check prints one line per task, done or not, and for the first task not done the
 // failure of its first failing test and the hint command; it writes the result to F for
@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 func main() {
@@ -42,6 +43,7 @@ func main() {
 	task := fs.Int("task", 0, "hint: the task (default: the first one not done at the last check)")
 	seen := fs.String("seen", "", "hint: the folder that remembers the hints already shown")
 	done := fs.Int("done", 0, "expect: the tasks solved")
+	all := fs.Bool("all", false, "timeout: for a run without -failfast, where every test may fail")
 	_ = fs.Parse(os.Args[2:])
 
 	l, err := readLesson(*indexFile, *number)
@@ -54,7 +56,7 @@ func main() {
 		case "expect":
 			err = expect(os.Stdin, os.Stdout, l, *done)
 		case "timeout":
-			fmt.Println(l.Timeout)
+			err = timeout(os.Stdout, l, *all)
 		default:
 			usage()
 		}
@@ -264,6 +266,27 @@ func expect(in io.Reader, w io.Writer, l lesson, solved int) error {
 		fmt.Fprintf(w, "  %s\n", line)
 	}
 	return errFailed{}
+}
+
+// failingTestTime bounds what a failing test takes: gomega's Eventually gives up after
+// 10s (shared/testenv), and a test rarely waits on more than one.
+const failingTestTime = 15 * time.Second
+
+// timeout prints go test's -timeout for the lesson: its own, sized for a run that stops
+// at the first failure; with all, where every test may fail and wait out an Eventually,
+// as much again for each of its tests.
+func timeout(w io.Writer, l lesson, all bool) error {
+	d, err := time.ParseDuration(l.Timeout)
+	if err != nil {
+		return fmt.Errorf("lesson %d: timeout %q: %w", l.Number, l.Timeout, err)
+	}
+	if all {
+		for _, t := range l.Todos {
+			d += time.Duration(len(t.Tests)) * failingTestTime
+		}
+	}
+	fmt.Fprintln(w, d)
+	return nil
 }
 
 // hint prints the next hint of a task, and remembers that it was shown.

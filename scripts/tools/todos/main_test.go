@@ -354,3 +354,14 @@ func TestPackageFailureLeavesTheManagersShutdownOut(t *testing.T) {
 		t.Errorf("packageFailure = %q", got)
 	}
 }
+
+func TestTimeoutLeavesEveryTestTimeToFailWithAll(t *testing.T) {
+	l := testLesson
+	l.Timeout = "60s"
+	for all, want := range map[bool]string{false: "1m0s\n", true: "2m0s\n"} {
+		var out bytes.Buffer
+		if err := timeout(&out, l, all); err != nil || out.String() != want {
+			t.Errorf("all=%v: %q, %v; want %q", all, out.String(), err, want)
+		}
+	}
+}
