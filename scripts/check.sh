@@ -13,6 +13,7 @@
 source "$(dirname "$0")/lib/common.sh"
 source "$ROOT/scripts/lib/stage.sh"
 source "$ROOT/scripts/lib/symptoms.sh"
+source "$ROOT/scripts/lib/processes.sh"
 
 n=${1:?usage: $0 N}
 dir=$(stage_dir lessons "$n")
@@ -29,9 +30,13 @@ say "Running the tests of lessons/$name$([[ -n ${ALL:-} ]] || echo ', up to the 
 log="$CACHE/check/$name.log"
 mkdir -p "$(dirname "$log")"
 status=0
+# A test binary that ends without stopping its control plane takes it along
+# (shared/testenv); what outlives the tests all the same is stopped here.
+mark_processes check
 (cd "$dir" && go test "${flags[@]}" ./... 2>&1) |
   "$todos" check -index "$ROOT/lessons/index.json" -lesson "$n" -log "$log" \
     -failures "$CACHE/check/$name.failures" -result "$CACHE/check/$name.result" ${V:+-v} || status=$?
+stop_survivors >/dev/null
 ((status != 2)) || die "could not read the test run (see above)"
 
 # The result: tasks done, tasks in all, whether go test failed, the first task not done,
