@@ -30,8 +30,8 @@ say "Running the tests of lessons/$name$([[ -n ${ALL:-} ]] || echo ', up to the 
 log="$CACHE/check/$name.log"
 mkdir -p "$(dirname "$log")"
 status=0
-# A test binary that ends without stopping its control plane takes it along
-# (shared/testenv); what outlives the tests all the same is stopped here.
+# On Linux a test binary that ends without stopping its control plane takes it along
+# (shared/testenv); should anything outlive the tests all the same, it is stopped here.
 mark_processes check
 (cd "$dir" && go test "${flags[@]}" ./... 2>&1) |
   "$todos" check -index "$ROOT/lessons/index.json" -lesson "$n" -log "$log" \
