@@ -257,6 +257,9 @@ func expect(in io.Reader, w io.Writer, l lesson, solved int) error {
 	if len(r.build) > 0 {
 		problems = append(problems, "the lesson does not build:\n"+strings.Join(r.build, ""))
 	}
+	if !r.first.IsZero() {
+		fmt.Fprintf(w, "the tests ran for %.1fs\n", r.elapsed().Seconds())
+	}
 	if len(problems) == 0 {
 		fmt.Fprintf(w, "lesson %d with tasks 1-%d solved: exactly those done, task %d failing\n", l.Number, solved, solved+1)
 		return nil

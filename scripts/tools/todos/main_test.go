@@ -365,3 +365,17 @@ func TestTimeoutLeavesEveryTestTimeToFailWithAll(t *testing.T) {
 		}
 	}
 }
+
+func TestExpectSaysHowLongTheTestsRan(t *testing.T) {
+	stream := `{"Time":"2026-11-24T20:00:00Z","Action":"start","Package":"p"}
+{"Time":"2026-11-24T20:00:01Z","Action":"run","Package":"p","Test":"TestAPI"}
+{"Time":"2026-11-24T20:00:02Z","Action":"pass","Package":"p","Test":"TestAPI"}
+{"Time":"2026-11-24T20:00:03Z","Action":"run","Package":"p","Test":"TestScaleUp"}
+{"Time":"2026-11-24T20:00:12Z","Action":"fail","Package":"p","Test":"TestScaleUp"}
+{"Time":"2026-11-24T20:00:12.5Z","Action":"fail","Package":"p"}
+`
+	var out bytes.Buffer
+	if err := expect(strings.NewReader(stream), &out, testLesson, 1); err != nil || !strings.Contains(out.String(), "the tests ran for 12.5s") {
+		t.Errorf("err = %v, output:\n%s", err, out.String())
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // A run is what go test -json said.
@@ -25,9 +26,16 @@ type run struct {
 	// packages maps each test to its package, whose import path tells the learner's own
 	// frames from the libraries' in a stack.
 	packages map[string]string
+	// first and last are when the first test binary started and the last one ended.
+	first, last time.Time
 }
 
+// elapsed is how long the tests ran, from the start of the first test binary to the end
+// of the last, without the build before them.
+func (r *run) elapsed() time.Duration { return r.last.Sub(r.first) }
+
 type event struct {
+	Time    time.Time
 	Action  string
 	Package string
 	Test    string
@@ -53,6 +61,14 @@ func readRun(in io.Reader) (*run, error) {
 		}
 		if e.Test != "" {
 			r.packages[e.Test] = e.Package
+		}
+		if !e.Time.IsZero() {
+			if e.Action == "start" && (r.first.IsZero() || e.Time.Before(r.first)) {
+				r.first = e.Time
+			}
+			if e.Test == "" && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip") && e.Time.After(r.last) {
+				r.last = e.Time
+			}
 		}
 		switch e.Action {
 		case "build-output":
