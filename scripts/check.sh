@@ -3,7 +3,8 @@
 # and prints the lesson's checklist: each task (a TODO(k) in the code) done, failing or
 # not run yet. A task is done when the tests its solution names (lessons/index.json) pass.
 # The tests run in the order of the tasks and stop at the first failure, which is the
-# task to work on: its failure is shown in a line or two, with the command for a hint.
+# task to work on (go test is stopped then, whatever other packages it still runs): its
+# failure is shown in a line or two, with the command for a hint.
 # The CRDs are regenerated first, since the lesson's markers are the learner's too.
 #
 # Usage: scripts/check.sh N
@@ -25,7 +26,8 @@ todos=$(tool_path todos)
 # A test that never returns is stopped after the lesson's timeout (lessons/index.json,
 # a few times its slowest green run), and shown failing where it is stuck.
 flags=(-count=1 -json -timeout "$("$todos" timeout -index "$ROOT/lessons/index.json" -lesson "$n" ${ALL:+-all})")
-[[ -n ${ALL:-} ]] || flags+=(-failfast)
+stop=()
+[[ -n ${ALL:-} ]] || flags+=(-failfast) stop=(-stop)
 say "Running the tests of lessons/$name$([[ -n ${ALL:-} ]] || echo ', up to the first failure')"
 log="$CACHE/check/$name.log"
 mkdir -p "$(dirname "$log")"
@@ -33,9 +35,11 @@ status=0
 # On Linux a test binary that ends without stopping its control plane takes it along
 # (shared/testenv); should anything outlive the tests all the same, it is stopped here.
 mark_processes check
-(cd "$dir" && go test "${flags[@]}" ./... 2>&1) |
-  "$todos" check -index "$ROOT/lessons/index.json" -lesson "$n" -log "$log" \
-    -failures "$CACHE/check/$name.failures" -result "$CACHE/check/$name.result" ${V:+-v} || status=$?
+# todos runs go test, and stops it once the first failure is settled (the first task not
+# done is failing): the other packages' tests can only decide later tasks.
+(cd "$dir" && "$todos" check -index "$ROOT/lessons/index.json" -lesson "$n" -log "$log" \
+  -failures "$CACHE/check/$name.failures" -result "$CACHE/check/$name.result" ${V:+-v} "${stop[@]}" \
+  -- go test "${flags[@]}" ./...) || status=$?
 stop_survivors >/dev/null
 ((status != 2)) || die "could not read the test run (see above)"
 

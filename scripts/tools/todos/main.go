@@ -2,13 +2,16 @@
 // and what go test said of them.
 //
 //	go test -json -failfast ./... | todos check -index lessons/index.json -lesson 1 -result F
+//	todos check -index lessons/index.json -lesson 1 -result F -stop -- go test -json -failfast ./...
 //	todos hint -index lessons/index.json -lesson 1 [-task 3] -seen DIR -result F
 //	go test -json -failfast ./... | todos expect -index lessons/index.json -lesson 1 -done 2
 //	todos timeout -index lessons/index.json -lesson 1 [-all]
 //
 // check prints one line per task, done or not, and for the first task not done the
 // failure of its first failing test and the hint command; it writes the result to F for
-// make progress and make hint-N. hint prints the next hint of a task (by default the first
+// make progress and make hint-N. Given the go test command, it runs it, and with -stop
+// ends it as soon as the first failure is settled (the first task not done is failing),
+// rather than waiting for the other packages' tests, whose tasks come later. hint prints the next hint of a task (by default the first
 // task not done at the last check). expect is the maintainer's check that a lesson with
 // its tasks 1 to N solved, and no more, has exactly those tasks done and task N+1 failing.
 // timeout prints the lesson's go test -timeout: a test that never returns is reported as
@@ -43,6 +46,7 @@ func main() {
 	task := fs.Int("task", 0, "hint: the task (default: the first one not done at the last check)")
 	seen := fs.String("seen", "", "hint: the folder that remembers the hints already shown")
 	done := fs.Int("done", 0, "expect: the tasks solved")
+	stopEarly := fs.Bool("stop", false, "check: stop the go test command given after -- once the first failure is settled")
 	all := fs.Bool("all", false, "timeout: for a run without -failfast, where every test may fail")
 	_ = fs.Parse(os.Args[2:])
 
@@ -50,7 +54,7 @@ func main() {
 	if err == nil {
 		switch cmd {
 		case "check":
-			err = check(os.Stdin, os.Stdout, l, *resultFile, *logFile, *failuresFile, *verbose)
+			err = checkCommand(fs.Args(), os.Stdout, l, *resultFile, *logFile, *failuresFile, *verbose, *stopEarly)
 		case "hint":
 			err = hint(os.Stdout, l, *task, *seen, *resultFile)
 		case "expect":
@@ -147,8 +151,33 @@ func states(l lesson, r *run) []state {
 	return out
 }
 
-func check(in io.Reader, w io.Writer, l lesson, resultFile, logFile, failuresFile string, verbose bool) error {
-	r, err := readRun(in)
+// checkCommand runs check on go test's output: of the command args, or read from stdin.
+func checkCommand(args []string, w io.Writer, l lesson, resultFile, logFile, failuresFile string, verbose, stopEarly bool) error {
+	if len(args) == 0 {
+		return check(os.Stdin, w, l, resultFile, logFile, failuresFile, verbose, nil)
+	}
+	out, stop, wait, err := runGoTest(args)
+	if err != nil {
+		return err
+	}
+	var enough func(*run) bool
+	if stopEarly && stopsEarly {
+		settled := firstFailureKnown(l)
+		enough = func(r *run) bool {
+			if !settled(r) {
+				return false
+			}
+			stop()
+			return true
+		}
+	}
+	err = check(out, w, l, resultFile, logFile, failuresFile, verbose, enough)
+	_ = wait() // go test fails with the tests, or was stopped: its output said how
+	return err
+}
+
+func check(in io.Reader, w io.Writer, l lesson, resultFile, logFile, failuresFile string, verbose bool, enough func(*run) bool) error {
+	r, err := readRunUntil(in, enough)
 	if err != nil {
 		return err
 	}
@@ -189,6 +218,9 @@ func check(in io.Reader, w io.Writer, l lesson, resultFile, logFile, failuresFil
 			}
 			fmt.Fprintf(w, "           A hint: make hint-%d T=%d\n", l.Number, t.ID)
 		}
+	}
+	if r.stopped {
+		fmt.Fprintf(w, "  (The tests of the later tasks were stopped at this first failure; ALL=1 runs them all.)\n")
 	}
 	if shown == nil && (r.failed || len(r.failures) > 0) {
 		// Failed outside the tasks' tests: a test no task names, a package that could

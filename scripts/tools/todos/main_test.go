@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 var testLesson = lesson{Number: 1, Title: "x", Folder: "lessons/01-x", Todos: []todo{
@@ -49,7 +50,7 @@ func quote(s string) string {
 func TestCheckListsEveryTaskAndTheFirstFailure(t *testing.T) {
 	result := filepath.Join(t.TempDir(), "r")
 	var out bytes.Buffer
-	err := check(strings.NewReader(goTest([]string{"TestAPI", "TestScaleUp"}, "TestScaleUpTwice")), &out, testLesson, result, "", "", false)
+	err := check(strings.NewReader(goTest([]string{"TestAPI", "TestScaleUp"}, "TestScaleUpTwice")), &out, testLesson, result, "", "", false, nil)
 	if !errors.As(err, new(errFailed)) {
 		t.Errorf("err = %v, want the failure reported", err)
 	}
@@ -73,7 +74,7 @@ func TestCheckListsEveryTaskAndTheFirstFailure(t *testing.T) {
 
 func TestCheckPassesWhenEveryTaskIsDone(t *testing.T) {
 	var out bytes.Buffer
-	err := check(strings.NewReader(goTest([]string{"TestAPI", "TestScaleUp", "TestScaleUpTwice", "TestScaleDown"}, "")), &out, testLesson, "", "", "", false)
+	err := check(strings.NewReader(goTest([]string{"TestAPI", "TestScaleUp", "TestScaleUpTwice", "TestScaleDown"}, "")), &out, testLesson, "", "", "", false, nil)
 	if err != nil || !strings.Contains(out.String(), "3 of 3 tasks done") {
 		t.Errorf("err = %v, output:\n%s", err, out.String())
 	}
@@ -83,7 +84,7 @@ func TestCheckShowsBuildErrors(t *testing.T) {
 	var out bytes.Buffer
 	stream := `{"ImportPath":"p","Action":"build-output","Output":"x.go:3:1: undefined: foo\n"}` + "\n" +
 		`{"ImportPath":"p","Action":"build-fail"}` + "\n"
-	err := check(strings.NewReader(stream), &out, testLesson, "", "", "", false)
+	err := check(strings.NewReader(stream), &out, testLesson, "", "", "", false, nil)
 	if !errors.As(err, new(errFailed)) || !strings.Contains(out.String(), "undefined: foo") || !strings.Contains(out.String(), "0 of 3 tasks done") {
 		t.Errorf("err = %v, output:\n%s", err, out.String())
 	}
@@ -147,7 +148,7 @@ func TestHintShowsTheNextHintEachTime(t *testing.T) {
 
 func TestCheckShowsAFailingTestOfNoTask(t *testing.T) {
 	var out bytes.Buffer
-	err := check(strings.NewReader(goTest([]string{"TestAPI", "TestScaleUp", "TestScaleUpTwice", "TestScaleDown"}, "TestLeftOver")), &out, testLesson, "", "", "", false)
+	err := check(strings.NewReader(goTest([]string{"TestAPI", "TestScaleUp", "TestScaleUpTwice", "TestScaleDown"}, "TestLeftOver")), &out, testLesson, "", "", "", false, nil)
 	if !errors.As(err, new(errFailed)) || !strings.Contains(out.String(), "A test of no task fails:") ||
 		!strings.Contains(out.String(), "TestLeftOver/three: the ImoocPod should have 3 pods") {
 		t.Errorf("err = %v, output:\n%s", err, out.String())
@@ -160,7 +161,7 @@ func TestCheckWritesWhatFailedApart(t *testing.T) {
 	stream := goTest([]string{"TestAPI"}, "TestScaleUp")
 	// A test that passes may print what looks like a symptom: it is not one.
 	stream = strings.Replace(stream, `"Output":"=== RUN   TestAPI\n"`, `"Output":"conflict: the object has been modified\n"`, 1)
-	err := check(strings.NewReader(stream), new(bytes.Buffer), testLesson, "", filepath.Join(dir, "log"), failures, false)
+	err := check(strings.NewReader(stream), new(bytes.Buffer), testLesson, "", filepath.Join(dir, "log"), failures, false, nil)
 	if !errors.As(err, new(errFailed)) {
 		t.Fatalf("err = %v, want the failure reported", err)
 	}
@@ -189,7 +190,7 @@ func TestCheckShowsATestThatNeverReturnsUnderItsTask(t *testing.T) {
 	}
 	var out bytes.Buffer
 	result := filepath.Join(t.TempDir(), "r")
-	err := check(bytes.NewReader(stream), &out, testLesson, result, "", "", false)
+	err := check(bytes.NewReader(stream), &out, testLesson, result, "", "", false, nil)
 	if !errors.As(err, new(errFailed)) {
 		t.Errorf("err = %v, want the failure reported", err)
 	}
@@ -244,7 +245,7 @@ func TestCheckShowsTheFailedAssertionNotTheManagersLogs(t *testing.T) {
 	)
 	dir := t.TempDir()
 	var out bytes.Buffer
-	_ = check(strings.NewReader(stream), &out, testLesson, "", "", filepath.Join(dir, "failures"), false)
+	_ = check(strings.NewReader(stream), &out, testLesson, "", "", filepath.Join(dir, "failures"), false, nil)
 	for _, want := range []string{
 		"TestScaleUpTwice: the error should be told once, as a Warning event",
 		"Expected <int>: 3 to equal <int>: 1",
@@ -284,7 +285,7 @@ func TestCheckShowsWhatTheFunctionPassedToEventuallySaidFirst(t *testing.T) {
 		"--- FAIL: TestScaleUpTwice (10.02s)",
 	)
 	var out bytes.Buffer
-	_ = check(strings.NewReader(stream), &out, testLesson, "", "", "", false)
+	_ = check(strings.NewReader(stream), &out, testLesson, "", "", "", false, nil)
 	lines := strings.Split(out.String(), "\n")
 	var row []string
 	for i, l := range lines {
@@ -318,7 +319,7 @@ func TestCheckShowsWhereATestPanicked(t *testing.T) {
 		"\t/usr/local/go/src/testing/testing.go:2036 +0xea",
 	)
 	var out bytes.Buffer
-	_ = check(strings.NewReader(stream), &out, testLesson, "", "", "", false)
+	_ = check(strings.NewReader(stream), &out, testLesson, "", "", "", false, nil)
 	if want := "TestScaleUpTwice panicked: assignment to entry in nil map, in setAnnotation (pods.go:5)"; !strings.Contains(out.String(), want) {
 		t.Errorf("checklist lacks %q:\n%s", want, out.String())
 	}
@@ -330,7 +331,7 @@ func TestCheckAlignsTwoDigitTasks(t *testing.T) {
 		l.Todos = append(l.Todos, todo{ID: id, Title: "Task", File: "x.go", Line: id, Tests: []string{"TestAPI"}})
 	}
 	var out bytes.Buffer
-	_ = check(strings.NewReader(goTest([]string{"TestAPI"}, "")), &out, l, "", "", "", false)
+	_ = check(strings.NewReader(goTest([]string{"TestAPI"}, "")), &out, l, "", "", "", false, nil)
 	col := -1
 	for _, line := range strings.Split(out.String(), "\n") {
 		if i := strings.Index(line, "Task"); i >= 0 {
@@ -377,5 +378,40 @@ func TestExpectSaysHowLongTheTestsRan(t *testing.T) {
 	var out bytes.Buffer
 	if err := expect(strings.NewReader(stream), &out, testLesson, 1); err != nil || !strings.Contains(out.String(), "the tests ran for 12.5s") {
 		t.Errorf("err = %v, output:\n%s", err, out.String())
+	}
+}
+
+// Once the first task not done is failing and every task before it is done, the other
+// packages' tests can only decide later tasks: go test is stopped rather than waited for.
+func TestCheckStopsGoTestOnceTheFirstFailureIsSettled(t *testing.T) {
+	if testing.Short() || !stopsEarly {
+		t.Skip("runs go test, where it can be stopped")
+	}
+	t.Setenv("GOWORK", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	wd, _ := os.Getwd()
+	if err := os.Chdir(filepath.Join("testdata", "stop")); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	start := time.Now()
+	var out bytes.Buffer
+	err := checkCommand([]string{"go", "test", "-json", "-count=1", "-failfast", "-p=2", "./..."}, &out, testLesson, "", "", "", false, true)
+	took := time.Since(start)
+	if !errors.As(err, new(errFailed)) {
+		t.Errorf("err = %v, want the failure reported", err)
+	}
+	for _, want := range []string{
+		"failing  TODO(1) Validate",
+		"TestAPI: the API should validate the replica count",
+		"not run  TODO(3) Scale down",
+		"stopped at this first failure",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("checklist lacks %q:\n%s", want, out.String())
+		}
+	}
+	if took > 20*time.Second {
+		t.Errorf("check took %s: it waited for TestScaleDown's 30s sleep", took)
 	}
 }

@@ -28,6 +28,9 @@ type run struct {
 	packages map[string]string
 	// first and last are when the first test binary started and the last one ended.
 	first, last time.Time
+	// stopped says that go test was stopped at the first failure, before every package
+	// had run.
+	stopped bool
 }
 
 // elapsed is how long the tests ran, from the start of the first test binary to the end
@@ -42,7 +45,12 @@ type event struct {
 	Output  string
 }
 
-func readRun(in io.Reader) (*run, error) {
+func readRun(in io.Reader) (*run, error) { return readRunUntil(in, nil) }
+
+// readRunUntil reads go test's events like readRun, and calls enough, if not nil, after
+// each package has ended: once it returns true, it is not called again (the caller stops
+// go test, and what is left of the output is read all the same).
+func readRunUntil(in io.Reader, enough func(*run) bool) (*run, error) {
 	r := &run{results: map[string]string{}, outputs: map[string][]string{}, stuck: map[string]string{}, packages: map[string]string{}}
 	pkgOutput := map[string][]string{}
 	// Everything a package printed, in order: a timeout's stack follows the test that ran
@@ -54,6 +62,9 @@ func readRun(in io.Reader) (*run, error) {
 		line := scanner.Bytes()
 		var e event
 		if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &e) != nil {
+			if r.stopped {
+				continue // a line cut short as go test was stopped
+			}
 			// Not an event: go itself failed, before any package ran.
 			r.build = append(r.build, string(line)+"\n")
 			r.failed = true
@@ -87,9 +98,12 @@ func readRun(in io.Reader) (*run, error) {
 			if e.Test == "" {
 				if e.Action == "fail" {
 					r.failed = true
-					if !r.timedOut(e.Package, all[e.Package]) {
+					if !r.timedOut(e.Package, all[e.Package]) && !r.stopped {
 						r.other = append(r.other, packageFailure(e.Package, pkgOutput[e.Package])...)
 					}
+				}
+				if enough != nil && !r.stopped && enough(r) {
+					r.stopped = true
 				}
 				continue
 			}
