@@ -415,3 +415,40 @@ func TestCheckStopsGoTestOnceTheFirstFailureIsSettled(t *testing.T) {
 		t.Errorf("check took %s: it waited for TestScaleDown's 30s sleep", took)
 	}
 }
+
+// A subtest's panic is printed after its parent's --- FAIL line, and go test gives it to
+// the parent.
+func TestCheckShowsWhereASubtestPanicked(t *testing.T) {
+	pkg := "example.com/workshop/lessons/01-x/internal/controller"
+	var b strings.Builder
+	ev := func(action, test, output string) {
+		b.WriteString(`{"Action":"` + action + `","Package":"` + pkg + `","Test":"` + test + `","Output":` + quote(output) + "}\n")
+	}
+	for _, name := range []string{"TestAPI", "TestScaleUp"} {
+		ev("pass", name, "")
+	}
+	ev("output", "TestScaleUpTwice/one", "=== RUN   TestScaleUpTwice/one\n")
+	ev("output", "TestScaleUpTwice/one", "--- FAIL: TestScaleUpTwice/one (0.00s)\n")
+	ev("fail", "TestScaleUpTwice/one", "")
+	for _, l := range []string{
+		"--- FAIL: TestScaleUpTwice (0.00s)",
+		"panic: assignment to entry in nil map [recovered, repanicked]",
+		"",
+		"goroutine 172 [running]:",
+		"panic({0x1a570a0?, 0x2f6aad0?})",
+		"\t/usr/local/go/src/runtime/panic.go:860 +0x13a",
+		pkg + ".Inject(0x21605614c008, {0x21605614a000, 0x1, 0x16?})",
+		"\t/tmp/x/lessons/01-x/internal/controller/inject.go:43 +0x2a7",
+		pkg + ".TestScaleUpTwice.func3(0x216056148248?)",
+		"\t/tmp/x/lessons/01-x/internal/controller/inject_test.go:119 +0x1d0",
+	} {
+		ev("output", "TestScaleUpTwice", l+"\n")
+	}
+	ev("fail", "TestScaleUpTwice", "")
+	b.WriteString(`{"Action":"fail","Package":"` + pkg + `"}` + "\n")
+	var out bytes.Buffer
+	_ = check(strings.NewReader(b.String()), &out, testLesson, "", "", "", false, nil)
+	if want := "TestScaleUpTwice/one panicked: assignment to entry in nil map, in Inject (inject.go:43)"; !strings.Contains(out.String(), want) {
+		t.Errorf("checklist lacks %q:\n%s", want, out.String())
+	}
+}

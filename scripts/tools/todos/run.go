@@ -426,7 +426,21 @@ var panicLine = regexp.MustCompile(`^panic: (.*?)( \[recovered.*\])?$`)
 
 // panicked says why a test panicked: the panic's value and the learner's own frame.
 func (r *run) panicked(test string) (string, bool) {
-	out := r.outputs[test]
+	// A subtest's panic is printed after its parent's --- FAIL line: under the parent.
+	for name := test; ; {
+		if msg, ok := r.panickedIn(name, test); ok {
+			return msg, true
+		}
+		i := strings.LastIndex(name, "/")
+		if i < 0 {
+			return "", false
+		}
+		name = name[:i]
+	}
+}
+
+func (r *run) panickedIn(name, test string) (string, bool) {
+	out := r.outputs[name]
 	for i, line := range out {
 		m := panicLine.FindStringSubmatch(strings.TrimRight(line, "\n"))
 		if m == nil || strings.HasPrefix(m[1], "test timed out") {
