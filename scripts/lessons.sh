@@ -251,7 +251,9 @@ todos() {
       bad=1
     fi
     say "  the tests' time at each step (tasks solved:seconds, the build before them left out): ${times[*]}"
-    slowest+=("$(printf '%4ss  lessons/%s with tasks 1-%s solved' "$worst" "$folder" "$worst_k")")
+    local solved="tasks 1-$worst_k solved"
+    ((worst_k > 1)) || solved=$( ((worst_k == 1)) && echo "task 1 solved" || echo "no task solved")
+    slowest+=("$(printf '%4ss  lessons/%s with %s' "$worst" "$folder" "$solved")")
   done <"$results/list"
   say "The slowest step of each lesson ($JOBS steps at a time; the goal is 15s or less):"
   printf '  %s\n' "${slowest[@]}" >&2
