@@ -20,10 +20,12 @@
 #   scripts/lessons.sh mistakes [TRACK]
 #                                     make each mistake of the tracks' lessons.yaml in a
 #                                     scratch copy of its stage: the stage's tests must
-#                                     fail, and their first failure must say what the
-#                                     mistake's `says` says
+#                                     fail, and the checklist's failing row (make check-N)
+#                                     must say what the mistake's `says` says
+#   JOBS=3                            steps of todos and mistakes run at a time
 source "$(dirname "$0")/lib/common.sh"
 source "$ROOT/scripts/lib/stage.sh"
+source "$ROOT/scripts/lib/processes.sh"
 
 # scratch_dir prints a new temporary folder laid out like a checkout, removed on exit.
 SCRATCH_DIRS=()
@@ -126,48 +128,80 @@ check() {
   say "Every solution, every lesson and lessons/index.json match tracks/"
 }
 
-# mistakes [TRACK] makes every mistake of every track (or TRACK's), three at a time, each
-# in a scratch checkout of its own, and runs the stage's tests with -failfast: the first
-# failure is what a learner reads first, so it must name the mistake.
+# Steps of todos and mistakes run JOBS at a time (3: most of a step is waiting for a
+# failing test to give up).
+JOBS=${JOBS:-3}
+
+# lesson_timeout FOLDER prints go test's -timeout for lesson FOLDER (lessons/index.json).
+lesson_timeout() { "$TODOS" timeout -index "$ROOT/lessons/index.json" -lesson "$((10#${1%%-*}))"; }
+
+# mistakes [TRACK] makes every mistake of every track (or TRACK's), JOBS at a time, each
+# in a scratch checkout of its own, and runs the stage's tests as make check-N does: the
+# checklist's failing row is what a learner reads first, so it must name the mistake,
+# under the task the mistake belongs to (any task, for a mistake of none).
 mistakes() {
   local only=${1:-} results="$CACHE/test/mistakes" count=0 bad=0 folder task name says
   rm -rf "$results" && mkdir -p "$results"
+  TODOS=$(tool_path todos)
+  mark_processes mistakes
   while IFS=$'\t' read -r folder task name says; do
     [[ -z $only || $only == "$(track_of "$folder")" ]] || continue
-    while (($(jobs -rp | wc -l) >= 3)); do wait -n || true; done
-    make_mistake "$folder" "$name" >"$results/$folder-$name.log" 2>&1 &
-    printf '%s\t%s\t%s\n' "$folder" "$name" "$says" >>"$results/list"
+    while (($(jobs -rp | wc -l) >= JOBS)); do wait -n || true; done
+    make_mistake "$folder" "$name" "$results/$folder-$name" >"$results/$folder-$name.log" 2>&1 &
+    printf '%s\t%s\t%s\t%s\n' "$folder" "$task" "$name" "$says" >>"$results/list"
     count=$((count + 1))
   done < <(lessongen mistakes)
   wait
   ((count > 0)) || die "no mistakes in ${only:-any track}'s lessons.yaml"
-  while IFS=$'\t' read -r folder name says; do
-    local out="$results/$folder-$name.log" first_failure
-    first_failure=$(sed -n '/^--- FAIL: /,$p' "$out")
-    if ! grep -q '^--- FAIL: ' "$out"; then
+  while IFS=$'\t' read -r folder task name says; do
+    local out="$results/$folder-$name.log" shown where
+    shown=$(failing_row "$task" <"$out")
+    where="task $task's row"
+    ((task > 0)) || where="the first failing row"
+    if ! grep -qE '^  failing |^  A test of no task fails' "$out"; then
       warn "mistake $name in solutions/$folder: no test fails:"$'\n'"$(tail -n 20 "$out")"
       bad=1
-    elif [[ $first_failure != *"$says"* ]]; then
-      warn "mistake $name in solutions/$folder: the first failure does not say '$says':"$'\n'"$(sed -n '/^--- FAIL: /,/^FAIL/p' "$out" | head -n 30)"
+    elif [[ $shown != *"$says"* ]]; then
+      warn "mistake $name in solutions/$folder: $where does not say '$says':"$'\n'"$(grep -A4 -E '^  failing ' "$out" | head -n 12)"
       bad=1
     else
       say "Mistake $name in solutions/$folder is caught: $says"
     fi
   done <"$results/list"
+  no_survivors "the marked mistakes' tests"
   ((bad == 0)) || die "some mistakes are not caught, or caught with a message that does not name them (logs: ${results#"$ROOT"/})"
-  say "All $count mistakes are caught by the first failing test, which names them"
+  say "All $count mistakes are caught, each by a checklist row that names it"
 }
 
-# make_mistake FOLDER NAME writes solution FOLDER with the mistake NAME made, into a
-# scratch checkout, and runs its tests.
+# failing_row TASK reads a checklist (todos check) and prints, on one line, the failure
+# shown under task TASK's row when that task is failing; for TASK 0, under the first
+# failing row, or what the checklist says of a test of no task.
+failing_row() {
+  awk -v task="$1" '
+    /^  (done|failing|not run) +TODO\(/ {
+      id = $0; sub(/^.*TODO\(/, "", id); sub(/\).*$/, "", id)
+      showing = ($1 == "failing" && !found && (task == 0 || id == task))
+      if ($1 == "failing") found = 1
+      next
+    }
+    showing && /^           / && !/A hint: / { sub(/^ +/, ""); printf "%s ", $0; next }
+    task == 0 && !found && /^  A test of no task fails/ { untied = 1 }
+    untied && /^  / { sub(/^ +/, ""); printf "%s ", $0 }
+  '
+}
+
+# make_mistake FOLDER NAME LOG writes solution FOLDER with the mistake NAME made, into a
+# scratch checkout, and prints the checklist its tests give, as make check-N would; go
+# test's output goes to LOG.go-test.
 make_mistake() {
-  local folder=$1 name=$2 scratch dir
+  local folder=$1 name=$2 log=$3 scratch dir
   scratch=$(scratch_dir)
   dir="$scratch/solutions/$folder"
   lessongen solution -to "$dir" -mistake "$name" "$((10#${folder%%-*}))"
   generate_like "$dir" "$ROOT/solutions/$folder"
   (cd "$dir" && GOWORK=off KUBEBUILDER_ASSETS="$CACHE/bin/current" \
-    go test -count=1 -failfast ./...) || true
+    go test -json -count=1 -failfast -timeout "$(lesson_timeout "$folder")" ./... 2>&1 || true) |
+    "$TODOS" check -index "$ROOT/lessons/index.json" -lesson "$((10#${folder%%-*}))" -log "$log.go-test" || true
   rm -rf "$scratch"
 }
 
@@ -176,17 +210,19 @@ make_mistake() {
 # the lesson with tasks 1 to k solved (lessongen lesson -done k) into a scratch checkout,
 # runs its tests as make check-N does, and requires tasks 1 to k done and task k+1
 # failing, no other task done. (Step n is the solution, whose tests run anyway.) The steps
-# are independent: three run at a time, as most of a step is waiting for a failing test
-# to give up.
+# are independent: JOBS run at a time. The time the tests of each step ran is printed,
+# and each lesson's slowest step: what a learner waits for at a make check-N, once the
+# lesson is built.
 todos() {
   local only=${1:-} results="$CACHE/test/todos-${1:-all}" count=0 bad=0 track folder tasks k
   rm -rf "$results" && mkdir -p "$results"
   TODOS=$(tool_path todos)
+  mark_processes todos
   while IFS=$'\t' read -r track folder tasks; do
     [[ -z $only || $only == "$track" ]] || continue
     ((tasks > 0)) || die "lessons/$folder has no task in tracks/$track/lessons.yaml"
     for ((k = 0; k < tasks; k++)); do
-      while (($(jobs -rp | wc -l) >= 3)); do wait -n || true; done
+      while (($(jobs -rp | wc -l) >= JOBS)); do wait -n || true; done
       todos_step "$folder" "$k" >"$results/$folder.$k.log" 2>&1 &
       count=$((count + 1))
     done
@@ -194,10 +230,17 @@ todos() {
   done < <(track_lessons)
   wait
   ((count > 0)) || die "no lessons in ${only:-any track}"
+  local slowest=()
   while read -r folder tasks; do
-    local failed=()
+    local failed=() times=() worst=0 worst_k=0 seconds
     for ((k = 0; k < tasks; k++)); do
       grep -q '^lesson .* exactly those done' "$results/$folder.$k.log" || failed+=("$k")
+      seconds=$(sed -n 's/^the tests ran for \([0-9.]*\)s$/\1/p' "$results/$folder.$k.log")
+      seconds=${seconds:-?}
+      times+=("$k:${seconds}s")
+      if [[ $seconds != '?' ]] && (($(printf '%.0f' "$seconds") >= worst)); then
+        worst=$(printf '%.0f' "$seconds") worst_k=$k
+      fi
     done
     if ((${#failed[@]} == 0)); then
       say "lessons/$folder: each of its $tasks tasks turns its own tests green, in order"
@@ -207,13 +250,21 @@ todos() {
       done
       bad=1
     fi
+    say "  the tests' time at each step (tasks solved:seconds, the build before them left out): ${times[*]}"
+    local solved="tasks 1-$worst_k solved"
+    ((worst_k > 1)) || solved=$( ((worst_k == 1)) && echo "task 1 solved" || echo "no task solved")
+    slowest+=("$(printf '%4ss  lessons/%s with %s' "$worst" "$folder" "$solved")")
   done <"$results/list"
+  say "The slowest step of each lesson ($JOBS steps at a time; the goal is 15s or less):"
+  printf '  %s\n' "${slowest[@]}" >&2
+  no_survivors "the lessons' steps"
   ((bad == 0)) || die "some tasks are not what turns their tests green (logs: ${results#"$ROOT"/})"
   say "All $count steps of the lessons' tasks are as their tests say"
 }
 
 # todos_step FOLDER K writes lesson FOLDER with tasks 1 to K solved, in a scratch
-# checkout, and runs its tests: tasks 1 to K must be done, K+1 failing.
+# checkout, and runs its tests: tasks 1 to K must be done, K+1 failing. todos expect
+# says how long the tests ran.
 todos_step() {
   local folder=$1 k=$2 n scratch dir
   n=$((10#${folder%%-*}))
@@ -222,7 +273,8 @@ todos_step() {
   lessongen lesson -to "$dir" -done "$k" "$n"
   generate_like "$dir" "$ROOT/lessons/$folder"
   # go test fails until the last step: what its output says is what counts.
-  (cd "$dir" && GOWORK=off KUBEBUILDER_ASSETS="$CACHE/bin/current" go test -json -count=1 -failfast ./... 2>&1 || true) |
+  (cd "$dir" && GOWORK=off KUBEBUILDER_ASSETS="$CACHE/bin/current" \
+    go test -json -count=1 -failfast -timeout "$(lesson_timeout "$folder")" ./... 2>&1 || true) |
     "$TODOS" expect -index "$ROOT/lessons/index.json" -lesson "$n" -done "$k"
   rm -rf "$scratch"
 }

@@ -16,8 +16,11 @@
 #
 # Usage: scripts/test.sh
 source "$(dirname "$0")/lib/common.sh"
+source "$ROOT/scripts/lib/processes.sh"
 cd "$ROOT"
 start=$(date +%s)
+# Every process this run starts carries the marker: none may outlive it.
+mark_processes test
 
 # phase NAME starts timing a phase of the run (ending the one before); the summary at the
 # end prints how long each took.
@@ -124,5 +127,6 @@ phase "fault tests: managers killed in the middle of their work (scripts/faults.
 "$ROOT/scripts/faults.sh" mydaemonset
 
 phase ""
+no_survivors "make test"
 say "All green in $(seconds_since "$start")s:"
 printf '%s\n' "${PHASES[@]}" >&2

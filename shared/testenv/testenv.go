@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"testing"
 	"time"
 
@@ -146,17 +147,42 @@ func start(opts Options) (*Env, func() error, error) {
 	// it, a manager's role that lacks the grant passes every test and fails once deployed.
 	te.ControlPlane.GetAPIServer().Configure().
 		Append("enable-admission-plugins", "OwnerReferencesPermissionEnforcement")
-	cfg, err := te.Start()
+	cleanLinks, err := dieWithTheTests(te, assets)
 	if err != nil {
-		return nil, nil, fmt.Errorf("starting the API server from %s: %w", assets, err)
+		return nil, nil, fmt.Errorf("preparing the API server: %w", err)
 	}
+	// The kernel kills the control plane with the thread that started it
+	// (dieWithTheTests): a goroutine locked to its thread starts it, and keeps the thread
+	// until the control plane is stopped. Returning, still locked, ends the thread.
+	type started struct {
+		cfg *rest.Config
+		err error
+	}
+	startedOn, release := make(chan started), make(chan struct{})
+	go func() {
+		goruntime.LockOSThread()
+		cfg, err := te.Start()
+		startedOn <- started{cfg, err}
+		<-release
+	}()
+	stopControlPlane := func() error {
+		err := te.Stop()
+		close(release)
+		cleanLinks()
+		return err
+	}
+	s := <-startedOn
+	if s.err != nil {
+		return nil, nil, errors.Join(fmt.Errorf("starting the API server from %s: %w", assets, s.err), stopControlPlane())
+	}
+	cfg := s.cfg
 	// Tests create many objects quickly; the default client limits (5 QPS) would make
 	// them wait on the client instead of the controller.
 	cfg.QPS, cfg.Burst = 500, 1000
 
 	c, err := client.New(cfg, client.Options{Scheme: opts.Scheme})
 	if err != nil {
-		return nil, nil, errors.Join(err, te.Stop())
+		return nil, nil, errors.Join(err, stopControlPlane())
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	env := &Env{Config: cfg, Client: c, ctx: ctx}
@@ -169,13 +195,13 @@ func start(opts Options) (*Env, func() error, error) {
 		}
 		if err != nil {
 			cancel()
-			return nil, nil, errors.Join(fmt.Errorf("setting up the manager: %w", err), te.Stop())
+			return nil, nil, errors.Join(fmt.Errorf("setting up the manager: %w", err), stopControlPlane())
 		}
 		env.Manager = mgr
 		go func() { done <- mgr.Start(ctx) }()
 		if !mgr.GetCache().WaitForCacheSync(ctx) {
 			cancel()
-			return nil, nil, errors.Join(errors.New("the manager's cache never synced"), <-done, te.Stop())
+			return nil, nil, errors.Join(errors.New("the manager's cache never synced"), <-done, stopControlPlane())
 		}
 	} else {
 		done <- nil
@@ -183,7 +209,7 @@ func start(opts Options) (*Env, func() error, error) {
 
 	stop := func() error {
 		cancel()
-		return errors.Join(<-done, te.Stop())
+		return errors.Join(<-done, stopControlPlane())
 	}
 	return env, stop, nil
 }

@@ -218,7 +218,7 @@ func (t *track) indexEntry(root string, l *lessonSpec, st *stage) (lesson, error
 	if err != nil {
 		return lesson{}, err
 	}
-	return lesson{Number: l.Number, Title: title, Operator: t.manifest.Operator, Folder: "lessons/" + l.Folder, Todos: todos}, nil
+	return lesson{Number: l.Number, Title: title, Operator: t.manifest.Operator, Folder: "lessons/" + l.Folder, Timeout: l.Timeout, Todos: todos}, nil
 }
 
 // borrowedFiles renders the files a track borrows, as the lending track's stage has them,

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -36,6 +37,11 @@ type borrow struct {
 type lessonSpec struct {
 	Number int    `yaml:"number"`
 	Folder string `yaml:"folder"` // NN-name, the folder of the lesson and of its solution
+	// Timeout is go test's -timeout for the lesson's tests (make check-N and the
+	// maintainers' checks): a few times the slowest green run of a package, so that a
+	// test that never returns is reported, stuck where it stands, in a minute or two
+	// rather than after go test's ten.
+	Timeout string `yaml:"timeout"`
 	// Files enter the track whole in this lesson: they exist from its stage on.
 	Files []string `yaml:"files"`
 	// Renames are words the code says from this lesson on, each with the word that stood
@@ -111,6 +117,9 @@ func (m *manifest) check() error {
 		}
 		if !strings.HasPrefix(l.Folder, fmt.Sprintf("%02d-", l.Number)) {
 			return fmt.Errorf("lesson %d: folder %q must start with %02d-", l.Number, l.Folder, l.Number)
+		}
+		if d, err := time.ParseDuration(l.Timeout); err != nil || d < 10*time.Second {
+			return fmt.Errorf("lesson %d: timeout %q: give go test's -timeout for the lesson's tests, such as 60s, a few times its slowest green run", l.Number, l.Timeout)
 		}
 		if len(l.Tasks) == 0 {
 			return fmt.Errorf("lesson %d: a lesson without a task: give it one, and mark where it is written with //lesson:%d.1", l.Number, l.Number)

@@ -49,6 +49,7 @@ func Count(names []string) int {
 lessons:
 - number: 1
   folder: 01-pick
+  timeout: 30s
   tasks:
   - id: 1
     title: Sort the names.
@@ -69,6 +70,7 @@ lessons:
           sorted := names
 - number: 2
   folder: 02-pick-count
+  timeout: 30s
   files: [count.go, count_test.go]
   tasks:
   - id: 1
@@ -239,6 +241,7 @@ borrows:
 lessons:
 - number: 3
   folder: 03-again
+  timeout: 30s
   tasks:
   - id: 1
     title: Call it.

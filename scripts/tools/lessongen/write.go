@@ -203,6 +203,7 @@ type lesson struct {
 	Title    string `json:"title"`
 	Operator string `json:"operator"` // the kind the lesson's controller manages
 	Folder   string `json:"folder"`   // lessons/NN-name, and its solution solutions/NN-name
+	Timeout  string `json:"timeout"`  // go test's -timeout for the lesson's tests
 	Todos    []todo `json:"todos"`
 }
 

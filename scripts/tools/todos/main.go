@@ -2,14 +2,20 @@
 // and what go test said of them.
 //
 //	go test -json -failfast ./... | todos check -index lessons/index.json -lesson 1 -result F
+//	todos check -index lessons/index.json -lesson 1 -result F -stop -- go test -json -failfast ./...
 //	todos hint -index lessons/index.json -lesson 1 [-task 3] -seen DIR -result F
 //	go test -json -failfast ./... | todos expect -index lessons/index.json -lesson 1 -done 2
+//	todos timeout -index lessons/index.json -lesson 1 [-all]
 //
 // check prints one line per task, done or not, and for the first task not done the
 // failure of its first failing test and the hint command; it writes the result to F for
-// make progress and make hint-N. hint prints the next hint of a task (by default the first
+// make progress and make hint-N. Given the go test command, it runs it, and with -stop
+// ends it as soon as the first failure is settled (the first task not done is failing),
+// rather than waiting for the other packages' tests, whose tasks come later. hint prints the next hint of a task (by default the first
 // task not done at the last check). expect is the maintainer's check that a lesson with
 // its tasks 1 to N solved, and no more, has exactly those tasks done and task N+1 failing.
+// timeout prints the lesson's go test -timeout: a test that never returns is reported as
+// failing, stuck where it stands, after that long rather than go test's ten minutes.
 package main
 
 import (
@@ -22,6 +28,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 func main() {
@@ -39,17 +46,21 @@ func main() {
 	task := fs.Int("task", 0, "hint: the task (default: the first one not done at the last check)")
 	seen := fs.String("seen", "", "hint: the folder that remembers the hints already shown")
 	done := fs.Int("done", 0, "expect: the tasks solved")
+	stopEarly := fs.Bool("stop", false, "check: stop the go test command given after -- once the first failure is settled")
+	all := fs.Bool("all", false, "timeout: for a run without -failfast, where every test may fail")
 	_ = fs.Parse(os.Args[2:])
 
 	l, err := readLesson(*indexFile, *number)
 	if err == nil {
 		switch cmd {
 		case "check":
-			err = check(os.Stdin, os.Stdout, l, *resultFile, *logFile, *failuresFile, *verbose)
+			err = checkCommand(fs.Args(), os.Stdout, l, *resultFile, *logFile, *failuresFile, *verbose, *stopEarly)
 		case "hint":
 			err = hint(os.Stdout, l, *task, *seen, *resultFile)
 		case "expect":
 			err = expect(os.Stdin, os.Stdout, l, *done)
+		case "timeout":
+			err = timeout(os.Stdout, l, *all)
 		default:
 			usage()
 		}
@@ -65,7 +76,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: todos check|hint|expect -index lessons/index.json -lesson N [...]")
+	fmt.Fprintln(os.Stderr, "usage: todos check|hint|expect|timeout -index lessons/index.json -lesson N [...]")
 	os.Exit(2)
 }
 
@@ -87,7 +98,9 @@ type lesson struct {
 	Number int    `json:"number"`
 	Title  string `json:"title"`
 	Folder string `json:"folder"`
-	Todos  []todo `json:"todos"`
+	// Timeout is go test's -timeout for the lesson's tests.
+	Timeout string `json:"timeout"`
+	Todos   []todo `json:"todos"`
 }
 
 func readLesson(file string, number int) (lesson, error) {
@@ -138,20 +151,38 @@ func states(l lesson, r *run) []state {
 	return out
 }
 
-func check(in io.Reader, w io.Writer, l lesson, resultFile, logFile, failuresFile string, verbose bool) error {
-	r, err := readRun(in)
+// checkCommand runs check on go test's output: of the command args, or read from stdin.
+func checkCommand(args []string, w io.Writer, l lesson, resultFile, logFile, failuresFile string, verbose, stopEarly bool) error {
+	if len(args) == 0 {
+		return check(os.Stdin, w, l, resultFile, logFile, failuresFile, verbose, nil)
+	}
+	out, stop, wait, err := runGoTest(args)
+	if err != nil {
+		return err
+	}
+	var enough func(*run) bool
+	if stopEarly && stopsEarly {
+		settled := firstFailureKnown(l)
+		enough = func(r *run) bool {
+			if !settled(r) {
+				return false
+			}
+			stop()
+			return true
+		}
+	}
+	err = check(out, w, l, resultFile, logFile, failuresFile, verbose, enough)
+	_ = wait() // go test fails with the tests, or was stopped: its output said how
+	return err
+}
+
+func check(in io.Reader, w io.Writer, l lesson, resultFile, logFile, failuresFile string, verbose bool, enough func(*run) bool) error {
+	r, err := readRunUntil(in, enough)
 	if err != nil {
 		return err
 	}
 	if logFile != "" {
 		if err := os.WriteFile(logFile, []byte(strings.Join(r.build, "")+r.text.String()), 0o644); err != nil {
-			return err
-		}
-	}
-	// What failed, without what passed: a known symptom is looked for here, and a test
-	// that passes may well print one (a conflict it provokes on purpose).
-	if failuresFile != "" {
-		if err := os.WriteFile(failuresFile, []byte(r.failedText()), 0o644); err != nil {
 			return err
 		}
 	}
@@ -170,26 +201,46 @@ func check(in io.Reader, w io.Writer, l lesson, resultFile, logFile, failuresFil
 			first = l.Todos[i].ID
 		}
 	}
-	width := 0
+	width, idWidth := 0, 0
 	for _, t := range l.Todos {
 		width = max(width, len(t.Title))
+		idWidth = max(idWidth, len(fmt.Sprintf("TODO(%d)", t.ID)))
 	}
 	fmt.Fprintf(w, "\nlessons/%s: %d of %d tasks done\n", filepath.Base(l.Folder), count, len(l.Todos))
-	shownFailure := false
+	var shown *failure
 	for i, t := range l.Todos {
-		fmt.Fprintf(w, "  %-8s TODO(%d) %-*s  %s:%d\n", st[i], t.ID, width, t.Title, t.File, t.Line)
-		if st[i] == failing && !shownFailure {
-			shownFailure = true
-			for _, line := range r.failure(t.Tests) {
+		fmt.Fprintf(w, "  %-8s %-*s %-*s  %s:%d\n", st[i], idWidth, fmt.Sprintf("TODO(%d)", t.ID), width, t.Title, t.File, t.Line)
+		if st[i] == failing && shown == nil {
+			f := r.failure(t.Tests)
+			shown = &f
+			for _, line := range f.lines {
 				fmt.Fprintf(w, "           %s\n", line)
 			}
 			fmt.Fprintf(w, "           A hint: make hint-%d T=%d\n", l.Number, t.ID)
 		}
 	}
-	if !shownFailure {
-		// Failed outside the tasks' tests: a test no task names, a panic, a timeout.
-		for _, line := range r.untied(l) {
+	if r.stopped {
+		fmt.Fprintf(w, "  (The tests of the later tasks were stopped at this first failure; ALL=1 runs them all.)\n")
+	}
+	if shown == nil && (r.failed || len(r.failures) > 0) {
+		// Failed outside the tasks' tests: a test no task names, a package that could
+		// not start its tests.
+		f := r.untied(l)
+		shown = &f
+		for _, line := range f.lines {
 			fmt.Fprintf(w, "  %s\n", line)
+		}
+	}
+	// What the learner is shown failed, and nothing else: a known symptom is looked for
+	// there, not in the logs of the whole package, where a test that passes may provoke
+	// one on purpose (a conflict) and a failing test's manager logs what is no news.
+	if failuresFile != "" {
+		text := strings.Join(r.build, "")
+		if shown != nil {
+			text += shown.text + "\n" + strings.Join(shown.lines, "\n") + "\n"
+		}
+		if err := os.WriteFile(failuresFile, []byte(text), 0o644); err != nil {
+			return err
 		}
 	}
 	if resultFile != "" {
@@ -200,7 +251,12 @@ func check(in io.Reader, w io.Writer, l lesson, resultFile, logFile, failuresFil
 		if err := os.MkdirAll(filepath.Dir(resultFile), 0o755); err != nil {
 			return err
 		}
-		line := fmt.Sprintf("%d %d %d %d\n", count, len(l.Todos), status, first)
+		// The fifth field says whether a failure was shown: make check-N points to it.
+		said := 0
+		if shown != nil && len(shown.lines) > 0 || len(r.build) > 0 {
+			said = 1
+		}
+		line := fmt.Sprintf("%d %d %d %d %d\n", count, len(l.Todos), status, first, said)
 		if err := os.WriteFile(resultFile, []byte(line), 0o644); err != nil {
 			return err
 		}
@@ -233,6 +289,9 @@ func expect(in io.Reader, w io.Writer, l lesson, solved int) error {
 	if len(r.build) > 0 {
 		problems = append(problems, "the lesson does not build:\n"+strings.Join(r.build, ""))
 	}
+	if !r.first.IsZero() {
+		fmt.Fprintf(w, "the tests ran for %.1fs\n", r.elapsed().Seconds())
+	}
 	if len(problems) == 0 {
 		fmt.Fprintf(w, "lesson %d with tasks 1-%d solved: exactly those done, task %d failing\n", l.Number, solved, solved+1)
 		return nil
@@ -242,6 +301,27 @@ func expect(in io.Reader, w io.Writer, l lesson, solved int) error {
 		fmt.Fprintf(w, "  %s\n", line)
 	}
 	return errFailed{}
+}
+
+// failingTestTime bounds what a failing test takes: gomega's Eventually gives up after
+// 10s (shared/testenv), and a test rarely waits on more than one.
+const failingTestTime = 15 * time.Second
+
+// timeout prints go test's -timeout for the lesson: its own, sized for a run that stops
+// at the first failure; with all, where every test may fail and wait out an Eventually,
+// as much again for each of its tests.
+func timeout(w io.Writer, l lesson, all bool) error {
+	d, err := time.ParseDuration(l.Timeout)
+	if err != nil {
+		return fmt.Errorf("lesson %d: timeout %q: %w", l.Number, l.Timeout, err)
+	}
+	if all {
+		for _, t := range l.Todos {
+			d += time.Duration(len(t.Tests)) * failingTestTime
+		}
+	}
+	fmt.Fprintln(w, d)
+	return nil
 }
 
 // hint prints the next hint of a task, and remembers that it was shown.

@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 var testLesson = lesson{Number: 1, Title: "x", Folder: "lessons/01-x", Todos: []todo{
@@ -40,13 +43,14 @@ func goTest(passed []string, failed string) string {
 }
 
 func quote(s string) string {
-	return `"` + strings.NewReplacer(`"`, `\"`, "\n", `\n`).Replace(s) + `"`
+	b, _ := json.Marshal(s)
+	return string(b)
 }
 
 func TestCheckListsEveryTaskAndTheFirstFailure(t *testing.T) {
 	result := filepath.Join(t.TempDir(), "r")
 	var out bytes.Buffer
-	err := check(strings.NewReader(goTest([]string{"TestAPI", "TestScaleUp"}, "TestScaleUpTwice")), &out, testLesson, result, "", "", false)
+	err := check(strings.NewReader(goTest([]string{"TestAPI", "TestScaleUp"}, "TestScaleUpTwice")), &out, testLesson, result, "", "", false, nil)
 	if !errors.As(err, new(errFailed)) {
 		t.Errorf("err = %v, want the failure reported", err)
 	}
@@ -63,14 +67,14 @@ func TestCheckListsEveryTaskAndTheFirstFailure(t *testing.T) {
 			t.Errorf("checklist lacks %q:\n%s", want, out.String())
 		}
 	}
-	if b, _ := os.ReadFile(result); string(b) != "1 3 1 2\n" {
+	if b, _ := os.ReadFile(result); string(b) != "1 3 1 2 1\n" {
 		t.Errorf("result = %q, want 1 done of 3, failed, first not done 2", b)
 	}
 }
 
 func TestCheckPassesWhenEveryTaskIsDone(t *testing.T) {
 	var out bytes.Buffer
-	err := check(strings.NewReader(goTest([]string{"TestAPI", "TestScaleUp", "TestScaleUpTwice", "TestScaleDown"}, "")), &out, testLesson, "", "", "", false)
+	err := check(strings.NewReader(goTest([]string{"TestAPI", "TestScaleUp", "TestScaleUpTwice", "TestScaleDown"}, "")), &out, testLesson, "", "", "", false, nil)
 	if err != nil || !strings.Contains(out.String(), "3 of 3 tasks done") {
 		t.Errorf("err = %v, output:\n%s", err, out.String())
 	}
@@ -80,7 +84,7 @@ func TestCheckShowsBuildErrors(t *testing.T) {
 	var out bytes.Buffer
 	stream := `{"ImportPath":"p","Action":"build-output","Output":"x.go:3:1: undefined: foo\n"}` + "\n" +
 		`{"ImportPath":"p","Action":"build-fail"}` + "\n"
-	err := check(strings.NewReader(stream), &out, testLesson, "", "", "", false)
+	err := check(strings.NewReader(stream), &out, testLesson, "", "", "", false, nil)
 	if !errors.As(err, new(errFailed)) || !strings.Contains(out.String(), "undefined: foo") || !strings.Contains(out.String(), "0 of 3 tasks done") {
 		t.Errorf("err = %v, output:\n%s", err, out.String())
 	}
@@ -144,7 +148,7 @@ func TestHintShowsTheNextHintEachTime(t *testing.T) {
 
 func TestCheckShowsAFailingTestOfNoTask(t *testing.T) {
 	var out bytes.Buffer
-	err := check(strings.NewReader(goTest([]string{"TestAPI", "TestScaleUp", "TestScaleUpTwice", "TestScaleDown"}, "TestLeftOver")), &out, testLesson, "", "", "", false)
+	err := check(strings.NewReader(goTest([]string{"TestAPI", "TestScaleUp", "TestScaleUpTwice", "TestScaleDown"}, "TestLeftOver")), &out, testLesson, "", "", "", false, nil)
 	if !errors.As(err, new(errFailed)) || !strings.Contains(out.String(), "A test of no task fails:") ||
 		!strings.Contains(out.String(), "TestLeftOver/three: the ImoocPod should have 3 pods") {
 		t.Errorf("err = %v, output:\n%s", err, out.String())
@@ -157,7 +161,7 @@ func TestCheckWritesWhatFailedApart(t *testing.T) {
 	stream := goTest([]string{"TestAPI"}, "TestScaleUp")
 	// A test that passes may print what looks like a symptom: it is not one.
 	stream = strings.Replace(stream, `"Output":"=== RUN   TestAPI\n"`, `"Output":"conflict: the object has been modified\n"`, 1)
-	err := check(strings.NewReader(stream), new(bytes.Buffer), testLesson, "", filepath.Join(dir, "log"), failures, false)
+	err := check(strings.NewReader(stream), new(bytes.Buffer), testLesson, "", filepath.Join(dir, "log"), failures, false, nil)
 	if !errors.As(err, new(errFailed)) {
 		t.Fatalf("err = %v, want the failure reported", err)
 	}
@@ -167,5 +171,284 @@ func TestCheckWritesWhatFailedApart(t *testing.T) {
 	}
 	if log, _ := os.ReadFile(filepath.Join(dir, "log")); !strings.Contains(string(log), "the object has been modified") {
 		t.Errorf("log = %q, want everything", log)
+	}
+}
+
+// A test that never returns: go test's -timeout ends its package with a panic and every
+// goroutine's stack, and no event says the test failed. The checklist shows it failing
+// under its task, stuck in the lesson's own code.
+func TestCheckShowsATestThatNeverReturnsUnderItsTask(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test")
+	}
+	cmd := exec.Command("go", "test", "-json", "-count=1", "-failfast", "-timeout=2s", "./...")
+	cmd.Dir = filepath.Join("testdata", "hang")
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	stream, _ := cmd.Output() // it fails: that is the point
+	if !strings.Contains(string(stream), "test timed out after 2s") {
+		t.Fatalf("go test did not time out:\n%s", stream)
+	}
+	var out bytes.Buffer
+	result := filepath.Join(t.TempDir(), "r")
+	err := check(bytes.NewReader(stream), &out, testLesson, result, "", "", false, nil)
+	if !errors.As(err, new(errFailed)) {
+		t.Errorf("err = %v, want the failure reported", err)
+	}
+	for _, want := range []string{
+		"done     TODO(1) Validate",
+		"failing  TODO(2) Scale up",
+		"TestScaleUp/three never returned: stuck in Wait (wait.go:6) (go test stopped it after 2s)",
+		"A hint: make hint-1 T=2",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("checklist lacks %q:\n%s", want, out.String())
+		}
+	}
+	if b, _ := os.ReadFile(result); string(b) != "1 3 1 2 1\n" {
+		t.Errorf("result = %q, want 1 done of 3, failed, first not done 2, a failure shown", b)
+	}
+}
+
+// goTestOutput returns go test -json's events for one failed test that printed lines.
+func goTestOutput(test string, lines ...string) string {
+	var b strings.Builder
+	ev := func(action, test, output string) {
+		b.WriteString(`{"Action":"` + action + `","Package":"example.com/workshop/lessons/01-x/internal/controller","Test":"` + test + `","Output":` + quote(output) + "}\n")
+	}
+	for _, name := range []string{"TestAPI", "TestScaleUp"} {
+		ev("run", name, "")
+		ev("pass", name, "")
+	}
+	ev("run", test, "")
+	for _, l := range lines {
+		ev("output", test, l+"\n")
+	}
+	ev("fail", test, "")
+	b.WriteString(`{"Action":"fail","Package":"example.com/workshop/lessons/01-x/internal/controller"}` + "\n")
+	return b.String()
+}
+
+func TestCheckShowsTheFailedAssertionNotTheManagersLogs(t *testing.T) {
+	stream := goTestOutput("TestScaleUpTwice",
+		"=== RUN   TestScaleUpTwice",
+		"2026-11-24T20:47:52Z\tERROR\tFailed to bring node in line with the pool\t{\"node\": \"n-000\", \"error\": \"patching node n-000: the object has been modified; please apply your changes to the latest version and try again\"}",
+		"example.com/workshop/lessons/01-x/internal/controller.(*NodePoolReconciler).reconcileNodes",
+		"\t/tmp/lessons/01-x/internal/controller/nodepool_controller.go:164",
+		"    nodepool_events_test.go:88: ",
+		"        the error should be told once, as a Warning event",
+		"        Expected",
+		"            <int>: 3",
+		"        to equal",
+		"            <int>: 1",
+		"2026-11-24T20:47:53Z\tERROR\tfailed to get informer from cache\t{\"error\": \"Timeout: failed waiting for *v1.Node Informer to sync\"}",
+		"--- FAIL: TestScaleUpTwice (2.92s)",
+	)
+	dir := t.TempDir()
+	var out bytes.Buffer
+	_ = check(strings.NewReader(stream), &out, testLesson, "", "", filepath.Join(dir, "failures"), false, nil)
+	for _, want := range []string{
+		"TestScaleUpTwice: the error should be told once, as a Warning event",
+		"Expected <int>: 3 to equal <int>: 1",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("checklist lacks %q:\n%s", want, out.String())
+		}
+	}
+	for _, noise := range []string{"ERROR", "Failed to bring node", "informer", "reconcileNodes"} {
+		if strings.Contains(out.String(), noise) {
+			t.Errorf("checklist shows the logs (%q):\n%s", noise, out.String())
+		}
+	}
+	// A symptom is looked for in the failure shown: the conflict the manager logged is
+	// not the test's failure, and names no troubleshooting entry.
+	if b, _ := os.ReadFile(filepath.Join(dir, "failures")); strings.Contains(string(b), "the object has been modified") ||
+		!strings.Contains(string(b), "the error should be told once") {
+		t.Errorf("failures = %q, want the assertion and none of the logs", b)
+	}
+}
+
+func TestCheckShowsWhatTheFunctionPassedToEventuallySaidFirst(t *testing.T) {
+	stream := goTestOutput("TestScaleUpTwice",
+		"=== RUN   TestScaleUpTwice",
+		"    nodepool_reconcile_test.go:327: ",
+		"        Timed out after 10.001s.",
+		"        The function passed to Eventually failed at /tmp/x/lessons/01-x/internal/controller/nodepool_reconcile_test.go:319 with:",
+		"        Expected success, but got an error:",
+		"            <*errors.StatusError | 0xc000a1b2c0>: ",
+		"            runtimeclasses.node.k8s.io \"node-pool-idle-13\" not found",
+		"            {",
+		"                ErrStatus: {",
+		"                    TypeMeta: {Kind: \"\", APIVersion: \"\"},",
+		"                    Reason: \"NotFound\",",
+		"                },",
+		"            }",
+		"--- FAIL: TestScaleUpTwice (10.02s)",
+	)
+	var out bytes.Buffer
+	_ = check(strings.NewReader(stream), &out, testLesson, "", "", "", false, nil)
+	lines := strings.Split(out.String(), "\n")
+	var row []string
+	for i, l := range lines {
+		if strings.Contains(l, "failing  TODO(2)") {
+			row = lines[i+1 : i+3]
+		}
+	}
+	if len(row) != 2 || !strings.Contains(row[0], `TestScaleUpTwice: Expected success, but got an error: runtimeclasses.node.k8s.io "node-pool-idle-13" not found`) ||
+		!strings.Contains(row[1], "Eventually gave up after 10.001s at nodepool_reconcile_test.go:319") ||
+		strings.Contains(out.String(), "ErrStatus") {
+		t.Errorf("the failure should show the error's text first, then where Eventually gave up, without the object's dump:\n%s", out.String())
+	}
+}
+
+func TestCheckShowsWhereATestPanicked(t *testing.T) {
+	stream := goTestOutput("TestScaleUpTwice",
+		"=== RUN   TestScaleUpTwice",
+		"--- FAIL: TestScaleUpTwice (0.00s)",
+		"panic: assignment to entry in nil map [recovered, repanicked]",
+		"",
+		"goroutine 19 [running]:",
+		"testing.tRunner.func1.2({0x55a7a0, 0x6cac60})",
+		"\t/usr/local/go/src/testing/testing.go:1974 +0x232",
+		"panic({0x55a7a0?, 0x6cac60?})",
+		"\t/usr/local/go/src/runtime/panic.go:860 +0x13a",
+		"example.com/workshop/lessons/01-x/internal/controller.setAnnotation(...)",
+		"\t/tmp/x/lessons/01-x/internal/controller/pods.go:5",
+		"example.com/workshop/lessons/01-x/internal/controller.TestScaleUpTwice(0x1970746ec248?)",
+		"\t/tmp/x/lessons/01-x/internal/controller/pods_test.go:6 +0x54",
+		"testing.tRunner(0x1970746ec248, 0x592e48)",
+		"\t/usr/local/go/src/testing/testing.go:2036 +0xea",
+	)
+	var out bytes.Buffer
+	_ = check(strings.NewReader(stream), &out, testLesson, "", "", "", false, nil)
+	if want := "TestScaleUpTwice panicked: assignment to entry in nil map, in setAnnotation (pods.go:5)"; !strings.Contains(out.String(), want) {
+		t.Errorf("checklist lacks %q:\n%s", want, out.String())
+	}
+}
+
+func TestCheckAlignsTwoDigitTasks(t *testing.T) {
+	l := lesson{Number: 10, Folder: "lessons/10-x"}
+	for id := 1; id <= 10; id++ {
+		l.Todos = append(l.Todos, todo{ID: id, Title: "Task", File: "x.go", Line: id, Tests: []string{"TestAPI"}})
+	}
+	var out bytes.Buffer
+	_ = check(strings.NewReader(goTest([]string{"TestAPI"}, "")), &out, l, "", "", "", false, nil)
+	col := -1
+	for _, line := range strings.Split(out.String(), "\n") {
+		if i := strings.Index(line, "Task"); i >= 0 {
+			if col >= 0 && i != col {
+				t.Fatalf("titles do not start in one column:\n%s", out.String())
+			}
+			col = i
+		}
+	}
+}
+
+func TestPackageFailureLeavesTheManagersShutdownOut(t *testing.T) {
+	got := packageFailure("p", []string{
+		"2026-11-24T20:47:53Z\tERROR\tfailed to get informer from cache\t{\"error\": \"Timeout: failed waiting for *v1.Node Informer to sync\"}\n",
+		"sigs.k8s.io/controller-runtime/pkg/internal/source.(*Kind[...]).Start.func1.1\n",
+		"\t/root/go/pkg/mod/sigs.k8s.io/controller-runtime@v0.25.2/pkg/internal/source/kind.go:76\n",
+		"testenv: starting the API server: timeout waiting for process etcd to start\n",
+		"FAIL\tp\t3.2s\n",
+	})
+	if strings.Join(got, "\n") != "p:\ntestenv: starting the API server: timeout waiting for process etcd to start" {
+		t.Errorf("packageFailure = %q", got)
+	}
+}
+
+func TestTimeoutLeavesEveryTestTimeToFailWithAll(t *testing.T) {
+	l := testLesson
+	l.Timeout = "60s"
+	for all, want := range map[bool]string{false: "1m0s\n", true: "2m0s\n"} {
+		var out bytes.Buffer
+		if err := timeout(&out, l, all); err != nil || out.String() != want {
+			t.Errorf("all=%v: %q, %v; want %q", all, out.String(), err, want)
+		}
+	}
+}
+
+func TestExpectSaysHowLongTheTestsRan(t *testing.T) {
+	stream := `{"Time":"2026-11-24T20:00:00Z","Action":"start","Package":"p"}
+{"Time":"2026-11-24T20:00:01Z","Action":"run","Package":"p","Test":"TestAPI"}
+{"Time":"2026-11-24T20:00:02Z","Action":"pass","Package":"p","Test":"TestAPI"}
+{"Time":"2026-11-24T20:00:03Z","Action":"run","Package":"p","Test":"TestScaleUp"}
+{"Time":"2026-11-24T20:00:12Z","Action":"fail","Package":"p","Test":"TestScaleUp"}
+{"Time":"2026-11-24T20:00:12.5Z","Action":"fail","Package":"p"}
+`
+	var out bytes.Buffer
+	if err := expect(strings.NewReader(stream), &out, testLesson, 1); err != nil || !strings.Contains(out.String(), "the tests ran for 12.5s") {
+		t.Errorf("err = %v, output:\n%s", err, out.String())
+	}
+}
+
+// Once the first task not done is failing and every task before it is done, the other
+// packages' tests can only decide later tasks: go test is stopped rather than waited for.
+func TestCheckStopsGoTestOnceTheFirstFailureIsSettled(t *testing.T) {
+	if testing.Short() || !stopsEarly {
+		t.Skip("runs go test, where it can be stopped")
+	}
+	t.Setenv("GOWORK", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	wd, _ := os.Getwd()
+	if err := os.Chdir(filepath.Join("testdata", "stop")); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	start := time.Now()
+	var out bytes.Buffer
+	err := checkCommand([]string{"go", "test", "-json", "-count=1", "-failfast", "-p=2", "./..."}, &out, testLesson, "", "", "", false, true)
+	took := time.Since(start)
+	if !errors.As(err, new(errFailed)) {
+		t.Errorf("err = %v, want the failure reported", err)
+	}
+	for _, want := range []string{
+		"failing  TODO(1) Validate",
+		"TestAPI: the API should validate the replica count",
+		"not run  TODO(3) Scale down",
+		"stopped at this first failure",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("checklist lacks %q:\n%s", want, out.String())
+		}
+	}
+	if took > 20*time.Second {
+		t.Errorf("check took %s: it waited for TestScaleDown's 30s sleep", took)
+	}
+}
+
+// A subtest's panic is printed after its parent's --- FAIL line, and go test gives it to
+// the parent.
+func TestCheckShowsWhereASubtestPanicked(t *testing.T) {
+	pkg := "example.com/workshop/lessons/01-x/internal/controller"
+	var b strings.Builder
+	ev := func(action, test, output string) {
+		b.WriteString(`{"Action":"` + action + `","Package":"` + pkg + `","Test":"` + test + `","Output":` + quote(output) + "}\n")
+	}
+	for _, name := range []string{"TestAPI", "TestScaleUp"} {
+		ev("pass", name, "")
+	}
+	ev("output", "TestScaleUpTwice/one", "=== RUN   TestScaleUpTwice/one\n")
+	ev("output", "TestScaleUpTwice/one", "--- FAIL: TestScaleUpTwice/one (0.00s)\n")
+	ev("fail", "TestScaleUpTwice/one", "")
+	for _, l := range []string{
+		"--- FAIL: TestScaleUpTwice (0.00s)",
+		"panic: assignment to entry in nil map [recovered, repanicked]",
+		"",
+		"goroutine 172 [running]:",
+		"panic({0x1a570a0?, 0x2f6aad0?})",
+		"\t/usr/local/go/src/runtime/panic.go:860 +0x13a",
+		pkg + ".Inject(0x21605614c008, {0x21605614a000, 0x1, 0x16?})",
+		"\t/tmp/x/lessons/01-x/internal/controller/inject.go:43 +0x2a7",
+		pkg + ".TestScaleUpTwice.func3(0x216056148248?)",
+		"\t/tmp/x/lessons/01-x/internal/controller/inject_test.go:119 +0x1d0",
+	} {
+		ev("output", "TestScaleUpTwice", l+"\n")
+	}
+	ev("fail", "TestScaleUpTwice", "")
+	b.WriteString(`{"Action":"fail","Package":"` + pkg + `"}` + "\n")
+	var out bytes.Buffer
+	_ = check(strings.NewReader(b.String()), &out, testLesson, "", "", "", false, nil)
+	if want := "TestScaleUpTwice/one panicked: assignment to entry in nil map, in Inject (inject.go:43)"; !strings.Contains(out.String(), want) {
+		t.Errorf("checklist lacks %q:\n%s", want, out.String())
 	}
 }

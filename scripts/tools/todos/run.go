@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // A run is what go test -json said.
@@ -18,28 +20,66 @@ type run struct {
 	build    []string            // the compiler's output
 	other    []string            // what failed packages printed outside their tests
 	failed   bool                // a package failed
+	// stuck holds, for each test that never returned (go test's -timeout ended its
+	// package), why: the frame it was stuck in.
+	stuck map[string]string
+	// packages maps each test to its package, whose import path tells the learner's own
+	// frames from the libraries' in a stack.
+	packages map[string]string
+	// first and last are when the first test binary started and the last one ended.
+	first, last time.Time
+	// stopped says that go test was stopped at the first failure, before every package
+	// had run.
+	stopped bool
 }
 
+// elapsed is how long the tests ran, from the start of the first test binary to the end
+// of the last, without the build before them.
+func (r *run) elapsed() time.Duration { return r.last.Sub(r.first) }
+
 type event struct {
+	Time    time.Time
 	Action  string
 	Package string
 	Test    string
 	Output  string
 }
 
-func readRun(in io.Reader) (*run, error) {
-	r := &run{results: map[string]string{}, outputs: map[string][]string{}}
+func readRun(in io.Reader) (*run, error) { return readRunUntil(in, nil) }
+
+// readRunUntil reads go test's events like readRun, and calls enough, if not nil, after
+// each package has ended: once it returns true, it is not called again (the caller stops
+// go test, and what is left of the output is read all the same).
+func readRunUntil(in io.Reader, enough func(*run) bool) (*run, error) {
+	r := &run{results: map[string]string{}, outputs: map[string][]string{}, stuck: map[string]string{}, packages: map[string]string{}}
 	pkgOutput := map[string][]string{}
+	// Everything a package printed, in order: a timeout's stack follows the test that ran
+	// last, whichever test go test's output gives it to.
+	all := map[string][]string{}
 	scanner := bufio.NewScanner(in)
 	scanner.Buffer(make([]byte, 1<<20), 1<<24)
 	for scanner.Scan() {
 		line := scanner.Bytes()
 		var e event
 		if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &e) != nil {
+			if r.stopped {
+				continue // a line cut short as go test was stopped
+			}
 			// Not an event: go itself failed, before any package ran.
 			r.build = append(r.build, string(line)+"\n")
 			r.failed = true
 			continue
+		}
+		if e.Test != "" {
+			r.packages[e.Test] = e.Package
+		}
+		if !e.Time.IsZero() {
+			if e.Action == "start" && (r.first.IsZero() || e.Time.Before(r.first)) {
+				r.first = e.Time
+			}
+			if e.Test == "" && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip") && e.Time.After(r.last) {
+				r.last = e.Time
+			}
 		}
 		switch e.Action {
 		case "build-output":
@@ -48,6 +88,7 @@ func readRun(in io.Reader) (*run, error) {
 			r.failed = true
 		case "output":
 			r.text.WriteString(e.Output)
+			all[e.Package] = append(all[e.Package], e.Output)
 			if e.Test == "" {
 				pkgOutput[e.Package] = append(pkgOutput[e.Package], e.Output)
 			} else {
@@ -57,7 +98,12 @@ func readRun(in io.Reader) (*run, error) {
 			if e.Test == "" {
 				if e.Action == "fail" {
 					r.failed = true
-					r.other = append(r.other, packageFailure(e.Package, pkgOutput[e.Package])...)
+					if !r.timedOut(e.Package, all[e.Package]) && !r.stopped {
+						r.other = append(r.other, packageFailure(e.Package, pkgOutput[e.Package])...)
+					}
+				}
+				if enough != nil && !r.stopped && enough(r) {
+					r.stopped = true
 				}
 				continue
 			}
@@ -70,16 +116,193 @@ func readRun(in io.Reader) (*run, error) {
 	return r, scanner.Err()
 }
 
-// packageFailure keeps what a failed package printed outside its tests that says why:
-// a panic, a timeout, a TestMain that could not start; not go test's summary lines.
-func packageFailure(pkg string, lines []string) []string {
-	var out []string
-	for _, line := range lines {
-		t := strings.TrimSpace(line)
-		if t == "" || t == "PASS" || t == "FAIL" || strings.HasPrefix(t, "FAIL\t") || strings.HasPrefix(t, "ok  \t") ||
-			strings.HasPrefix(t, "=== ") || strings.HasPrefix(t, "--- ") || strings.HasPrefix(t, "coverage:") {
+var (
+	timedOut    = regexp.MustCompile(`^panic: test timed out after (\S+)`)
+	runningTest = regexp.MustCompile(`^\t\t(\S+) \(.*\)$`)
+)
+
+// timedOut finds go test's "panic: test timed out" in what a failed package printed: the
+// tests still running then never returned, and no event says so. Each becomes a failed
+// test, with the frame it was stuck in.
+func (r *run) timedOut(pkg string, lines []string) bool {
+	for i, line := range lines {
+		m := timedOut.FindStringSubmatch(strings.TrimRight(line, "\n"))
+		if m == nil {
 			continue
 		}
+		var running []string
+		for _, l := range lines[i+1:] {
+			if t := strings.TrimRight(l, "\n"); t == "\trunning tests:" {
+				continue
+			} else if n := runningTest.FindStringSubmatch(t); n != nil {
+				running = append(running, n[1])
+			} else {
+				break
+			}
+		}
+		if len(running) == 0 {
+			return false
+		}
+		stacks := parseStacks(lines[i+1:])
+		for _, name := range running {
+			if r.results[name] != "" {
+				continue
+			}
+			r.results[name] = "fail"
+			r.packages[name] = pkg
+			r.failures = append(r.failures, name)
+			where := ""
+			if f, ok := ownFrame(stacks, pkg, name); ok {
+				where = ": stuck in " + f.String()
+			}
+			r.stuck[name] = fmt.Sprintf("never returned%s (go test stopped it after %s)", where, m[1])
+		}
+		return true
+	}
+	return false
+}
+
+// A frame of a goroutine's stack, as a panic prints it.
+type frame struct {
+	Func string // github.com/x/y/internal/controller.(*Controller).Run
+	File string // /path/to/internal/controller/controller.go
+	Line string
+}
+
+// String is the frame as a learner reads it: (*Controller).Run (controller.go:180).
+func (f frame) String() string {
+	fn := f.Func
+	if i := strings.LastIndex(fn, "/"); i >= 0 {
+		fn = fn[i+1:]
+	}
+	if _, rest, ok := strings.Cut(fn, "."); ok {
+		fn = rest
+	}
+	return fmt.Sprintf("%s (%s:%s)", fn, path.Base(f.File), f.Line)
+}
+
+type goroutine struct {
+	header string // goroutine 7 [chan receive]:
+	frames []frame
+}
+
+var (
+	goroutineHeader = regexp.MustCompile(`^goroutine \d+ \[.*\]:$`)
+	frameFile       = regexp.MustCompile(`^\t(\S+\.go):(\d+)`)
+	frameArgs       = regexp.MustCompile(`\((0x[0-9a-f?]+|\.\.\.|\{[^)]*|, )*\)$`)
+)
+
+// parseStacks reads the goroutines' stacks a panic prints.
+func parseStacks(lines []string) []goroutine {
+	var out []goroutine
+	fn := ""
+	for _, l := range lines {
+		t := strings.TrimRight(l, "\n")
+		switch {
+		case goroutineHeader.MatchString(t):
+			out = append(out, goroutine{header: t})
+			fn = ""
+		case len(out) == 0:
+		case strings.HasPrefix(t, "\t"):
+			if m := frameFile.FindStringSubmatch(t); m != nil && fn != "" {
+				out[len(out)-1].frames = append(out[len(out)-1].frames, frame{Func: fn, File: m[1], Line: m[2]})
+			}
+			fn = ""
+		case strings.HasPrefix(t, "created by "):
+			fn = "" // where the goroutine started, not where it is
+		default:
+			fn = frameArgs.ReplaceAllString(t, "")
+		}
+	}
+	return out
+}
+
+// ownFrame finds, in the stacks of a package's tests, the learner's own frame: a
+// function of the lesson's module (the package's module, not a library's and not the
+// runtime's), outside the tests if possible, nearest to where the goroutine stands. It
+// looks first at the test's own goroutine, then at the others.
+func ownFrame(stacks []goroutine, pkg, test string) (frame, bool) {
+	module := moduleOf(pkg)
+	own := func(f frame) bool {
+		return strings.HasPrefix(f.Func, module+"/") || strings.HasPrefix(f.Func, module+".")
+	}
+	testFunc := strings.SplitN(test, "/", 2)[0]
+	var testFrame *frame
+	pick := func(g goroutine) (frame, bool) {
+		for _, f := range g.frames {
+			if !own(f) {
+				continue
+			}
+			if !strings.HasSuffix(f.File, "_test.go") {
+				return f, true
+			}
+			if testFrame == nil {
+				testFrame = &f
+			}
+		}
+		return frame{}, false
+	}
+	// The test's goroutines first: those whose stack runs through its function.
+	for _, g := range stacks {
+		for _, f := range g.frames {
+			if strings.Contains(f.Func, "."+testFunc) {
+				if fr, ok := pick(g); ok {
+					return fr, true
+				}
+				break
+			}
+		}
+	}
+	for _, g := range stacks {
+		if fr, ok := pick(g); ok {
+			return fr, true
+		}
+	}
+	if testFrame != nil {
+		return *testFrame, true
+	}
+	return frame{}, false
+}
+
+// moduleOf guesses a package's module from its import path: the path up to the folder
+// of the lesson or solution (lessons/NN-name/...), or up to internal/, api/ or cmd/.
+func moduleOf(pkg string) string {
+	parts := strings.Split(pkg, "/")
+	for i, p := range parts {
+		if (p == "lessons" || p == "solutions") && i+1 < len(parts) {
+			return strings.Join(parts[:i+2], "/")
+		}
+	}
+	for i, p := range parts {
+		if i > 0 && (p == "internal" || p == "api" || p == "cmd" || p == "pkg") {
+			return strings.Join(parts[:i], "/")
+		}
+	}
+	return pkg
+}
+
+// packageFailure keeps what a failed package printed outside its tests that says why:
+// a panic, a timeout, a TestMain that could not start; not go test's summary lines, and
+// not the manager's logs and stacks as it shuts down after a failed test.
+func packageFailure(pkg string, lines []string) []string {
+	var out []string
+	inStack := false
+	for _, line := range lines {
+		t := strings.TrimSpace(line)
+		switch {
+		case t == "" || t == "PASS" || t == "FAIL" || strings.HasPrefix(t, "FAIL\t") || strings.HasPrefix(t, "ok  \t") ||
+			strings.HasPrefix(t, "=== ") || strings.HasPrefix(t, "--- ") || strings.HasPrefix(t, "coverage:"):
+			continue
+		case logLine.MatchString(line):
+			inStack = true // a log line with its stack trace
+			continue
+		case inStack && (strings.HasPrefix(line, "\t") || stackFunc.MatchString(t)):
+			continue
+		case goroutineHeader.MatchString(t):
+			inStack = true
+			continue
+		}
+		inStack = false
 		out = append(out, t)
 	}
 	if len(out) > 0 {
@@ -88,11 +311,171 @@ func packageFailure(pkg string, lines []string) []string {
 	return out
 }
 
-var location = regexp.MustCompile(`^\w[\w.-]*_test\.go:\d+: ?`)
+var (
+	// A line the manager logged (zap's development encoder, or klog).
+	logLine = regexp.MustCompile(`^(\d{4}-\d\d-\d\dT\S+\s+(DEBUG|INFO|WARN|ERROR|DPANIC|PANIC|FATAL)\s|[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ )`)
+	// A function line of a stack trace: pkg/path.Func or pkg.(*Type).Method.
+	stackFunc = regexp.MustCompile(`^[\w.-]+(/[\w.~-]+)*\.[\w(*)\[\].]+(\(.*\))?$`)
+)
+
+// A report is what a test said when it failed (t.Error, t.Fatal, gomega): its
+// "file_test.go:42:" line and the lines indented under it, without the indentation.
+// The manager's logs, printed as they happen, are not indented and never part of one.
+type report struct {
+	where string // x_test.go:42
+	lines []string
+}
+
+var reportHeader = regexp.MustCompile(`^( {4,})(\S+\.go:\d+): ?(.*)$`)
+
+// reports returns the reports in a test's output, in order.
+func reports(output []string) []report {
+	var out []report
+	indent := ""
+	for _, line := range output {
+		line = strings.TrimRight(line, "\n")
+		if m := reportHeader.FindStringSubmatch(line); m != nil && (indent == "" || len(m[1]) <= len(indent)-4 || !strings.HasPrefix(line, indent)) {
+			out = append(out, report{where: m[2]})
+			indent = m[1] + "    "
+			if m[3] != "" {
+				out[len(out)-1].lines = append(out[len(out)-1].lines, m[3])
+			}
+			continue
+		}
+		if indent != "" && strings.HasPrefix(line, indent) {
+			out[len(out)-1].lines = append(out[len(out)-1].lines, strings.TrimPrefix(line, indent))
+			continue
+		}
+		if indent != "" && strings.TrimSpace(line) == "" {
+			continue
+		}
+		indent = ""
+	}
+	return out
+}
+
+var (
+	eventuallyTimedOut = regexp.MustCompile(`^(Timed out|Failed|Told to stop trying) after ([\d.]+s)\.?$`)
+	eventuallyFailedAt = regexp.MustCompile(`^The function passed to (Eventually|Consistently) (failed|returned) .*?(\S+\.go:\d+)( with:)?$`)
+	gomegaObject       = regexp.MustCompile(`^<[^>|]+ \| 0x[0-9a-f]+>: ?(.*)$`)
+)
+
+// message turns a report into the lines a learner reads: the innermost message first
+// (what the function passed to Eventually said, the error's text) with gomega's
+// description, then the rest (Expected ...), then where an Eventually gave up. Object
+// dumps ({...} after an error's text) are left out: the log has them.
+func (rep report) message() (first, rest string) {
+	lines := rep.lines
+	var after string
+	if len(lines) > 0 {
+		if m := eventuallyTimedOut.FindStringSubmatch(lines[0]); m != nil {
+			after = "gave up after " + m[2]
+			lines = lines[1:]
+			if len(lines) > 0 {
+				if m := eventuallyFailedAt.FindStringSubmatch(lines[0]); m != nil {
+					after = fmt.Sprintf("%s %s at %s", m[1], after, path.Base(m[3]))
+					lines = lines[1:]
+				}
+			}
+		}
+	}
+	var kept []string
+	dump := ""
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if dump != "" {
+			// An object dump ends where it started, with its closing brace.
+			if strings.HasPrefix(l, dump+"}") {
+				dump = ""
+			}
+			continue
+		}
+		switch {
+		case t == "" || t == "occurred":
+			continue
+		case gomegaObject.MatchString(t):
+			if v := gomegaObject.FindStringSubmatch(t)[1]; v != "" {
+				kept = append(kept, v)
+			}
+			continue
+		case strings.HasPrefix(t, "{") && !strings.HasSuffix(t, "}"):
+			dump = l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+			continue
+		case strings.HasPrefix(t, "{") && strings.HasSuffix(t, "}") && len(kept) > 0:
+			continue // a one-line dump after the error's text
+		}
+		kept = append(kept, t)
+	}
+	if len(kept) == 0 {
+		return after, ""
+	}
+	first = kept[0]
+	rest = strings.Join(kept[1:], " ")
+	// "Expected success, but got an error:" says little; the error's text is the news.
+	if (strings.HasSuffix(first, "but got an error:") || first == "Unexpected error:") && len(kept) > 1 {
+		first = strings.TrimSuffix(first, ":") + ": " + kept[1]
+		rest = strings.Join(kept[2:], " ")
+	}
+	if after != "" {
+		rest = strings.TrimSpace(rest + " (" + after + ")")
+	}
+	return first, rest
+}
+
+var panicLine = regexp.MustCompile(`^panic: (.*?)( \[recovered.*\])?$`)
+
+// panicked says why a test panicked: the panic's value and the learner's own frame.
+func (r *run) panicked(test string) (string, bool) {
+	// A subtest's panic is printed after its parent's --- FAIL line: under the parent.
+	for name := test; ; {
+		if msg, ok := r.panickedIn(name, test); ok {
+			return msg, true
+		}
+		i := strings.LastIndex(name, "/")
+		if i < 0 {
+			return "", false
+		}
+		name = name[:i]
+	}
+}
+
+func (r *run) panickedIn(name, test string) (string, bool) {
+	out := r.outputs[name]
+	for i, line := range out {
+		m := panicLine.FindStringSubmatch(strings.TrimRight(line, "\n"))
+		if m == nil || strings.HasPrefix(m[1], "test timed out") {
+			continue
+		}
+		msg := "panicked: " + m[1]
+		stacks := parseStacks(out[i+1:])
+		// The frame that panicked: the first own frame below panic(...).
+		if len(stacks) > 0 {
+			g := stacks[0]
+			for j, f := range g.frames {
+				if f.Func == "panic" || strings.HasPrefix(f.Func, "runtime.gopanic") {
+					g.frames = g.frames[j+1:]
+					break
+				}
+			}
+			if f, ok := ownFrame([]goroutine{g}, r.packages[test], test); ok {
+				msg += ", in " + f.String()
+			}
+		}
+		return msg, true
+	}
+	return "", false
+}
+
+// A failure is what the checklist shows of a failed test: a line or two, and the text
+// in which a known symptom is looked for (the whole of what the test reported).
+type failure struct {
+	lines []string
+	text  string
+}
 
 // failure says in one or two lines why the first failing test of tests failed: the
-// message of its first failing subtest.
-func (r *run) failure(tests []string) []string {
+// assertion of its first failing subtest, never the manager's logs around it.
+func (r *run) failure(tests []string) failure {
 	for _, name := range tests {
 		if r.results[name] != "fail" {
 			continue
@@ -104,26 +487,32 @@ func (r *run) failure(tests []string) []string {
 				break
 			}
 		}
-		var msg []string
-		for _, line := range r.outputs[leaf] {
-			t := strings.TrimSpace(line)
-			if t == "" || strings.HasPrefix(t, "=== ") || strings.HasPrefix(t, "--- ") {
-				continue
-			}
-			if t = location.ReplaceAllString(t, ""); t != "" {
-				msg = append(msg, t)
-			}
-		}
-		if len(msg) == 0 {
-			return []string{leaf + " failed"}
-		}
-		out := []string{leaf + ": " + msg[0]}
-		if len(msg) > 1 {
-			out = append(out, shorten(strings.Join(strings.Fields(strings.Join(msg[1:], " ")), " "), 160))
-		}
-		return out
+		return r.failureOf(leaf)
 	}
-	return nil
+	return failure{}
+}
+
+func (r *run) failureOf(leaf string) failure {
+	if why, ok := r.stuck[leaf]; ok {
+		return failure{lines: []string{leaf + " " + why}, text: why}
+	}
+	reps := reports(r.outputs[leaf])
+	if len(reps) > 0 {
+		first, rest := reps[0].message()
+		out := []string{leaf + ": " + first}
+		if rest != "" {
+			out = append(out, shorten(strings.Join(strings.Fields(rest), " "), 160))
+		}
+		var text strings.Builder
+		for _, rep := range reps {
+			text.WriteString(strings.Join(rep.lines, "\n") + "\n")
+		}
+		return failure{lines: out, text: text.String()}
+	}
+	if why, ok := r.panicked(leaf); ok {
+		return failure{lines: []string{leaf + " " + why}, text: why}
+	}
+	return failure{lines: []string{leaf + " failed, without saying why (V=1 shows its output)"}}
 }
 
 func shorten(s string, n int) string {
@@ -135,7 +524,7 @@ func shorten(s string, n int) string {
 
 // untied says why the run failed where no task's test failed: the first failing test
 // that no task names, or what a failed package printed outside its tests.
-func (r *run) untied(l lesson) []string {
+func (r *run) untied(l lesson) failure {
 	named := map[string]bool{}
 	for _, t := range l.Todos {
 		for _, name := range t.Tests {
@@ -144,26 +533,10 @@ func (r *run) untied(l lesson) []string {
 	}
 	for _, f := range r.failures {
 		if !strings.Contains(f, "/") && !named[f] {
-			return append([]string{"A test of no task fails:"}, r.failure([]string{f})...)
+			fl := r.failure([]string{f})
+			fl.lines = append([]string{"A test of no task fails:"}, fl.lines...)
+			return fl
 		}
 	}
-	return r.other
-}
-
-// failedText returns the compiler's output, what failed packages printed outside their
-// tests, and the output of every test and subtest that failed, in the order they ended.
-func (r *run) failedText() string {
-	var b strings.Builder
-	for _, line := range r.build {
-		b.WriteString(line)
-	}
-	for _, line := range r.other {
-		b.WriteString(line + "\n")
-	}
-	for _, test := range r.failures {
-		for _, line := range r.outputs[test] {
-			b.WriteString(line)
-		}
-	}
-	return b.String()
+	return failure{lines: r.other, text: strings.Join(r.other, "\n")}
 }

@@ -137,6 +137,16 @@ func (f *fixture) createdPods() []*corev1.Pod {
 	return pods
 }
 
+// created names the i-th pod the pass created in a message. The fake API server records
+// a create as it was sent, before its reactor names the pod: a pod made with a
+// generateName has no name there.
+func created(pod *corev1.Pod, i int) string {
+	if pod.Name != "" {
+		return pod.Name
+	}
+	return fmt.Sprintf("%s<generated> (#%d created)", pod.GenerateName, i+1)
+}
+
 // deletedPods returns the names of the pods the pass deleted.
 func (f *fixture) deletedPods() []string {
 	var names []string
@@ -307,10 +317,10 @@ func TestSyncCreatesTheWholeDifferenceInOnePass(t *testing.T) {
 	g.Expect(f.writes()).To(Equal([]string{
 		"create pods", "create pods", "create pods", "create pods", "create pods", "patch imoocpods/status",
 	}), "one pass should create the 5 missing pods, then patch the status once")
-	for _, pod := range f.createdPods() {
-		g.Expect(pod.Labels).To(HaveKeyWithValue(NameLabel, "web"), "pod %s should carry the %s label", pod.Name, NameLabel)
+	for i, pod := range f.createdPods() {
+		g.Expect(pod.Labels).To(HaveKeyWithValue(NameLabel, "web"), "pod %s should carry the %s label", created(pod, i), NameLabel)
 		g.Expect(describeRef(metav1.GetControllerOf(pod))).To(Equal("ImoocPod/web uid uid-web controller=true blockOwnerDeletion=true"),
-			"pod %s should have a controller OwnerReference to the ImoocPod (metav1.NewControllerRef)", pod.Name)
+			"pod %s should have a controller OwnerReference to the ImoocPod (metav1.NewControllerRef)", created(pod, i))
 	}
 	status := f.patchedStatus()
 	g.Expect(status).To(HaveKeyWithValue("observedGeneration", BeNumerically("==", 1)), "the patch should set observedGeneration")

@@ -1,0 +1,19 @@
+//go:build linux
+
+package main
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// inGroup puts go test in a process group of its own, which its test binaries join.
+func inGroup(cmd *exec.Cmd) { cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} }
+
+// killGroup kills go test and its test binaries. Their control planes die with them
+// (shared/testenv).
+func killGroup(cmd *exec.Cmd) { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+
+// stopsEarly: go test may be stopped at the first failure, as the control planes of the
+// test binaries it kills die with them (shared/testenv).
+const stopsEarly = true
