@@ -34,5 +34,8 @@ for dir in "$@"; do
       output:rbac:artifacts:config=config/rbac \
       output:webhook:artifacts:config=config/webhook
     "$crddesc" config/crd/bases "${embedded[@]}"
+    # controller-gen makes its output folders even when it writes nothing there (a module
+    # without webhooks); git keeps no empty folder, so a clean clone would differ.
+    find config -depth -type d -empty -delete
   )
 done
