@@ -179,7 +179,7 @@ func TestNodePoolPatchesOnlyTheNodesThatNeedIt(t *testing.T) {
 	}
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
 	writes := &writeLog{Client: env.Client}
-	r := &NodePoolReconciler{Client: writes, Scheme: env.Client.Scheme(), APIReader: env.Client}
+	r := newReconciler(writes)
 	nodePatches := func() []string {
 		return slices.DeleteFunc(writes.take(), func(w string) bool { return !strings.HasPrefix(w, "Node/") })
 	}
@@ -213,7 +213,7 @@ func TestAPassPatchesSeveralNodesAtOnce(t *testing.T) {
 	}
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
 	slow := &slowNodePatches{Client: env.Client, delay: 50 * time.Millisecond}
-	r := &NodePoolReconciler{Client: slow, Scheme: env.Client.Scheme(), APIReader: env.Client}
+	r := newReconciler(slow)
 
 	_, err := r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -307,7 +307,7 @@ func TestNodePoolIdlePassWritesNothing(t *testing.T) {
 	// pass only, once the cache shows the running controller's work.
 	cache := env.Manager.GetClient()
 	var writes testenv.WriteCounter
-	r := &NodePoolReconciler{Client: writes.Wrap(cache), Scheme: env.Client.Scheme(), APIReader: env.Client}
+	r := newReconciler(writes.Wrap(cache))
 	g.Eventually(func(g Gomega) {
 		for _, member := range members {
 			var cached corev1.Node

@@ -87,6 +87,16 @@ func createTestNode(t *testing.T, g Gomega, name string, labels map[string]strin
 	return node
 }
 
+// newReconciler returns a reconciler for tests that run passes themselves: it reads and
+// writes through c, and reads the API server directly where a pass does (APIReader).
+func newReconciler(c client.Client) *NodePoolReconciler {
+	return &NodePoolReconciler{
+		Client:    c,
+		Scheme:    env.Client.Scheme(),
+		APIReader: env.Client,
+	}
+}
+
 // requestFor is the request a pass of obj gets.
 func requestFor(obj client.Object) ctrl.Request {
 	return ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)}

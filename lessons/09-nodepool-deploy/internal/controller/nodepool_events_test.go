@@ -53,7 +53,8 @@ func TestAPassOnManyNodesEmitsOneEventPerKindOfChange(t *testing.T) {
 	}
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
 	recorder := events.NewFakeRecorder(100)
-	r := &NodePoolReconciler{Client: env.Client, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
+	r := newReconciler(env.Client)
+	r.Recorder = recorder
 
 	_, err := r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -99,4 +100,17 @@ func eventsAbout(g Gomega, pool *nodesv1.NodePool) []string {
 		about = append(about, description)
 	}
 	return about
+}
+
+// takeEvents returns the events recorder has received so far, as "Type Reason note".
+func takeEvents(recorder *events.FakeRecorder) []string {
+	var got []string
+	for {
+		select {
+		case e := <-recorder.Events:
+			got = append(got, e)
+		default:
+			return got
+		}
+	}
 }

@@ -73,9 +73,10 @@ func TestAFailingNodePoolPassReportsItsErrorOnce(t *testing.T) {
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
 	recorder := events.NewFakeRecorder(10)
 	refused := errors.New("nodes is forbidden: the node authorizer says no")
-	broken := &NodePoolReconciler{Client: &failingNodePatches{Client: env.Client, err: refused},
-		Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
-	working := &NodePoolReconciler{Client: env.Client, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
+	broken := newReconciler(&failingNodePatches{Client: env.Client, err: refused})
+	broken.Recorder = recorder
+	working := newReconciler(env.Client)
+	working.Recorder = recorder
 
 	for pass := range 3 {
 		_, err := broken.Reconcile(ctx, requestFor(pool))

@@ -103,8 +103,9 @@ func TestTheDeletionPassWritesNothingAfterRemovingTheFinalizer(t *testing.T) {
 	member := createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
 	writes := &writeLog{Client: env.Client}
+	r := newReconciler(writes)
 	recorder := events.NewFakeRecorder(10)
-	r := &NodePoolReconciler{Client: writes, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
+	r.Recorder = recorder
 
 	_, err := r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -150,7 +151,7 @@ func TestTheDeletionPassSeesNodesTheCacheDoesNotShowYet(t *testing.T) {
 	var before corev1.NodeList
 	g.Expect(env.Client.List(ctx, &before)).To(Succeed())
 	cache := &nodeCacheBehind{Client: env.Client, nodes: before}
-	r := &NodePoolReconciler{Client: cache, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: &events.FakeRecorder{}}
+	r := newReconciler(cache)
 
 	_, err := r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -194,7 +195,7 @@ func TestAPoolBeingDeletedNeverGetsTheFinalizer(t *testing.T) {
 	pool.Finalizers = []string{"test.workshop.dev/hold"}
 	createPool(t, g, pool)
 	g.Expect(env.Client.Delete(ctx, pool)).To(Succeed())
-	r := &NodePoolReconciler{Client: env.Client, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: &events.FakeRecorder{}}
+	r := newReconciler(env.Client)
 
 	_, err := r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred(), "a pass of a pool being deleted must not try to add the finalizer")

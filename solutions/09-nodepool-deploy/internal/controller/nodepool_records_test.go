@@ -7,7 +7,6 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/09-nodepool-deploy/api/nodes/v1"
@@ -27,7 +26,7 @@ func TestAForgedRecordOfAnotherPoolTakesNothing(t *testing.T) {
 	member := createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
 	other := createPool(t, g, unmanagedPool(newNodePool(name+"-other", map[string]string{"other.test/own": "1"})))
-	r := newTestReconciler()
+	r := newReconciler(env.Client)
 
 	_, err := r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -57,7 +56,7 @@ func TestAForgedRecordTakesNothingThePoolNeverListed(t *testing.T) {
 	restricted := "node-restriction.kubernetes.io/secure"
 	member := createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): "", restricted: "yes"}, adminTaint)
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
-	r := newTestReconciler()
+	r := newReconciler(env.Client)
 
 	_, err := r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -96,7 +95,7 @@ func TestAPoolThatLosesAKeyToAnotherPoolReportsTheConflict(t *testing.T) {
 	setAllocatable(g, own, "2", "4Gi")
 	createPool(t, g, unmanagedPool(newNodePool(first, map[string]string{"pool.test/tier": "1"})))
 	pool := createPool(t, g, unmanagedPool(newNodePool(second, map[string]string{"pool.test/tier": "2", "pool.test/own": "yes"})))
-	r := newTestReconciler()
+	r := newReconciler(env.Client)
 
 	_, err := r.Reconcile(ctx, requestFor(&nodesv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: first}}))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -110,11 +109,6 @@ func TestAPoolThatLosesAKeyToAnotherPoolReportsTheConflict(t *testing.T) {
 	g.Expect(got).To(havePoolReady(metav1.ConditionFalse, nodesv1.ReasonNodesInConflict))
 	g.Expect(poolReadyCondition(got).Message).To(Equal(fmt.Sprintf(
 		"1 of 2 members carry another pool's value for a key of this pool; first: node %s: label pool.test/tier (pool %s)", shared.Name, first)))
-}
-
-// newTestReconciler returns a reconciler that reads and writes the API server directly.
-func newTestReconciler() *NodePoolReconciler {
-	return &NodePoolReconciler{Client: env.Client, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: &events.FakeRecorder{}}
 }
 
 // annotateNode sets an annotation of node with a merge patch, as its kubelet could.

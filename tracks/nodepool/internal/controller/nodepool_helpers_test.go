@@ -90,6 +90,20 @@ func createTestNode(t *testing.T, g Gomega, name string, labels map[string]strin
 	return node
 }
 
+// newReconciler returns a reconciler for tests that run passes themselves: it reads and
+// writes through c, and reads the API server directly where a pass does (APIReader).
+func newReconciler(c client.Client) *NodePoolReconciler {
+	return &NodePoolReconciler{
+		Client:    c,
+		Scheme:    env.Client.Scheme(),
+		APIReader: env.Client,
+		//stage:7
+		// It drops every event; a test that reads them sets a recorder of its own.
+		Recorder: &events.FakeRecorder{},
+		//stage:end
+	}
+}
+
 // requestFor is the request a pass of obj gets.
 func requestFor(obj client.Object) ctrl.Request {
 	return ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)}
@@ -199,20 +213,3 @@ func (s *statusWriteLog) Patch(ctx context.Context, obj client.Object, patch cli
 
 // clientKey is the key of the cluster-scoped object name.
 func clientKey(name string) client.ObjectKey { return client.ObjectKey{Name: name} }
-
-//stage:7
-
-// takeEvents returns the events recorder has received so far, as "Type Reason note".
-func takeEvents(recorder *events.FakeRecorder) []string {
-	var got []string
-	for {
-		select {
-		case e := <-recorder.Events:
-			got = append(got, e)
-		default:
-			return got
-		}
-	}
-}
-
-//stage:end

@@ -180,10 +180,7 @@ func TestNodePoolPatchesOnlyTheNodesThatNeedIt(t *testing.T) {
 	}
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
 	writes := &writeLog{Client: env.Client}
-	//stage:7
-	r := &NodePoolReconciler{Client: writes, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: &events.FakeRecorder{}}
-	//stage:old r := &NodePoolReconciler{Client: writes, Scheme: env.Client.Scheme(), APIReader: env.Client}
-	//stage:end
+	r := newReconciler(writes)
 	nodePatches := func() []string {
 		return slices.DeleteFunc(writes.take(), func(w string) bool { return !strings.HasPrefix(w, "Node/") })
 	}
@@ -217,10 +214,7 @@ func TestAPassPatchesSeveralNodesAtOnce(t *testing.T) {
 	}
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
 	slow := &slowNodePatches{Client: env.Client, delay: 50 * time.Millisecond}
-	//stage:7
-	r := &NodePoolReconciler{Client: slow, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: &events.FakeRecorder{}}
-	//stage:old r := &NodePoolReconciler{Client: slow, Scheme: env.Client.Scheme(), APIReader: env.Client}
-	//stage:end
+	r := newReconciler(slow)
 
 	_, err := r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -314,10 +308,10 @@ func TestNodePoolIdlePassWritesNothing(t *testing.T) {
 	// pass only, once the cache shows the running controller's work.
 	cache := env.Manager.GetClient()
 	var writes testenv.WriteCounter
+	r := newReconciler(writes.Wrap(cache))
 	//stage:7
 	recorder := events.NewFakeRecorder(100)
-	r := &NodePoolReconciler{Client: writes.Wrap(cache), Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
-	//stage:old r := &NodePoolReconciler{Client: writes.Wrap(cache), Scheme: env.Client.Scheme(), APIReader: env.Client}
+	r.Recorder = recorder
 	//stage:end
 	g.Eventually(func(g Gomega) {
 		for _, member := range members {
