@@ -194,30 +194,6 @@ func claimedByOtherPools(node *corev1.Node, pool string, pools map[string]poolKe
 	return labels, taints
 }
 
-// heldByOtherPools describes, sorted, the labels and taints of pool's spec that node
-// does not carry as the pool gives them because another pool holds them there
-// (claimedByOtherPools): "label tier (pool gold)". A pool whose value the node carries
-// anyway has no conflict there.
-func heldByOtherPools(node *corev1.Node, pool *nodesv1.NodePool, pools map[string]poolKeys) []string {
-	claimedLabels, claimedTaints := claimedByOtherPools(node, pool.Name, pools)
-	var held []string
-	for _, key := range slices.Sorted(maps.Keys(pool.Spec.Labels)) {
-		value, carried := node.Labels[key]
-		if other, claimed := claimedLabels[key]; claimed && (!carried || value != pool.Spec.Labels[key]) {
-			held = append(held, fmt.Sprintf("label %s (pool %s)", key, other))
-		}
-	}
-	for _, t := range pool.Spec.Taints {
-		other, claimed := claimedTaints[taintID(t)]
-		if claimed && !slices.ContainsFunc(node.Spec.Taints, func(n corev1.Taint) bool {
-			return n.Key == t.Key && n.Effect == t.Effect && n.Value == t.Value
-		}) {
-			held = append(held, fmt.Sprintf("taint %s (pool %s)", taintID(t), other))
-		}
-	}
-	return held
-}
-
 // withPool returns a copy of node as pool wants it, and what changed: a member carries
 // the pool's labels and taints and the record of them; any other node carries nothing
 // of the pool's, record included. Either way, what the record lists and the pool no
