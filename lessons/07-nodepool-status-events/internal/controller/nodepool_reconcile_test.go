@@ -309,8 +309,6 @@ func TestNodePoolIdlePassWritesNothing(t *testing.T) {
 	cache := env.Manager.GetClient()
 	var writes testenv.WriteCounter
 	r := newReconciler(writes.Wrap(cache))
-	recorder := events.NewFakeRecorder(100)
-	r.Recorder = recorder
 	g.Eventually(func(g Gomega) {
 		for _, member := range members {
 			var cached corev1.Node
@@ -320,6 +318,11 @@ func TestNodePoolIdlePassWritesNothing(t *testing.T) {
 		}
 		var rc nodev1.RuntimeClass
 		g.Expect(cache.Get(ctx, client.ObjectKey{Name: nodesv1.RuntimeClassPrefix + name}, &rc)).To(Succeed())
+	}).Should(Succeed())
+	recorder := events.NewFakeRecorder(100)
+	r.Recorder = recorder
+	// The running controller's work includes the pool's status.
+	g.Eventually(func(g Gomega) {
 		var cached nodesv1.NodePool
 		g.Expect(cache.Get(ctx, client.ObjectKeyFromObject(pool), &cached)).To(Succeed())
 		g.Expect(cached.Status.NodeCount).To(BeEquivalentTo(2),
