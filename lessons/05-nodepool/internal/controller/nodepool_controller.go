@@ -201,13 +201,13 @@ func (r *NodePoolReconciler) listPools(ctx context.Context) (map[string]poolKeys
 // poolsOfNode telling which pools a node concerns, and a predicate that drops the
 // updates no pass reads).
 func (r *NodePoolReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	// TODO(7): Watch the RuntimeClass and the nodes.
-	// Reconcile a pool when its RuntimeClass changes (Owns) and when a node that
-	// concerns it changes: Watches with handler.EnqueueRequestsFromMapFunc(poolsOfNode)
-	// and the predicate poolNodeChangedPredicate(). See "Watching nodes" in
-	// docs/lesson-05.md.
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&nodesv1.NodePool{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		// TODO(7): Watch the RuntimeClass and the nodes.
+		// Reconcile a pool when its RuntimeClass changes (Owns) and when a node that
+		// concerns it changes: Watches with handler.EnqueueRequestsFromMapFunc(poolsOfNode)
+		// and the predicate poolNodeChangedPredicate(). See "Watching nodes" in
+		// docs/lesson-05.md.
 		Named("nodepool").
 		Complete(r)
 }

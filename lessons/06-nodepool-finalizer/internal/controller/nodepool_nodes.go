@@ -132,12 +132,12 @@ const (
 // node lists already stays that pool's: two pools that list one key would otherwise
 // overwrite each other's value on the node forever, each write starting the other's pass.
 func poolShare(node *corev1.Node, pool *nodesv1.NodePool, pools map[string]poolKeys) (labels map[string]string, taints []corev1.Taint, member bool) {
-	// TODO(2): A pool being deleted gives nothing.
-	// A pool being deleted gives nothing to anyone, members included. See
-	// "Deleting a pool" in docs/lesson-06.md.
 	if !isPoolMember(node, pool.Name) {
 		return nil, nil, false
 	}
+	// TODO(2): A pool being deleted gives nothing.
+	// A pool being deleted gives nothing to anyone, members included. See
+	// "Deleting a pool" in docs/lesson-06.md.
 	claimedLabels, claimedTaints := claimedByOtherPools(node, pool.Name, pools)
 	for key, value := range pool.Spec.Labels {
 		if _, claimed := claimedLabels[key]; claimed {

@@ -136,9 +136,12 @@ const (
 // node lists already stays that pool's: two pools that list one key would otherwise
 // overwrite each other's value on the node forever, each write starting the other's pass.
 func poolShare(node *corev1.Node, pool *nodesv1.NodePool, pools map[string]poolKeys) (labels map[string]string, taints []corev1.Taint, member bool) {
+	if !isPoolMember(node, pool.Name) {
+		return nil, nil, false
+	}
 	// A pool being deleted gives nothing, members included: its last pass takes back
 	// everything it gave.
-	if !isPoolMember(node, pool.Name) || !pool.DeletionTimestamp.IsZero() {
+	if !pool.DeletionTimestamp.IsZero() {
 		return nil, nil, false
 	}
 	claimedLabels, claimedTaints := claimedByOtherPools(node, pool.Name, pools)

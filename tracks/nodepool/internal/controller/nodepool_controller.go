@@ -347,17 +347,13 @@ func (r *NodePoolReconciler) listPools(ctx context.Context) (map[string]poolKeys
 // poolsOfNode telling which pools a node concerns, and a predicate that drops the
 // updates no pass reads).
 func (r *NodePoolReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	//lesson:5.7
-	//lesson:stub return ctrl.NewControllerManagedBy(mgr).
-	//lesson:stub For(&nodesv1.NodePool{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-	//lesson:stub Named("nodepool").
-	//lesson:stub Complete(r)
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&nodesv1.NodePool{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		//lesson:5.7
 		Owns(&nodev1.RuntimeClass{}).
 		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(poolsOfNode),
 			builder.WithPredicates(poolNodeChangedPredicate())).
+		//lesson:end
 		Named("nodepool").
 		Complete(r)
-	//lesson:end
 }

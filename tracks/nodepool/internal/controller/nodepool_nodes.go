@@ -141,15 +141,16 @@ const (
 // node lists already stays that pool's: two pools that list one key would otherwise
 // overwrite each other's value on the node forever, each write starting the other's pass.
 func poolShare(node *corev1.Node, pool *nodesv1.NodePool, pools map[string]poolKeys) (labels map[string]string, taints []corev1.Taint, member bool) {
-	//lesson:6.2
-	//lesson:stub if !isPoolMember(node, pool.Name) {
-	// A pool being deleted gives nothing, members included: its last pass takes back
-	// everything it gave.
-	//stage:old if !isPoolMember(node, pool.Name) {
-	if !isPoolMember(node, pool.Name) || !pool.DeletionTimestamp.IsZero() {
-		//lesson:end
+	if !isPoolMember(node, pool.Name) {
 		return nil, nil, false
 	}
+	//lesson:6.2
+	// A pool being deleted gives nothing, members included: its last pass takes back
+	// everything it gave.
+	if !pool.DeletionTimestamp.IsZero() {
+		return nil, nil, false
+	}
+	//lesson:end
 	claimedLabels, claimedTaints := claimedByOtherPools(node, pool.Name, pools)
 	for key, value := range pool.Spec.Labels {
 		if _, claimed := claimedLabels[key]; claimed {
