@@ -113,9 +113,7 @@ func TestManyFailingNodesStillFitTheReadyCondition(t *testing.T) {
 	ctx := env.Context()
 	name := uniqueName("many-failing")
 	const members = 200
-	for i := range members {
-		createTestNode(t, g, fmt.Sprintf("%s-%03d", name, i), map[string]string{poolMemberLabel(name): ""})
-	}
+	createMembers(t, g, name, members)
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
 	recorder := events.NewFakeRecorder(10)
 	denied := errors.New(`admission webhook "nodes.policy.example.com" denied the request: ` +
@@ -144,7 +142,7 @@ func TestAStalePoolCacheTellsAnErrorOnce(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	name := uniqueName("stale-pool")
-	createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	createMember(t, g, name)
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
 	recorder := events.NewFakeRecorder(10)
 	refused := errors.New("nodes is forbidden: the node authorizer says no")

@@ -48,9 +48,7 @@ func TestAPassOnManyNodesEmitsOneEventPerKindOfChange(t *testing.T) {
 	ctx := env.Context()
 	name := uniqueName("many-events")
 	const members = 20
-	for i := range members {
-		createTestNode(t, g, fmt.Sprintf("%s-%02d", name, i), map[string]string{poolMemberLabel(name): ""})
-	}
+	createMembers(t, g, name, members)
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
 	recorder := events.NewFakeRecorder(100)
 	r := newReconciler(env.Client)

@@ -100,7 +100,7 @@ func TestTheDeletionPassWritesNothingAfterRemovingTheFinalizer(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	name := uniqueName("lastwrite")
-	member := createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	member := createMember(t, g, name)
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
 	writes := &writeLog{Client: env.Client}
 	r := newReconciler(writes)
@@ -152,7 +152,7 @@ func TestTheDeletionPassSeesNodesTheCacheDoesNotShowYet(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	name := uniqueName("stale-delete")
-	member := createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	member := createMember(t, g, name)
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
 	// The cache shows the nodes as they were before the first pass.
 	var before corev1.NodeList
@@ -197,7 +197,7 @@ func TestAPoolBeingDeletedNeverGetsTheFinalizer(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	name := uniqueName("held")
-	createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	createMember(t, g, name)
 	pool := unmanagedPool(newNodePool(name, sampleLabels))
 	pool.Finalizers = []string{"test.workshop.dev/hold"}
 	createPool(t, g, pool)

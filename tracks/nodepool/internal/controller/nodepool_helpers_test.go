@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -102,6 +103,26 @@ func newReconciler(c client.Client) *NodePoolReconciler {
 		Recorder: &events.FakeRecorder{},
 		//stage:end
 	}
+}
+
+// createMember creates a member of the pool named pool, named pool-member, as
+// createTestNode does.
+func createMember(t *testing.T, g Gomega, pool string) *corev1.Node {
+	t.Helper()
+	return createTestNode(t, g, pool+"-member", map[string]string{poolMemberLabel(pool): ""})
+}
+
+// createMembers creates n members of the pool named pool, as createTestNode does, named
+// pool-0, pool-1, ... with the numbers padded to one width: the names sort as the
+// numbers do, and a pass goes through the nodes in that order.
+func createMembers(t *testing.T, g Gomega, pool string, n int) []*corev1.Node {
+	t.Helper()
+	width := len(strconv.Itoa(n - 1))
+	members := make([]*corev1.Node, n)
+	for i := range members {
+		members[i] = createTestNode(t, g, fmt.Sprintf("%s-%0*d", pool, width, i), map[string]string{poolMemberLabel(pool): ""})
+	}
+	return members
 }
 
 // requestFor is the request a pass of obj gets.

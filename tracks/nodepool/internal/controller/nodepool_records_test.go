@@ -20,7 +20,7 @@ func TestAForgedRecordOfAnotherPoolTakesNothing(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	name := uniqueName("forged-other")
-	member := createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	member := createMember(t, g, name)
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
 	other := createPool(t, g, unmanagedPool(newNodePool(name+"-other", map[string]string{"other.test/own": "1"})))
 	r := newReconciler(env.Client)

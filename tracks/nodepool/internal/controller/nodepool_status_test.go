@@ -69,7 +69,7 @@ func TestAFailingNodePoolPassReportsItsErrorOnce(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	name := uniqueName("failing")
-	createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	createMember(t, g, name)
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
 	recorder := events.NewFakeRecorder(10)
 	refused := errors.New("nodes is forbidden: the node authorizer says no")
@@ -107,7 +107,7 @@ func TestAFailingNodePoolPassReportsItsErrorOnce(t *testing.T) {
 func TestKubectlGetNodePoolsShowsStatusAndNodeCount(t *testing.T) {
 	g := NewWithT(t)
 	name := uniqueName("columns")
-	createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	createMember(t, g, name)
 	pool := createPool(t, g, newNodePool(name, sampleLabels))
 	g.Eventually(func(g Gomega) {
 		g.Expect(latestPool(g, pool).Status.NodeCount).To(BeEquivalentTo(1))

@@ -76,7 +76,7 @@ func TestTheManagerCachesNoPods(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	name := uniqueName("cache")
-	createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	createMember(t, g, name)
 	pool := createPool(t, g, newNodePool(name, sampleLabels))
 	cache := env.Manager.GetClient()
 	g.Eventually(func(g Gomega) {

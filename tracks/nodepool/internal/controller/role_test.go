@@ -49,7 +49,7 @@ func TestTheManagersRoleAllowsANodePoolPass(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	r := newReconciler(asManager)
 	r.APIReader = asManager // the pass reads the API server as the manager too
-	member := createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	member := createMember(t, g, name)
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
 	// The API server's authorizer learns of new roles through its own cache.
 	g.Eventually(func(g Gomega) {
