@@ -20,15 +20,6 @@ import (
 	"github.com/kube-workshop/operator-workshop/shared/bootstrap"
 )
 
-// The manager's own permissions, beyond its controller's (internal/controller): the
-// metrics endpoint's filter (secureMetrics) asks the API server who a scraper is and
-// whether it may read /metrics. controller-gen writes them into config/rbac/role.yaml.
-// TODO(1): Let the manager's role check who scrapes its metrics.
-// Grant what the secure metrics endpoint asks the API server: create on
-// tokenreviews (group authentication.k8s.io) and create on
-// subjectaccessreviews (group authorization.k8s.io), one +kubebuilder:rbac
-// marker each. See "RBAC from markers" in docs/lesson-09.md.
-
 func main() {
 	opts := managerOptions()
 	opts.Configure = func(o *ctrl.Options) {
@@ -117,6 +108,15 @@ func leaderElection(o *ctrl.Options) {
 	// so that a replica stopped by a rolling update hands the Lease over at once.
 	// See "Leader election" in docs/lesson-09.md.
 }
+
+// The manager's own permissions, beyond its controller's (internal/controller): the
+// metrics filter (secureMetrics, below) asks the API server who a scraper is and
+// whether it may read /metrics. controller-gen writes them into config/rbac/role.yaml.
+// TODO(1): Let the manager's role check who scrapes its metrics.
+// Grant what the secure metrics endpoint asks the API server: create on
+// tokenreviews (group authentication.k8s.io) and create on
+// subjectaccessreviews (group authorization.k8s.io), one +kubebuilder:rbac
+// marker each. See "RBAC from markers" in docs/lesson-09.md.
 
 // secureMetrics serves /metrics over HTTPS to whoever the API server says may read it,
 // as kubebuilder's scaffold does: the filter checks the caller's bearer token with a

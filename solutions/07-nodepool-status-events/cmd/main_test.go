@@ -19,7 +19,7 @@ var env *testenv.Env
 
 // TestMain starts an API server with the module's CRD and, from lesson 08 on, its webhook
 // configurations, and a manager set up by setup, the function main hands to
-// bootstrap.Run. Lesson 09's tests start the managers they need besides.
+// bootstrap.Run. Lesson 09's tests (options_test.go) start managers of their own too.
 func TestMain(m *testing.M) {
 	os.Exit(testenv.Run(m, testenv.Options{
 		Scheme: testenv.Scheme(nodesv1.AddToScheme),

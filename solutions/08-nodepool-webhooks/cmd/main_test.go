@@ -20,7 +20,7 @@ var env *testenv.Env
 
 // TestMain starts an API server with the module's CRD and, from lesson 08 on, its webhook
 // configurations, and a manager set up by setup, the function main hands to
-// bootstrap.Run. Lesson 09's tests start the managers they need besides.
+// bootstrap.Run. Lesson 09's tests (options_test.go) start managers of their own too.
 func TestMain(m *testing.M) {
 	os.Exit(testenv.Run(m, testenv.Options{
 		Scheme:       testenv.Scheme(nodesv1.AddToScheme),
@@ -64,18 +64,4 @@ func TestTheManagerTellsWhatItDoesInEvents(t *testing.T) {
 			"the deleted pool's nodes were cleaned: setup should give the controller the manager's recorder, "+
 				"reporting as nodepool-controller, and an event should tell it")
 	}).Should(Succeed())
-}
-
-// The API server calls the webhooks for every NodePool as soon as their configurations
-// exist, and with failurePolicy=fail it refuses the NodePool when they do not answer: a
-// NodePool is admitted only when the manager serves them.
-func TestTheManagerServesTheNodePoolWebhooks(t *testing.T) {
-	g := NewWithT(t)
-	pool := &nodesv1.NodePool{
-		ObjectMeta: metav1.ObjectMeta{Name: "webhooks-" + env.Namespace(t)},
-		Spec:       nodesv1.NodePoolSpec{Labels: map[string]string{"pool.example/webhooks": "yes"}, Handler: "runc"},
-	}
-	g.Expect(env.Client.Create(env.Context(), pool)).To(Succeed(),
-		"the API server calls the manager's NodePool webhooks: setup should register them")
-	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), pool) })
 }

@@ -21,12 +21,6 @@ import (
 	webhooknodesv1 "github.com/kube-workshop/operator-workshop/solutions/09-nodepool-deploy/internal/webhook/nodes/v1"
 )
 
-// The manager's own permissions, beyond its controller's (internal/controller): the
-// metrics endpoint's filter (secureMetrics) asks the API server who a scraper is and
-// whether it may read /metrics. controller-gen writes them into config/rbac/role.yaml.
-// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
-// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
-
 func main() {
 	opts := managerOptions()
 	opts.Configure = func(o *ctrl.Options) {
@@ -114,6 +108,12 @@ func leaderElection(o *ctrl.Options) {
 	o.RetryPeriod = ptr.To(2 * time.Second)
 	o.LeaderElectionReleaseOnCancel = true
 }
+
+// The manager's own permissions, beyond its controller's (internal/controller): the
+// metrics filter (secureMetrics, below) asks the API server who a scraper is and
+// whether it may read /metrics. controller-gen writes them into config/rbac/role.yaml.
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 
 // secureMetrics serves /metrics over HTTPS to whoever the API server says may read it,
 // as kubebuilder's scaffold does: the filter checks the caller's bearer token with a

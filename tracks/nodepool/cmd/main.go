@@ -21,17 +21,6 @@ import (
 	webhooknodesv1 "github.com/kube-workshop/operator-workshop/tracks/nodepool/internal/webhook/nodes/v1"
 )
 
-//stage:9
-
-// The manager's own permissions, beyond its controller's (internal/controller): the
-// metrics endpoint's filter (secureMetrics) asks the API server who a scraper is and
-// whether it may read /metrics. controller-gen writes them into config/rbac/role.yaml.
-//lesson:9.1
-// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
-// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
-//lesson:end
-//stage:end
-
 func main() {
 	opts := managerOptions()
 	//stage:9
@@ -131,6 +120,14 @@ func leaderElection(o *ctrl.Options) {
 	o.LeaderElectionReleaseOnCancel = true
 	//lesson:end
 }
+
+// The manager's own permissions, beyond its controller's (internal/controller): the
+// metrics filter (secureMetrics, below) asks the API server who a scraper is and
+// whether it may read /metrics. controller-gen writes them into config/rbac/role.yaml.
+//lesson:9.1
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
+//lesson:end
 
 // secureMetrics serves /metrics over HTTPS to whoever the API server says may read it,
 // as kubebuilder's scaffold does: the filter checks the caller's bearer token with a

@@ -41,10 +41,11 @@ type NodePoolReconciler struct {
 // RuntimeClasses (group node.k8s.io): two RBAC markers like the ones above. See
 // "Your tasks" in docs/lesson-05.md.
 
-// Reconcile gives the pool's members its labels and taints, takes them back from the
-// nodes that left, and creates or updates the pool's RuntimeClass. It is called for every
-// change of a NodePool's spec, of its RuntimeClass and of the nodes that concern it.
-func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+// Reconcile brings the nodes that concern the pool and the pool's RuntimeClass in line
+// with its spec: the members get the pool's labels and taints, the nodes that left lose
+// them, and the RuntimeClass is created or updated. It is called for every change of a
+// NodePool's spec, of its RuntimeClass and of the nodes that concern it.
+func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
 	// TODO(5): Write the pass: get the pool, patch the nodes that need it.
 	// Get the NodePool the request names (it has a name and no namespace). When it
 	// is gone (apierrors.IsNotFound), the pass is done: return no error. Any other
@@ -200,13 +201,13 @@ func (r *NodePoolReconciler) listPools(ctx context.Context) (map[string]poolKeys
 // poolsOfNode telling which pools a node concerns, and a predicate that drops the
 // updates no pass reads).
 func (r *NodePoolReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	// TODO(7): Watch the RuntimeClass and the nodes.
-	// Reconcile a pool when its RuntimeClass changes (Owns) and when a node that
-	// concerns it changes: Watches with handler.EnqueueRequestsFromMapFunc(poolsOfNode)
-	// and the predicate poolNodeChangedPredicate(). See "Watching nodes" in
-	// docs/lesson-05.md.
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&nodesv1.NodePool{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		// TODO(7): Watch the RuntimeClass and the nodes.
+		// Reconcile a pool when its RuntimeClass changes (Owns) and when a node that
+		// concerns it changes: Watches with handler.EnqueueRequestsFromMapFunc(poolsOfNode)
+		// and the predicate poolNodeChangedPredicate(). See "Watching nodes" in
+		// docs/lesson-05.md.
 		Named("nodepool").
 		Complete(r)
 }

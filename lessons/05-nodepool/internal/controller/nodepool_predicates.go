@@ -46,7 +46,7 @@ func poolNodeChangedPredicate() predicate.Predicate {
 }
 
 // poolNodeChanged reports whether an update changed something a NodePool pass reads of a
-// node: its labels (membership, and the pool's labels), the pools' records and its
+// node, such as its labels (membership, and the pool's labels), the pools' records or its
 // taints.
 func poolNodeChanged(oldNode, newNode *corev1.Node) bool {
 	return !maps.Equal(oldNode.Labels, newNode.Labels) ||

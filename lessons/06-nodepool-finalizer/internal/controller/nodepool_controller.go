@@ -46,13 +46,14 @@ type NodePoolReconciler struct {
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=node.k8s.io,resources=runtimeclasses,verbs=get;list;watch;create;patch;delete
 
-// Reconcile gives the pool's members its labels and taints, takes them back from the
-// nodes that left, and creates or updates the pool's RuntimeClass; when the pool is
-// deleted, it takes back everything the pool gave before letting it go. It is called for
-// every change of a NodePool's spec, of its RuntimeClass and of the nodes that concern it.
-func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	// NotFound means the pool is gone, and its finalizer saw to its nodes before it went.
-	// The garbage collector deletes its RuntimeClass through the OwnerReference.
+// Reconcile brings the nodes that concern the pool and the pool's RuntimeClass in line
+// with its spec: the members get the pool's labels and taints, the nodes that left lose
+// them, and the RuntimeClass is created or updated. It is called for every change of a
+// NodePool's spec, of its RuntimeClass and of the nodes that concern it.
+func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+	// NotFound means the pool is gone, and the pass is done. The garbage collector deletes
+	// its RuntimeClass through the OwnerReference. Its nodes keep what it gave them, unless
+	// a finalizer held the pool until a pass had taken it back (lesson 06).
 	var pool nodesv1.NodePool
 	if err := r.Get(ctx, req.NamespacedName, &pool); err != nil {
 		if apierrors.IsNotFound(err) {

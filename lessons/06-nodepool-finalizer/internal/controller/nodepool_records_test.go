@@ -20,10 +20,10 @@ func TestAForgedRecordOfAnotherPoolTakesNothing(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	name := uniqueName("forged-other")
-	member := createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	member := createMember(t, g, name)
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
 	other := createPool(t, g, unmanagedPool(newNodePool(name+"-other", map[string]string{"other.test/own": "1"})))
-	r := newTestReconciler()
+	r := newReconciler(env.Client)
 
 	_, err := r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -40,11 +40,6 @@ func TestAForgedRecordOfAnotherPoolTakesNothing(t *testing.T) {
 		g.Expect(got.Spec.Taints).To(ContainElement(sampleTaint),
 			"a record of %s, which never listed the taint, should not make the pool drop it", claimant)
 	}
-}
-
-// newTestReconciler returns a reconciler that reads and writes the API server directly.
-func newTestReconciler() *NodePoolReconciler {
-	return &NodePoolReconciler{Client: env.Client, Scheme: env.Client.Scheme(), APIReader: env.Client}
 }
 
 // annotateNode sets an annotation of node with a merge patch, as its kubelet could.

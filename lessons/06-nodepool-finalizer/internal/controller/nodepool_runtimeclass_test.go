@@ -39,7 +39,7 @@ func TestAStaleCacheIsNoRuntimeClassError(t *testing.T) {
 	pool := createPool(t, g, unmanagedPool(newNodePool(uniqueName("stale-rc"), sampleLabels)))
 	cache := &runtimeClassCacheBehind{Client: env.Client}
 	cache.behind.Store(true)
-	r := &NodePoolReconciler{Client: cache, Scheme: env.Client.Scheme(), APIReader: env.Client}
+	r := newReconciler(cache)
 
 	for pass := range 2 {
 		_, err := r.Reconcile(ctx, requestFor(pool))

@@ -76,7 +76,7 @@ func TestTheManagerCachesNoPods(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	name := uniqueName("cache")
-	createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	createMember(t, g, name)
 	pool := createPool(t, g, newNodePool(name, sampleLabels))
 	cache := env.Manager.GetClient()
 	g.Eventually(func(g Gomega) {
@@ -86,7 +86,7 @@ func TestTheManagerCachesNoPods(t *testing.T) {
 	// A pass of its own, through the manager's client, reads what every pass reads, now
 	// rather than whenever the running controller gets to it. Its writes race with the
 	// running controller's, so its result says nothing here.
-	r := &NodePoolReconciler{Client: cache, Scheme: env.Client.Scheme(), APIReader: env.Client}
+	r := newReconciler(cache)
 	_, _ = r.Reconcile(ctx, requestFor(pool))
 
 	g.Expect(informers.list()).To(ContainElements("*v1.NodePool", "*v1.Node", "*v1.RuntimeClass"),

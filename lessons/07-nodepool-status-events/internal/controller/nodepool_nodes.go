@@ -131,13 +131,17 @@ const (
 	nodeLeft nodeChange = "left"
 )
 
-// poolShare returns what pool gives node: its labels and taints when node is a member
-// and the pool is not being deleted, nothing otherwise. A key or taint that another
-// pool's record on the node already lists stays that pool's: two pools that list the
-// same key for one node would otherwise overwrite each other's value forever, each write
-// starting the other's pass.
+// poolShare returns what pool gives node, if anything (member): a member gets its labels
+// and taints, any other node nothing. A key or taint that another pool's record on the
+// node lists already stays that pool's: two pools that list one key would otherwise
+// overwrite each other's value on the node forever, each write starting the other's pass.
 func poolShare(node *corev1.Node, pool *nodesv1.NodePool, pools map[string]poolKeys) (labels map[string]string, taints []corev1.Taint, member bool) {
-	if !isPoolMember(node, pool.Name) || !pool.DeletionTimestamp.IsZero() {
+	if !isPoolMember(node, pool.Name) {
+		return nil, nil, false
+	}
+	// A pool being deleted gives nothing, members included: its last pass takes back
+	// everything it gave.
+	if !pool.DeletionTimestamp.IsZero() {
 		return nil, nil, false
 	}
 	claimedLabels, claimedTaints := claimedByOtherPools(node, pool.Name, pools)
@@ -191,30 +195,6 @@ func claimedByOtherPools(node *corev1.Node, pool string, pools map[string]poolKe
 		}
 	}
 	return labels, taints
-}
-
-// heldByOtherPools describes, sorted, the labels and taints of pool's spec that node
-// does not carry as the pool gives them because another pool holds them there
-// (claimedByOtherPools): "label tier (pool gold)". A pool whose value the node carries
-// anyway has no conflict there.
-func heldByOtherPools(node *corev1.Node, pool *nodesv1.NodePool, pools map[string]poolKeys) []string {
-	claimedLabels, claimedTaints := claimedByOtherPools(node, pool.Name, pools)
-	var held []string
-	for _, key := range slices.Sorted(maps.Keys(pool.Spec.Labels)) {
-		value, carried := node.Labels[key]
-		if other, claimed := claimedLabels[key]; claimed && (!carried || value != pool.Spec.Labels[key]) {
-			held = append(held, fmt.Sprintf("label %s (pool %s)", key, other))
-		}
-	}
-	for _, t := range pool.Spec.Taints {
-		other, claimed := claimedTaints[taintID(t)]
-		if claimed && !slices.ContainsFunc(node.Spec.Taints, func(n corev1.Taint) bool {
-			return n.Key == t.Key && n.Effect == t.Effect && n.Value == t.Value
-		}) {
-			held = append(held, fmt.Sprintf("taint %s (pool %s)", taintID(t), other))
-		}
-	}
-	return held
 }
 
 // withPool returns a copy of node as pool wants it, and what changed: a member carries

@@ -60,8 +60,8 @@ func poolNodeChangedPredicate() predicate.Predicate {
 }
 
 // poolNodeChanged reports whether an update changed something a NodePool pass reads of a
-// node: its labels (membership, and the pool's labels), the pools' records, its taints
-// and its allocatable resources (the pool's status).
+// node, such as its labels (membership, and the pool's labels), the pools' records or its
+// taints.
 func poolNodeChanged(oldNode, newNode *corev1.Node) bool {
 	// TODO(7): Let a change of a node's resources through.
 	// The status now reads the nodes' allocatable resources: let a change of

@@ -100,19 +100,21 @@ func TestTheDeletionPassWritesNothingAfterRemovingTheFinalizer(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	name := uniqueName("lastwrite")
-	member := createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	member := createMember(t, g, name)
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
 	writes := &writeLog{Client: env.Client}
+	r := newReconciler(writes)
 	recorder := events.NewFakeRecorder(10)
-	r := &NodePoolReconciler{Client: writes, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
+	r.Recorder = recorder
 
 	_, err := r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(writes.take()).To(HaveExactElements("NodePool/"+name, "Node/"+member.Name, "RuntimeClass/"+nodesv1.RuntimeClassPrefix+name,
-		"NodePool/"+name+"/status"),
-		"the first pass should store the finalizer before it gives any node anything, and write the status last")
 	g.Expect(latestPool(g, pool).Finalizers).To(ConsistOf(nodesv1.Finalizer))
+	firstPass := []string{"NodePool/" + name, "Node/" + member.Name, "RuntimeClass/" + nodesv1.RuntimeClassPrefix + name}
+	firstPass = append(firstPass, "NodePool/"+name+"/status")
 	g.Expect(takeEvents(recorder)).To(HaveExactElements(HavePrefix("Normal NodeJoined Node " + member.Name)))
+	g.Expect(writes.take()).To(HaveExactElements(firstPass),
+		"the first pass should store the finalizer before it gives any node anything, and write the status, if any, last")
 
 	g.Expect(env.Client.Delete(ctx, pool)).To(Succeed())
 	g.Expect(latestPool(g, pool).DeletionTimestamp).NotTo(BeNil(), "the finalizer holds the deleted pool")
@@ -120,8 +122,8 @@ func TestTheDeletionPassWritesNothingAfterRemovingTheFinalizer(t *testing.T) {
 	_, err = r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred(), "the deletion pass should succeed")
 	g.Expect(writes.take()).To(HaveExactElements("Node/"+member.Name, "NodePool/"+name),
-		"the deletion pass should clean the node, then remove the finalizer, and write nothing after it, no status: "+
-			"the finalizer goes only once the nodes are clean")
+		"the deletion pass should clean the node, then remove the finalizer, and write nothing after it, not even "+
+			"the status: the finalizer goes only once the nodes are clean")
 	g.Expect(takeEvents(recorder)).To(HaveExactElements(
 		HavePrefix("Normal NodeLeft Node "+member.Name), HavePrefix("Normal CleanupDone")),
 		"the deletion pass should tell of each node it cleaned, then of the cleanup")
@@ -144,13 +146,13 @@ func TestTheDeletionPassSeesNodesTheCacheDoesNotShowYet(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	name := uniqueName("stale-delete")
-	member := createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	member := createMember(t, g, name)
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
 	// The cache shows the nodes as they were before the first pass.
 	var before corev1.NodeList
 	g.Expect(env.Client.List(ctx, &before)).To(Succeed())
 	cache := &nodeCacheBehind{Client: env.Client, nodes: before}
-	r := &NodePoolReconciler{Client: cache, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: &events.FakeRecorder{}}
+	r := newReconciler(cache)
 
 	_, err := r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -189,12 +191,12 @@ func TestAPoolBeingDeletedNeverGetsTheFinalizer(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	name := uniqueName("held")
-	createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	createMember(t, g, name)
 	pool := unmanagedPool(newNodePool(name, sampleLabels))
 	pool.Finalizers = []string{"test.workshop.dev/hold"}
 	createPool(t, g, pool)
 	g.Expect(env.Client.Delete(ctx, pool)).To(Succeed())
-	r := &NodePoolReconciler{Client: env.Client, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: &events.FakeRecorder{}}
+	r := newReconciler(env.Client)
 
 	_, err := r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred(), "a pass of a pool being deleted must not try to add the finalizer")

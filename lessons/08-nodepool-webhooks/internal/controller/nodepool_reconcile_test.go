@@ -67,7 +67,7 @@ func TestNodePoolGivesItsMembersItsLabelsAndTaints(t *testing.T) {
 func TestNodePoolSpecChangeRemovesWhatItNoLongerLists(t *testing.T) {
 	g := NewWithT(t)
 	name := uniqueName("update")
-	member := createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	member := createMember(t, g, name)
 	pool := createPool(t, g, newNodePool(name, sampleLabels, sampleTaint))
 	g.Eventually(func(g Gomega) {
 		g.Expect(latestNode(g, member).Labels).To(HaveKeyWithValue("node-pool.workshop.dev/test", "2"))
@@ -102,10 +102,7 @@ func TestNodePoolConflictStormLosesNobodysEdits(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	name := uniqueName("storm")
-	var nodes []*corev1.Node
-	for i := range 2 {
-		nodes = append(nodes, createTestNode(t, g, fmt.Sprintf("%s-%d", name, i), map[string]string{poolMemberLabel(name): ""}))
-	}
+	nodes := createMembers(t, g, name, 2)
 	pool := createPool(t, g, newNodePool(name, map[string]string{"pool.test/a": "0"}, noSchedule("pool.test/t", "0")))
 
 	const edits = 12
@@ -171,8 +168,7 @@ func TestNodePoolPatchesOnlyTheNodesThatNeedIt(t *testing.T) {
 	ctx := env.Context()
 	name := uniqueName("count")
 	var members []string
-	for i := range 3 {
-		node := createTestNode(t, g, fmt.Sprintf("%s-member-%d", name, i), map[string]string{poolMemberLabel(name): ""})
+	for _, node := range createMembers(t, g, name, 3) {
 		members = append(members, "Node/"+node.Name)
 	}
 	for i := range 2 {
@@ -180,7 +176,7 @@ func TestNodePoolPatchesOnlyTheNodesThatNeedIt(t *testing.T) {
 	}
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
 	writes := &writeLog{Client: env.Client}
-	r := &NodePoolReconciler{Client: writes, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: &events.FakeRecorder{}}
+	r := newReconciler(writes)
 	nodePatches := func() []string {
 		return slices.DeleteFunc(writes.take(), func(w string) bool { return !strings.HasPrefix(w, "Node/") })
 	}
@@ -209,12 +205,10 @@ func TestAPassPatchesSeveralNodesAtOnce(t *testing.T) {
 	ctx := env.Context()
 	name := uniqueName("parallel")
 	const members = 24
-	for i := range members {
-		createTestNode(t, g, fmt.Sprintf("%s-%02d", name, i), map[string]string{poolMemberLabel(name): ""})
-	}
+	createMembers(t, g, name, members)
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
 	slow := &slowNodePatches{Client: env.Client, delay: 50 * time.Millisecond}
-	r := &NodePoolReconciler{Client: slow, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: &events.FakeRecorder{}}
+	r := newReconciler(slow)
 
 	_, err := r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -308,8 +302,7 @@ func TestNodePoolIdlePassWritesNothing(t *testing.T) {
 	// pass only, once the cache shows the running controller's work.
 	cache := env.Manager.GetClient()
 	var writes testenv.WriteCounter
-	recorder := events.NewFakeRecorder(100)
-	r := &NodePoolReconciler{Client: writes.Wrap(cache), Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
+	r := newReconciler(writes.Wrap(cache))
 	g.Eventually(func(g Gomega) {
 		for _, member := range members {
 			var cached corev1.Node
@@ -319,6 +312,11 @@ func TestNodePoolIdlePassWritesNothing(t *testing.T) {
 		}
 		var rc nodev1.RuntimeClass
 		g.Expect(cache.Get(ctx, client.ObjectKey{Name: nodesv1.RuntimeClassPrefix + name}, &rc)).To(Succeed())
+	}).Should(Succeed())
+	recorder := events.NewFakeRecorder(100)
+	r.Recorder = recorder
+	// The running controller's work includes the pool's status.
+	g.Eventually(func(g Gomega) {
 		var cached nodesv1.NodePool
 		g.Expect(cache.Get(ctx, client.ObjectKeyFromObject(pool), &cached)).To(Succeed())
 		g.Expect(cached.Status.NodeCount).To(BeEquivalentTo(2),

@@ -13,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	nodesv1 "github.com/kube-workshop/operator-workshop/lessons/08-nodepool-webhooks/api/nodes/v1"
@@ -48,8 +47,9 @@ func TestTheManagersRoleAllowsANodePoolPass(t *testing.T) {
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
 	asManager, err := client.New(cfg, client.Options{Scheme: env.Client.Scheme()})
 	g.Expect(err).NotTo(HaveOccurred())
-	r := &NodePoolReconciler{Client: asManager, Scheme: env.Client.Scheme(), APIReader: asManager, Recorder: &events.FakeRecorder{}}
-	member := createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	r := newReconciler(asManager)
+	r.APIReader = asManager // the pass reads the API server as the manager too
+	member := createMember(t, g, name)
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
 	// The API server's authorizer learns of new roles through its own cache.
 	g.Eventually(func(g Gomega) {

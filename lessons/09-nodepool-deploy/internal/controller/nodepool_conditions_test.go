@@ -113,15 +113,13 @@ func TestManyFailingNodesStillFitTheReadyCondition(t *testing.T) {
 	ctx := env.Context()
 	name := uniqueName("many-failing")
 	const members = 200
-	for i := range members {
-		createTestNode(t, g, fmt.Sprintf("%s-%03d", name, i), map[string]string{poolMemberLabel(name): ""})
-	}
+	createMembers(t, g, name, members)
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
 	recorder := events.NewFakeRecorder(10)
 	denied := errors.New(`admission webhook "nodes.policy.example.com" denied the request: ` +
 		`labels under node-pool.workshop.dev may only be set by the platform team's tooling`)
-	r := &NodePoolReconciler{Client: &failingNodePatches{Client: env.Client, err: denied},
-		Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
+	r := newReconciler(&failingNodePatches{Client: env.Client, err: denied})
+	r.Recorder = recorder
 
 	_, err := r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).To(MatchError(denied), "the pass should return the nodes' error, to be retried")
@@ -144,12 +142,13 @@ func TestAStalePoolCacheTellsAnErrorOnce(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	name := uniqueName("stale-pool")
-	createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	createMember(t, g, name)
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
 	recorder := events.NewFakeRecorder(10)
 	refused := errors.New("nodes is forbidden: the node authorizer says no")
 	cache := &poolCacheBehind{Client: &failingNodePatches{Client: env.Client, err: refused}}
-	r := &NodePoolReconciler{Client: cache, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
+	r := newReconciler(cache)
+	r.Recorder = recorder
 
 	// The first pass adds the finalizer; from then on the cache shows the pool as it was
 	// before the pass's status patch.

@@ -60,12 +60,13 @@ func poolNodeChangedPredicate() predicate.Predicate {
 }
 
 // poolNodeChanged reports whether an update changed something a NodePool pass reads of a
-// node: its labels (membership, and the pool's labels), the pools' records, its taints
-// and its allocatable resources (the pool's status).
+// node, such as its labels (membership, and the pool's labels), the pools' records or its
+// taints.
 func poolNodeChanged(oldNode, newNode *corev1.Node) bool {
 	return !maps.Equal(oldNode.Labels, newNode.Labels) ||
 		!maps.Equal(poolRecords(oldNode), poolRecords(newNode)) ||
 		!equality.Semantic.DeepEqual(oldNode.Spec.Taints, newNode.Spec.Taints) ||
+		// The pool's status adds up its members' allocatable resources.
 		!equality.Semantic.DeepEqual(oldNode.Status.Allocatable, newNode.Status.Allocatable)
 }
 

@@ -40,8 +40,9 @@ func TestAStaleCacheIsNoRuntimeClassError(t *testing.T) {
 	pool := createPool(t, g, unmanagedPool(newNodePool(uniqueName("stale-rc"), sampleLabels)))
 	cache := &runtimeClassCacheBehind{Client: env.Client}
 	cache.behind.Store(true)
+	r := newReconciler(cache)
 	recorder := events.NewFakeRecorder(10)
-	r := &NodePoolReconciler{Client: cache, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
+	r.Recorder = recorder
 
 	for pass := range 2 {
 		_, err := r.Reconcile(ctx, requestFor(pool))

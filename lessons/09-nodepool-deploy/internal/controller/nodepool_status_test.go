@@ -69,13 +69,14 @@ func TestAFailingNodePoolPassReportsItsErrorOnce(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	name := uniqueName("failing")
-	createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	createMember(t, g, name)
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
 	recorder := events.NewFakeRecorder(10)
 	refused := errors.New("nodes is forbidden: the node authorizer says no")
-	broken := &NodePoolReconciler{Client: &failingNodePatches{Client: env.Client, err: refused},
-		Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
-	working := &NodePoolReconciler{Client: env.Client, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
+	broken := newReconciler(&failingNodePatches{Client: env.Client, err: refused})
+	broken.Recorder = recorder
+	working := newReconciler(env.Client)
+	working.Recorder = recorder
 
 	for pass := range 3 {
 		_, err := broken.Reconcile(ctx, requestFor(pool))
@@ -106,7 +107,7 @@ func TestAFailingNodePoolPassReportsItsErrorOnce(t *testing.T) {
 func TestKubectlGetNodePoolsShowsStatusAndNodeCount(t *testing.T) {
 	g := NewWithT(t)
 	name := uniqueName("columns")
-	createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	createMember(t, g, name)
 	pool := createPool(t, g, newNodePool(name, sampleLabels))
 	g.Eventually(func(g Gomega) {
 		g.Expect(latestPool(g, pool).Status.NodeCount).To(BeEquivalentTo(1))
@@ -122,6 +123,73 @@ func TestKubectlGetNodePoolsShowsStatusAndNodeCount(t *testing.T) {
 	g.Expect(table.Rows).To(HaveLen(1))
 	g.Expect(table.Rows[0].Cells[:4]).To(Equal([]any{name, nodesv1.ReasonNodesConfigured, float64(1), "runc"}),
 		"STATUS should be the Ready condition's reason and NODECOUNT the number of members")
+}
+
+// The status keeps every key the pool's spec has listed (rememberListedKeys), and a record
+// on a node, which the node's kubelet may forge, takes back only those: a record that
+// lists a key the pool never listed takes nothing from the node, not the admin's taint,
+// not a label the kubelet may not change itself. What an earlier spec listed still goes.
+func TestAForgedRecordTakesNothingThePoolNeverListed(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	name := uniqueName("forged-own")
+	adminTaint := corev1.Taint{Key: "admin.test/quarantine", Value: "yes", Effect: corev1.TaintEffectNoExecute}
+	restricted := "node-restriction.kubernetes.io/secure"
+	member := createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): "", restricted: "yes"}, adminTaint)
+	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
+	r := newReconciler(env.Client)
+
+	_, err := r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	forged := fmt.Sprintf(`{"labels":["node-pool.workshop.dev/master","node-pool.workshop.dev/test",%q],"taints":[%q,%q]}`,
+		restricted, taintID(sampleTaint), taintID(adminTaint))
+	annotateNode(g, member, poolRecordAnnotation(name), forged)
+	_, err = r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	got := latestNode(g, member)
+	g.Expect(got.Spec.Taints).To(ContainElement(adminTaint), "the pool never listed the admin's taint: it must stay")
+	g.Expect(got.Labels).To(HaveKeyWithValue(restricted, "yes"), "the pool never listed the label: it must stay")
+
+	// A key the pool listed before still goes when the spec drops it.
+	setPoolSpec(g, pool, func(spec *nodesv1.NodePoolSpec) {
+		spec.Labels = map[string]string{"node-pool.workshop.dev/master": "10"}
+	})
+	_, err = r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	got = latestNode(g, member)
+	g.Expect(got.Labels).NotTo(HaveKey("node-pool.workshop.dev/test"), "the pool listed test before: it goes")
+	g.Expect(got.Labels).To(HaveKeyWithValue(restricted, "yes"))
+	g.Expect(got.Spec.Taints).To(ContainElement(adminTaint))
+}
+
+// Two pools that list the same key for one node: the first keeps it (lesson 05), and
+// the node does not carry what the second gives. The second must not count it, nor add
+// its resources: its RuntimeClass's pods would never land there. It says so.
+func TestAPoolThatLosesAKeyToAnotherPoolReportsTheConflict(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	name := uniqueName("held")
+	first, second := name+"-first", name+"-second"
+	shared := createTestNode(t, g, name+"-shared", map[string]string{poolMemberLabel(first): "", poolMemberLabel(second): ""})
+	own := createTestNode(t, g, name+"-own", map[string]string{poolMemberLabel(second): ""})
+	setAllocatable(g, shared, "4", "8Gi")
+	setAllocatable(g, own, "2", "4Gi")
+	createPool(t, g, unmanagedPool(newNodePool(first, map[string]string{"pool.test/tier": "1"})))
+	pool := createPool(t, g, unmanagedPool(newNodePool(second, map[string]string{"pool.test/tier": "2", "pool.test/own": "yes"})))
+	r := newReconciler(env.Client)
+
+	_, err := r.Reconcile(ctx, requestFor(&nodesv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: first}}))
+	g.Expect(err).NotTo(HaveOccurred())
+	_, err = r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+
+	g.Expect(latestNode(g, shared).Labels).To(HaveKeyWithValue("pool.test/tier", "1"), "the first pool keeps its key")
+	got := latestPool(g, pool)
+	g.Expect(got.Status.NodeCount).To(BeEquivalentTo(1), "a member that does not carry the pool's labels does not count")
+	g.Expect(got.Status.Allocatable).To(haveQuantities("2", "4Gi"), "nor do its resources")
+	g.Expect(got).To(havePoolReady(metav1.ConditionFalse, nodesv1.ReasonNodesInConflict))
+	g.Expect(poolReadyCondition(got).Message).To(Equal(fmt.Sprintf(
+		"1 of 2 members carry another pool's value for a key of this pool; first: node %s: label pool.test/tier (pool %s)", shared.Name, first)))
 }
 
 // setAllocatable gives node allocatable resources, as its kubelet would report them.

@@ -127,10 +127,10 @@ const (
 	nodeLeft nodeChange = "left"
 )
 
-// poolShare returns what pool gives node: its labels and taints when node is a member,
-// nothing otherwise. A key or taint that another pool's record on the node already
-// lists stays that pool's: two pools that list the same key for one node would
-// otherwise overwrite each other's value forever, each write starting the other's pass.
+// poolShare returns what pool gives node, if anything (member): a member gets its labels
+// and taints, any other node nothing. A key or taint that another pool's record on the
+// node lists already stays that pool's: two pools that list one key would otherwise
+// overwrite each other's value on the node forever, each write starting the other's pass.
 func poolShare(node *corev1.Node, pool *nodesv1.NodePool, pools map[string]poolKeys) (labels map[string]string, taints []corev1.Taint, member bool) {
 	if !isPoolMember(node, pool.Name) {
 		return nil, nil, false

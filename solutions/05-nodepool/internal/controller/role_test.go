@@ -45,8 +45,9 @@ func TestTheManagersRoleAllowsANodePoolPass(t *testing.T) {
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
 	asManager, err := client.New(cfg, client.Options{Scheme: env.Client.Scheme()})
 	g.Expect(err).NotTo(HaveOccurred())
-	r := &NodePoolReconciler{Client: asManager, Scheme: env.Client.Scheme(), APIReader: asManager}
-	member := createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	r := newReconciler(asManager)
+	r.APIReader = asManager // the pass reads the API server as the manager too
+	member := createMember(t, g, name)
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
 	// The API server's authorizer learns of new roles through its own cache.
 	g.Eventually(func(g Gomega) {

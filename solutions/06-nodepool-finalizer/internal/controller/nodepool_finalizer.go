@@ -33,7 +33,8 @@ func (r *NodePoolReconciler) reconcileDelete(ctx context.Context, pool *nodesv1.
 	// A pool being deleted gives nothing to anyone (poolShare), so the usual pass over
 	// the nodes takes everything back. Until every node is clean the finalizer stays,
 	// and the queue retries: the pool cannot go before its labels do.
-	if err := r.reconcileNodes(ctx, pool); err != nil {
+	err := r.reconcileNodes(ctx, pool)
+	if err != nil {
 		return err
 	}
 	if !controllerutil.ContainsFinalizer(pool, nodesv1.Finalizer) {
@@ -41,7 +42,7 @@ func (r *NodePoolReconciler) reconcileDelete(ctx context.Context, pool *nodesv1.
 	}
 	orig := pool.DeepCopy()
 	controllerutil.RemoveFinalizer(pool, nodesv1.Finalizer)
-	err := r.Patch(ctx, pool, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
+	err = r.Patch(ctx, pool, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
 	switch {
 	case apierrors.IsNotFound(err):
 		// This pass read a stale copy of the pool from the cache, after an earlier pass

@@ -99,16 +99,17 @@ func TestTheDeletionPassWritesNothingAfterRemovingTheFinalizer(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	name := uniqueName("lastwrite")
-	member := createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	member := createMember(t, g, name)
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
 	writes := &writeLog{Client: env.Client}
-	r := &NodePoolReconciler{Client: writes, Scheme: env.Client.Scheme(), APIReader: env.Client}
+	r := newReconciler(writes)
 
 	_, err := r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(writes.take()).To(HaveExactElements("NodePool/"+name, "Node/"+member.Name, "RuntimeClass/"+nodesv1.RuntimeClassPrefix+name),
-		"the first pass should store the finalizer before it gives any node anything")
 	g.Expect(latestPool(g, pool).Finalizers).To(ConsistOf(nodesv1.Finalizer))
+	firstPass := []string{"NodePool/" + name, "Node/" + member.Name, "RuntimeClass/" + nodesv1.RuntimeClassPrefix + name}
+	g.Expect(writes.take()).To(HaveExactElements(firstPass),
+		"the first pass should store the finalizer before it gives any node anything, and write the status, if any, last")
 
 	g.Expect(env.Client.Delete(ctx, pool)).To(Succeed())
 	g.Expect(latestPool(g, pool).DeletionTimestamp).NotTo(BeNil(), "the finalizer holds the deleted pool")
@@ -116,8 +117,8 @@ func TestTheDeletionPassWritesNothingAfterRemovingTheFinalizer(t *testing.T) {
 	_, err = r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred(), "the deletion pass should succeed")
 	g.Expect(writes.take()).To(HaveExactElements("Node/"+member.Name, "NodePool/"+name),
-		"the deletion pass should clean the node, then remove the finalizer, and write nothing after it: "+
-			"the finalizer goes only once the nodes are clean")
+		"the deletion pass should clean the node, then remove the finalizer, and write nothing after it, not even "+
+			"the status: the finalizer goes only once the nodes are clean")
 	err = env.Client.Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})
 	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "without its finalizer the pool is deleted; got %v", err)
 	got := latestNode(g, member)
@@ -137,13 +138,13 @@ func TestTheDeletionPassSeesNodesTheCacheDoesNotShowYet(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	name := uniqueName("stale-delete")
-	member := createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	member := createMember(t, g, name)
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
 	// The cache shows the nodes as they were before the first pass.
 	var before corev1.NodeList
 	g.Expect(env.Client.List(ctx, &before)).To(Succeed())
 	cache := &nodeCacheBehind{Client: env.Client, nodes: before}
-	r := &NodePoolReconciler{Client: cache, Scheme: env.Client.Scheme(), APIReader: env.Client}
+	r := newReconciler(cache)
 
 	_, err := r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -182,12 +183,12 @@ func TestAPoolBeingDeletedNeverGetsTheFinalizer(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	name := uniqueName("held")
-	createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	createMember(t, g, name)
 	pool := unmanagedPool(newNodePool(name, sampleLabels))
 	pool.Finalizers = []string{"test.workshop.dev/hold"}
 	createPool(t, g, pool)
 	g.Expect(env.Client.Delete(ctx, pool)).To(Succeed())
-	r := &NodePoolReconciler{Client: env.Client, Scheme: env.Client.Scheme(), APIReader: env.Client}
+	r := newReconciler(env.Client)
 
 	_, err := r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred(), "a pass of a pool being deleted must not try to add the finalizer")

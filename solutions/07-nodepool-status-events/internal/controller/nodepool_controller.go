@@ -50,14 +50,14 @@ type NodePoolReconciler struct {
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=node.k8s.io,resources=runtimeclasses,verbs=get;list;watch;create;patch;delete
 
-// Reconcile gives the pool's members its labels and taints, takes them back from the
-// nodes that left, creates or updates the pool's RuntimeClass, and reports what it found
-// in the pool's status; when the pool is deleted, it takes back everything the pool gave
-// before letting it go. It is called for every change of a NodePool's spec, of its
-// RuntimeClass and of the nodes that concern it.
+// Reconcile brings the nodes that concern the pool and the pool's RuntimeClass in line
+// with its spec: the members get the pool's labels and taints, the nodes that left lose
+// them, and the RuntimeClass is created or updated. It is called for every change of a
+// NodePool's spec, of its RuntimeClass and of the nodes that concern it.
 func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
-	// NotFound means the pool is gone, and its finalizer saw to its nodes before it went.
-	// The garbage collector deletes its RuntimeClass through the OwnerReference.
+	// NotFound means the pool is gone, and the pass is done. The garbage collector deletes
+	// its RuntimeClass through the OwnerReference. Its nodes keep what it gave them, unless
+	// a finalizer held the pool until a pass had taken it back (lesson 06).
 	var pool nodesv1.NodePool
 	if err := r.Get(ctx, req.NamespacedName, &pool); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -66,10 +66,9 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 		return ctrl.Result{}, fmt.Errorf("getting NodePool: %w", err)
 	}
 
-	// A pool being deleted is cleaned up, never given a finalizer again: adding one now
-	// would hold it forever if the pass that removes it had already run.
-	// Its branch returns before the status patch below is deferred: once the finalizer is
-	// gone, the pool may be gone too, and a status patch would fail.
+	// A pool being deleted gets its last pass, which takes back everything the pool gave
+	// before letting it go (reconcileDelete). It never gets the finalizer again: adding one
+	// now would hold it forever if the pass that removes it had already run.
 	if !pool.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, r.reconcileDelete(ctx, &pool)
 	}
@@ -88,7 +87,9 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 
 	// Snapshot the pool before the pass fills in its status. However the pass ends, the
 	// deferred patch sends the difference from the snapshot, once, so that an error shows
-	// in the Ready condition and not only in this log.
+	// in the Ready condition and not only in this log. The deletion branch above returns
+	// before this: once the finalizer is gone the pool may be gone too, and a status patch
+	// would fail.
 	orig := pool.DeepCopy()
 	defer func() {
 		if err := r.patchStatus(ctx, orig, &pool, retErr); err != nil {
@@ -105,10 +106,9 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 
 // reconcileNodes brings every node that concerns the pool in line with it, several nodes
 // at a time (syncNodes), and goes on past a node that fails: the others still get what
-// they need. It
-// counts the members and their resources into the pool's status, tells what it changed
-// with one event per kind of change (the log names each node), and returns how many
-// nodes it changed.
+// they need. It counts the members and their resources into the pool's status, tells
+// what it changed with one event per kind of change (the log names each node), and
+// returns how many nodes it changed.
 func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.NodePool) (int, error) {
 	// The cache holds every node already (the controller watches them), so listing them
 	// all and keeping those that concern the pool costs no request. A field index would

@@ -48,12 +48,11 @@ func TestAPassOnManyNodesEmitsOneEventPerKindOfChange(t *testing.T) {
 	ctx := env.Context()
 	name := uniqueName("many-events")
 	const members = 20
-	for i := range members {
-		createTestNode(t, g, fmt.Sprintf("%s-%02d", name, i), map[string]string{poolMemberLabel(name): ""})
-	}
+	createMembers(t, g, name, members)
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
 	recorder := events.NewFakeRecorder(100)
-	r := &NodePoolReconciler{Client: env.Client, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
+	r := newReconciler(env.Client)
+	r.Recorder = recorder
 
 	_, err := r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -99,4 +98,17 @@ func eventsAbout(g Gomega, pool *nodesv1.NodePool) []string {
 		about = append(about, description)
 	}
 	return about
+}
+
+// takeEvents returns the events recorder has received so far, as "Type Reason note".
+func takeEvents(recorder *events.FakeRecorder) []string {
+	var got []string
+	for {
+		select {
+		case e := <-recorder.Events:
+			got = append(got, e)
+		default:
+			return got
+		}
+	}
 }

@@ -3,6 +3,8 @@ package controller
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -165,6 +167,30 @@ func setPoolConflictCondition(pool *nodesv1.NodePool, conflicts []string) {
 			len(conflicts), members, conflicts[0]), maxConditionMessage)
 	}
 	meta.SetStatusCondition(&pool.Status.Conditions, condition)
+}
+
+// heldByOtherPools describes, sorted, the labels and taints of pool's spec that node
+// does not carry as the pool gives them because another pool holds them there
+// (claimedByOtherPools): "label tier (pool gold)". A pool whose value the node carries
+// anyway has no conflict there.
+func heldByOtherPools(node *corev1.Node, pool *nodesv1.NodePool, pools map[string]poolKeys) []string {
+	claimedLabels, claimedTaints := claimedByOtherPools(node, pool.Name, pools)
+	var held []string
+	for _, key := range slices.Sorted(maps.Keys(pool.Spec.Labels)) {
+		value, carried := node.Labels[key]
+		if other, claimed := claimedLabels[key]; claimed && (!carried || value != pool.Spec.Labels[key]) {
+			held = append(held, fmt.Sprintf("label %s (pool %s)", key, other))
+		}
+	}
+	for _, t := range pool.Spec.Taints {
+		other, claimed := claimedTaints[taintID(t)]
+		if claimed && !slices.ContainsFunc(node.Spec.Taints, func(n corev1.Taint) bool {
+			return n.Key == t.Key && n.Effect == t.Effect && n.Value == t.Value
+		}) {
+			held = append(held, fmt.Sprintf("taint %s (pool %s)", taintID(t), other))
+		}
+	}
+	return held
 }
 
 // maxConditionMessage is the longest message the API server accepts in a condition

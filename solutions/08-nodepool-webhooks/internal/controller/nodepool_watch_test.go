@@ -11,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	toolscache "k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/08-nodepool-webhooks/api/nodes/v1"
@@ -77,7 +76,7 @@ func TestTheManagerCachesNoPods(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	name := uniqueName("cache")
-	createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): ""})
+	createMember(t, g, name)
 	pool := createPool(t, g, newNodePool(name, sampleLabels))
 	cache := env.Manager.GetClient()
 	g.Eventually(func(g Gomega) {
@@ -87,7 +86,7 @@ func TestTheManagerCachesNoPods(t *testing.T) {
 	// A pass of its own, through the manager's client, reads what every pass reads, now
 	// rather than whenever the running controller gets to it. Its writes race with the
 	// running controller's, so its result says nothing here.
-	r := &NodePoolReconciler{Client: cache, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: &events.FakeRecorder{}}
+	r := newReconciler(cache)
 	_, _ = r.Reconcile(ctx, requestFor(pool))
 
 	g.Expect(informers.list()).To(ContainElements("*v1.NodePool", "*v1.Node", "*v1.RuntimeClass"),

@@ -60,34 +60,15 @@ type NodePoolReconciler struct {
 // +kubebuilder:rbac:groups=node.k8s.io,resources=runtimeclasses,verbs=get;list;watch;create;patch;delete
 //lesson:end
 
-//stage:6
-//stage:7
-
-// Reconcile gives the pool's members its labels and taints, takes them back from the
-// nodes that left, creates or updates the pool's RuntimeClass, and reports what it found
-// in the pool's status; when the pool is deleted, it takes back everything the pool gave
-// before letting it go. It is called for every change of a NodePool's spec, of its
-// RuntimeClass and of the nodes that concern it.
+// Reconcile brings the nodes that concern the pool and the pool's RuntimeClass in line
+// with its spec: the members get the pool's labels and taints, the nodes that left lose
+// them, and the RuntimeClass is created or updated. It is called for every change of a
+// NodePool's spec, of its RuntimeClass and of the nodes that concern it.
 func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
-	//stage:old // Reconcile gives the pool's members its labels and taints, takes them back from the
-	//stage:old // nodes that left, and creates or updates the pool's RuntimeClass; when the pool is
-	//stage:old // deleted, it takes back everything the pool gave before letting it go. It is called for
-	//stage:old // every change of a NodePool's spec, of its RuntimeClass and of the nodes that concern it.
-	//stage:old func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	//stage:end
-	//stage:old // Reconcile gives the pool's members its labels and taints, takes them back from the
-	//stage:old // nodes that left, and creates or updates the pool's RuntimeClass. It is called for every
-	//stage:old // change of a NodePool's spec, of its RuntimeClass and of the nodes that concern it.
-	//stage:old func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	//stage:end
 	//lesson:5.5
-	//stage:6
-	// NotFound means the pool is gone, and its finalizer saw to its nodes before it went.
-	// The garbage collector deletes its RuntimeClass through the OwnerReference.
-	//stage:old // NotFound means the pool is gone. The garbage collector deletes its RuntimeClass
-	//stage:old // through the OwnerReference. What the pool gave its nodes stays on them: taking it
-	//stage:old // back before the pool goes needs a finalizer (lesson 06).
-	//stage:end
+	// NotFound means the pool is gone, and the pass is done. The garbage collector deletes
+	// its RuntimeClass through the OwnerReference. Its nodes keep what it gave them, unless
+	// a finalizer held the pool until a pass had taken it back (lesson 06).
 	var pool nodesv1.NodePool
 	if err := r.Get(ctx, req.NamespacedName, &pool); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -96,15 +77,11 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 		return ctrl.Result{}, fmt.Errorf("getting NodePool: %w", err)
 	}
 	//lesson:end
-	//stage:6
 
 	//lesson:6.1
-	// A pool being deleted is cleaned up, never given a finalizer again: adding one now
-	// would hold it forever if the pass that removes it had already run.
-	//stage:7
-	// Its branch returns before the status patch below is deferred: once the finalizer is
-	// gone, the pool may be gone too, and a status patch would fail.
-	//stage:end
+	// A pool being deleted gets its last pass, which takes back everything the pool gave
+	// before letting it go (reconcileDelete). It never gets the finalizer again: adding one
+	// now would hold it forever if the pass that removes it had already run.
 	if !pool.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, r.reconcileDelete(ctx, &pool)
 	}
@@ -121,13 +98,13 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 		}
 	}
 	//lesson:end
-	//stage:end
-	//stage:7
 
+	//lesson:7.5
 	// Snapshot the pool before the pass fills in its status. However the pass ends, the
 	// deferred patch sends the difference from the snapshot, once, so that an error shows
-	// in the Ready condition and not only in this log.
-	//lesson:7.5
+	// in the Ready condition and not only in this log. The deletion branch above returns
+	// before this: once the finalizer is gone the pool may be gone too, and a status patch
+	// would fail.
 	orig := pool.DeepCopy()
 	defer func() {
 		if err := r.patchStatus(ctx, orig, &pool, retErr); err != nil {
@@ -135,7 +112,6 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 		}
 	}()
 	//lesson:end
-	//stage:end
 
 	//lesson:5.5 pass
 	//lesson:stub return ctrl.Result{}, nil
@@ -154,10 +130,9 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 
 // reconcileNodes brings every node that concerns the pool in line with it, several nodes
 // at a time (syncNodes), and goes on past a node that fails: the others still get what
-// they need. It
-// counts the members and their resources into the pool's status, tells what it changed
-// with one event per kind of change (the log names each node), and returns how many
-// nodes it changed.
+// they need. It counts the members and their resources into the pool's status, tells
+// what it changed with one event per kind of change (the log names each node), and
+// returns how many nodes it changed.
 func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.NodePool) (int, error) {
 	//stage:old // reconcileNodes brings every node that concerns the pool in line with it, several nodes
 	//stage:old // at a time (syncNodes), and goes on past a node that fails: the others still get what
@@ -201,8 +176,6 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 	if err := r.rememberListedKeys(ctx, pool, nodes.Items); err != nil {
 		return 0, err
 	}
-	//stage:end
-	//stage:7
 	//lesson:7.8
 	// The status you read holds the last pass's counts: start from zero.
 	pool.Status.NodeCount, pool.Status.Allocatable = 0, nil
@@ -374,17 +347,13 @@ func (r *NodePoolReconciler) listPools(ctx context.Context) (map[string]poolKeys
 // poolsOfNode telling which pools a node concerns, and a predicate that drops the
 // updates no pass reads).
 func (r *NodePoolReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	//lesson:5.7
-	//lesson:stub return ctrl.NewControllerManagedBy(mgr).
-	//lesson:stub For(&nodesv1.NodePool{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-	//lesson:stub Named("nodepool").
-	//lesson:stub Complete(r)
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&nodesv1.NodePool{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		//lesson:5.7
 		Owns(&nodev1.RuntimeClass{}).
 		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(poolsOfNode),
 			builder.WithPredicates(poolNodeChangedPredicate())).
+		//lesson:end
 		Named("nodepool").
 		Complete(r)
-	//lesson:end
 }

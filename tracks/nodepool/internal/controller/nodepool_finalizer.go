@@ -41,9 +41,9 @@ func (r *NodePoolReconciler) reconcileDelete(ctx context.Context, pool *nodesv1.
 	// and the queue retries: the pool cannot go before its labels do.
 	//stage:7
 	cleaned, err := r.reconcileNodes(ctx, pool)
+	//stage:old err := r.reconcileNodes(ctx, pool)
+	//stage:end
 	if err != nil {
-		//stage:old if err := r.reconcileNodes(ctx, pool); err != nil {
-		//stage:end
 		return err
 	}
 	if !controllerutil.ContainsFinalizer(pool, nodesv1.Finalizer) {
@@ -51,10 +51,7 @@ func (r *NodePoolReconciler) reconcileDelete(ctx context.Context, pool *nodesv1.
 	}
 	orig := pool.DeepCopy()
 	controllerutil.RemoveFinalizer(pool, nodesv1.Finalizer)
-	//stage:7
 	err = r.Patch(ctx, pool, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
-	//stage:old err := r.Patch(ctx, pool, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
-	//stage:end
 	switch {
 	case apierrors.IsNotFound(err):
 		// This pass read a stale copy of the pool from the cache, after an earlier pass

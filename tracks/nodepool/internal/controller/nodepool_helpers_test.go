@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -88,6 +89,40 @@ func createTestNode(t *testing.T, g Gomega, name string, labels map[string]strin
 	node.Spec.Taints = taints
 	g.Expect(env.Client.Update(env.Context(), node)).To(Succeed())
 	return node
+}
+
+// newReconciler returns a reconciler for tests that run passes themselves: it reads and
+// writes through c, and reads the API server directly where a pass does (APIReader).
+func newReconciler(c client.Client) *NodePoolReconciler {
+	return &NodePoolReconciler{
+		Client:    c,
+		Scheme:    env.Client.Scheme(),
+		APIReader: env.Client,
+		//stage:7
+		// It drops every event; a test that reads them sets a recorder of its own.
+		Recorder: &events.FakeRecorder{},
+		//stage:end
+	}
+}
+
+// createMember creates a member of the pool named pool, named pool-member, as
+// createTestNode does.
+func createMember(t *testing.T, g Gomega, pool string) *corev1.Node {
+	t.Helper()
+	return createTestNode(t, g, pool+"-member", map[string]string{poolMemberLabel(pool): ""})
+}
+
+// createMembers creates n members of the pool named pool, as createTestNode does, named
+// pool-0, pool-1, ... with the numbers padded to one width: the names sort as the
+// numbers do, and a pass goes through the nodes in that order.
+func createMembers(t *testing.T, g Gomega, pool string, n int) []*corev1.Node {
+	t.Helper()
+	width := len(strconv.Itoa(n - 1))
+	members := make([]*corev1.Node, n)
+	for i := range members {
+		members[i] = createTestNode(t, g, fmt.Sprintf("%s-%0*d", pool, width, i), map[string]string{poolMemberLabel(pool): ""})
+	}
+	return members
 }
 
 // requestFor is the request a pass of obj gets.
@@ -199,20 +234,3 @@ func (s *statusWriteLog) Patch(ctx context.Context, obj client.Object, patch cli
 
 // clientKey is the key of the cluster-scoped object name.
 func clientKey(name string) client.ObjectKey { return client.ObjectKey{Name: name} }
-
-//stage:7
-
-// takeEvents returns the events recorder has received so far, as "Type Reason note".
-func takeEvents(recorder *events.FakeRecorder) []string {
-	var got []string
-	for {
-		select {
-		case e := <-recorder.Events:
-			got = append(got, e)
-		default:
-			return got
-		}
-	}
-}
-
-//stage:end

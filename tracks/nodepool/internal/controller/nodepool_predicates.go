@@ -62,29 +62,23 @@ func poolNodeChangedPredicate() predicate.Predicate {
 	}
 }
 
-//stage:7
-
 // poolNodeChanged reports whether an update changed something a NodePool pass reads of a
-// node: its labels (membership, and the pool's labels), the pools' records, its taints
-// and its allocatable resources (the pool's status).
+// node, such as its labels (membership, and the pool's labels), the pools' records or its
+// taints.
 func poolNodeChanged(oldNode, newNode *corev1.Node) bool {
 	//lesson:7.7
 	//lesson:stub return !maps.Equal(oldNode.Labels, newNode.Labels) ||
 	//lesson:stub !maps.Equal(poolRecords(oldNode), poolRecords(newNode)) ||
 	//lesson:stub !equality.Semantic.DeepEqual(oldNode.Spec.Taints, newNode.Spec.Taints)
-	return !maps.Equal(oldNode.Labels, newNode.Labels) ||
-		!maps.Equal(poolRecords(oldNode), poolRecords(newNode)) ||
-		!equality.Semantic.DeepEqual(oldNode.Spec.Taints, newNode.Spec.Taints) ||
-		!equality.Semantic.DeepEqual(oldNode.Status.Allocatable, newNode.Status.Allocatable)
-	//lesson:end
-	//stage:old // poolNodeChanged reports whether an update changed something a NodePool pass reads of a
-	//stage:old // node: its labels (membership, and the pool's labels), the pools' records and its
-	//stage:old // taints.
-	//stage:old func poolNodeChanged(oldNode, newNode *corev1.Node) bool {
 	//stage:old return !maps.Equal(oldNode.Labels, newNode.Labels) ||
 	//stage:old !maps.Equal(poolRecords(oldNode), poolRecords(newNode)) ||
 	//stage:old !equality.Semantic.DeepEqual(oldNode.Spec.Taints, newNode.Spec.Taints)
-	//stage:end
+	return !maps.Equal(oldNode.Labels, newNode.Labels) ||
+		!maps.Equal(poolRecords(oldNode), poolRecords(newNode)) ||
+		!equality.Semantic.DeepEqual(oldNode.Spec.Taints, newNode.Spec.Taints) ||
+		// The pool's status adds up its members' allocatable resources.
+		!equality.Semantic.DeepEqual(oldNode.Status.Allocatable, newNode.Status.Allocatable)
+	//lesson:end
 }
 
 // poolRecords returns the annotations of node that are NodePool records.

@@ -40,10 +40,10 @@ func TestAStaleCacheIsNoRuntimeClassError(t *testing.T) {
 	pool := createPool(t, g, unmanagedPool(newNodePool(uniqueName("stale-rc"), sampleLabels)))
 	cache := &runtimeClassCacheBehind{Client: env.Client}
 	cache.behind.Store(true)
+	r := newReconciler(cache)
 	//stage:7
 	recorder := events.NewFakeRecorder(10)
-	r := &NodePoolReconciler{Client: cache, Scheme: env.Client.Scheme(), APIReader: env.Client, Recorder: recorder}
-	//stage:old r := &NodePoolReconciler{Client: cache, Scheme: env.Client.Scheme(), APIReader: env.Client}
+	r.Recorder = recorder
 	//stage:end
 
 	for pass := range 2 {
