@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -286,9 +285,11 @@ func (r *MyDaemonSetReconciler) createPods(ctx context.Context, mds *appsv1.MyDa
 	if err != nil {
 		err = fmt.Errorf("creating pods: %w", err)
 	}
-	// The batches run in parallel: sorted, the same collisions make the same message on
-	// every pass, and an idle pass writes no status.
-	return joinSorted(takenBy), errors.Join(err, joinSorted(oldBy))
+	// Like the errors of the creates, the collisions are counted, with only the first of
+	// them in the message (podcontrol.JoinErrors): one per node would not fit in the
+	// Ready condition. Sorted, the same collisions make the same message on every pass,
+	// and an idle pass writes no status.
+	return podcontrol.JoinErrors(takenBy, len(nodes)), errors.Join(err, podcontrol.JoinErrors(oldBy, len(nodes)))
 }
 
 // nameTakenError says that the pod name of a node is held by a pod mds does not control.
@@ -306,12 +307,6 @@ func (e *nameTakenError) Error() string {
 	}
 	return fmt.Sprintf("node %s: the pod name %s is taken by a pod this MyDaemonSet does not control (%s); "+
 		"rename the MyDaemonSet or delete that pod", e.node, e.pod, e.holder)
-}
-
-// joinSorted joins errs in the order of their messages; nil when there is none.
-func joinSorted(errs []error) error {
-	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
-	return errors.Join(errs...)
 }
 
 // checkOwnPod is called when the pod's name is taken. It returns nil when the holder is

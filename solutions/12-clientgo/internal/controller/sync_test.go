@@ -144,6 +144,33 @@ func TestAFailedPassReportsTheErrorAndDoesNotObserveTheSpec(t *testing.T) {
 	g.Expect(latest(g, ip).Status.ObservedGeneration).To(BeEquivalentTo(1), "status.observedGeneration once a pass has succeeded")
 }
 
+// A pass that fails on many pods must still say so: the API server refuses a condition
+// whose message exceeds 32 KiB, and a refused status patch leaves the status as the pass
+// before wrote it, just when it is wrong.
+func TestAPassThatFailsOnManyPodsStillReportsIt(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.Namespace(t)
+	working := newTestController(t, env.Config, testControllerOptions{namespace: ns, startPods: true})
+	broken := newTestController(t, refusePodDeletes(env.Config), testControllerOptions{namespace: ns, startPods: true})
+	ip := unmanaged(newImoocPod(ns, "many-failures", 40))
+	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(testenv.ErrorText(pass(g, working, ip, 0))).To(BeEmpty(), "the pass that creates the 40 pods")
+	g.Expect(podsOf(g, ip)).To(HaveLen(40))
+
+	// A policy webhook refuses every delete, each with a long explanation: 40 of them,
+	// joined, would make some 45 KiB.
+	scaleTo(g, ip, 0)
+	err := pass(g, broken, ip, 40)
+	g.Expect(testenv.ErrorText(err)).To(ContainSubstring("denied the request"), "a pass whose deletes fail should return their error")
+	got := latest(g, ip)
+	g.Expect(readyAs(got)).To(Equal("False "+appsv1.ReasonReconcileError), "the Ready condition after a pass whose 40 "+
+		"deletes failed: if it does not say ReconcileError, the API server refused the status patch, whose message may "+
+		"not exceed 32 KiB (the pass's error: %.300s...)", testenv.ErrorText(err))
+	message := readyCondition(got).Message
+	g.Expect(message).To(ContainSubstring("40 of 40 failed; first: "), "the message should count the failures and show the first")
+	g.Expect(len(message)).To(BeNumerically("<", 2048), "the message of 40 failures should be about as long as one's")
+}
+
 func TestANamespaceBeingDeletedIsNoError(t *testing.T) {
 	g := NewWithT(t)
 	ip := unmanaged(newImoocPod("", "web", 3))

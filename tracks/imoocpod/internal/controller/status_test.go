@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -120,6 +121,34 @@ func TestAFailedPassReportsTheErrorAndDoesNotObserveTheSpec(t *testing.T) {
 		"status.observedGeneration should stay at the last generation a pass succeeded with")
 	g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv1.ReasonReconcileError), "the Ready condition")
 	g.Expect(readyCondition(got).Message).To(ContainSubstring(quota.Error()), "the Ready condition should say what failed")
+}
+
+// A pass that fails on many pods must still say so: the API server refuses a condition
+// whose message exceeds 32 KiB, and a refused status patch leaves the status as the
+// pass before wrote it, just when it is wrong.
+func TestAPassThatFailsOnManyPodsStillReportsIt(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	ip := unmanaged(newImoocPod(env.Namespace(t), "many-failures", 40))
+	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	working := &ImoocPodReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
+	_, err := working.Reconcile(ctx, requestFor(ip))
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass that creates the 40 pods")
+	g.Expect(podsOf(g, ip)).To(HaveLen(40))
+
+	// A policy webhook refuses every delete, each with a long explanation: 40 of them,
+	// joined, would make some 45 KiB.
+	scaleTo(g, ip, 0)
+	broken := &ImoocPodReconciler{Client: &failingDeletes{Client: env.Client}, Scheme: env.Client.Scheme()}
+	_, err = broken.Reconcile(ctx, requestFor(ip))
+	g.Expect(err).To(MatchError(ContainSubstring("denied the request")), "a pass whose deletes fail should return their error")
+	got := latest(g, ip)
+	g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv1.ReasonReconcileError), "the Ready condition after a pass "+
+		"whose 40 deletes failed: if it does not say ReconcileError, the API server refused the status patch, whose "+
+		"message may not exceed 32 KiB (the pass's error: %.300s...)", testenv.ErrorText(err))
+	message := readyCondition(got).Message
+	g.Expect(message).To(ContainSubstring("40 of 40 failed; first: "), "the message should count the failures and show the first")
+	g.Expect(len(message)).To(BeNumerically("<", 2048), "the message of 40 failures should be about as long as one's")
 }
 
 // kubectl get shows the counts through the printer columns' JSONPaths, which print
@@ -365,4 +394,15 @@ type failingCreates struct {
 
 func (f *failingCreates) Create(context.Context, client.Object, ...client.CreateOption) error {
 	return f.err
+}
+
+// failingDeletes is a client whose deletes a policy webhook refuses, each with a message
+// of about a kilobyte.
+type failingDeletes struct {
+	client.Client
+}
+
+func (f *failingDeletes) Delete(_ context.Context, obj client.Object, _ ...client.DeleteOption) error {
+	return fmt.Errorf(`pods %q is forbidden: admission webhook "protect.policy.example.com" denied the request: %s`,
+		obj.GetName(), strings.Repeat("this pod is protected by the team's disruption policy; ", 20))
 }

@@ -1,7 +1,10 @@
 package controller
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -10,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	appsv1 "github.com/kube-workshop/operator-workshop/tracks/mydaemonset/api/apps/v1"
 )
 
@@ -81,4 +85,49 @@ func TestMyDaemonSetStatusHoldsCountsOfZero(t *testing.T) {
 			g.Expect(count).To(BeZero(), "status.%s", field)
 		}
 	}).Should(Succeed())
+}
+
+// A pass that fails on many nodes must still say so: the API server refuses a condition
+// whose message exceeds 32 KiB, and a refused status patch leaves the status as the pass
+// before wrote it, just when it is wrong.
+func TestAPassThatFailsOnManyNodesStillReportsIt(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	ns := env.Namespace(t)
+	for i := range 40 {
+		createNode(g, ns, fmt.Sprintf("n%02d", i), true, nil)
+	}
+	mds := unmanaged(newMyDaemonSet(ns, "agent", nil))
+	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	working := &MyDaemonSetReconciler{Client: env.Client, Scheme: env.Client.Scheme(), APIReader: env.Client}
+	_, err := working.Reconcile(ctx, requestFor(mds))
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass that creates the 40 pods")
+	g.Expect(daemonPodsOf(g, mds)).To(HaveLen(40))
+
+	// No node matches any more, and a policy webhook refuses every delete, each with a
+	// long explanation: 40 of them, joined, would make some 45 KiB.
+	patch := client.MergeFrom(mds.DeepCopy())
+	mds.Spec.NodeSelector["role"] = "none"
+	g.Expect(env.Client.Patch(ctx, mds, patch)).To(Succeed())
+	broken := &MyDaemonSetReconciler{Client: &failingDeletes{Client: env.Client}, Scheme: env.Client.Scheme(), APIReader: env.Client}
+	_, err = broken.Reconcile(ctx, requestFor(mds))
+	g.Expect(err).To(MatchError(ContainSubstring("denied the request")), "a pass whose deletes fail should return their error")
+	got := latestMyDaemonSet(g, mds)
+	g.Expect(got).To(haveMyDaemonSetReady(metav1.ConditionFalse, appsv1.ReasonReconcileError), "the Ready condition "+
+		"after a pass whose 40 deletes failed: if it does not say ReconcileError, the API server refused the status "+
+		"patch, whose message may not exceed 32 KiB (the pass's error: %.300s...)", testenv.ErrorText(err))
+	message := meta.FindStatusCondition(got.Status.Conditions, appsv1.ConditionReady).Message
+	g.Expect(message).To(ContainSubstring("40 of 40 failed; first: "), "the message should count the failures and show the first")
+	g.Expect(len(message)).To(BeNumerically("<", 2048), "the message of 40 failures should be about as long as one's")
+}
+
+// failingDeletes is a client whose deletes a policy webhook refuses, each with a message
+// of about a kilobyte.
+type failingDeletes struct {
+	client.Client
+}
+
+func (f *failingDeletes) Delete(_ context.Context, obj client.Object, _ ...client.DeleteOption) error {
+	return fmt.Errorf(`pods %q is forbidden: admission webhook "protect.policy.example.com" denied the request: %s`,
+		obj.GetName(), strings.Repeat("this pod is protected by the team's disruption policy; ", 20))
 }
