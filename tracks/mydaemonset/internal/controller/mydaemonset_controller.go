@@ -239,10 +239,11 @@ func (r *MyDaemonSetReconciler) failedPodBackoff() *flowcontrol.Backoff {
 
 // createPods creates the pods of nodes in growing batches and records each one as
 // expected. A pod that already exists is no error when it is ours: the cache had not
-// shown it yet. A node whose pod name someone else holds is skipped, so that the nodes
-// after it still get their pods, and returned in taken: retrying cannot free that name.
-// err holds what a retry can fix, among it the names that pods of an earlier MyDaemonSet
-// of the same name still hold until the garbage collector deletes them.
+// shown it yet, and that pod is the one to expect. A node whose pod name someone else
+// holds is skipped, so that the nodes after it still get their pods, and returned in
+// taken: retrying cannot free that name. err holds what a retry can fix, among it the
+// names that pods of an earlier MyDaemonSet of the same name still hold until the
+// garbage collector deletes them.
 func (r *MyDaemonSetReconciler) createPods(ctx context.Context, mds *appsv1.MyDaemonSet, nodes []*corev1.Node) (taken, err error) {
 	log := log.FromContext(ctx)
 	log.Info("Creating pods", "count", len(nodes))
@@ -258,7 +259,8 @@ func (r *MyDaemonSetReconciler) createPods(ctx context.Context, mds *appsv1.MyDa
 		}
 		err = r.Create(ctx, pod)
 		if apierrors.IsAlreadyExists(err) {
-			err = r.checkOwnPod(ctx, mds, pod)
+			var held *corev1.Pod
+			held, err = r.checkOwnPod(ctx, mds, pod)
 			var collision *nameTakenError
 			if errors.As(err, &collision) {
 				log.Info("Skipped a node whose pod name is held by another pod", "node", nodes[i].Name,
@@ -273,6 +275,10 @@ func (r *MyDaemonSetReconciler) createPods(ctx context.Context, mds *appsv1.MyDa
 				}
 				return nil
 			}
+			// Ours: the pod to expect is the one that holds the name. The one sent has no
+			// UID, which no pod in the cache ever has: every pass would wait for it until
+			// the expectations time out, and no node would get a pod meanwhile.
+			pod = held
 		}
 		if err != nil {
 			return err
@@ -313,7 +319,7 @@ func (e *nameTakenError) Error() string {
 		"rename the MyDaemonSet or delete that pod", e.node, e.pod, e.holder)
 }
 
-// checkOwnPod is called when the pod's name is taken. It returns nil when the holder is
+// checkOwnPod is called when the pod's name is taken. It returns the holder when it is
 // ours (the cache had not shown it yet, or does not show it until adoptPod has labelled
 // it), and a *nameTakenError when it is not. Two
 // MyDaemonSets of one namespace can want the same name ("a" on node "b-c" and "a-b" on
@@ -321,16 +327,16 @@ func (e *nameTakenError) Error() string {
 // MyDaemonSet can. A pod controlled by a MyDaemonSet of the same name but another UID is
 // left over from an earlier MyDaemonSet of that name: that one only needs time. The holder
 // is read from the API server: the cache holds only the manager's own pods.
-func (r *MyDaemonSetReconciler) checkOwnPod(ctx context.Context, mds *appsv1.MyDaemonSet, pod *corev1.Pod) error {
+func (r *MyDaemonSetReconciler) checkOwnPod(ctx context.Context, mds *appsv1.MyDaemonSet, pod *corev1.Pod) (*corev1.Pod, error) {
 	var existing corev1.Pod
 	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(pod), &existing); err != nil {
 		if apierrors.IsNotFound(err) {
-			return fmt.Errorf("the pod name %s was taken and is free again: retrying", pod.Name)
+			return nil, fmt.Errorf("the pod name %s was taken and is free again: retrying", pod.Name)
 		}
-		return fmt.Errorf("reading the pod that holds the name %s: %w", pod.Name, err)
+		return nil, fmt.Errorf("reading the pod that holds the name %s: %w", pod.Name, err)
 	}
 	if metav1.IsControlledBy(&existing, mds) {
-		return r.adoptPod(ctx, mds, &existing)
+		return &existing, r.adoptPod(ctx, mds, &existing)
 	}
 	taken := &nameTakenError{node: pod.Spec.NodeName, pod: pod.Name, holder: "no controller"}
 	if owner := metav1.GetControllerOf(&existing); owner != nil {
@@ -338,7 +344,7 @@ func (r *MyDaemonSetReconciler) checkOwnPod(ctx context.Context, mds *appsv1.MyD
 		gv, _ := schema.ParseGroupVersion(owner.APIVersion)
 		taken.earlierSelf = gv.Group == appsv1.GroupVersion.Group && owner.Kind == "MyDaemonSet" && owner.Name == mds.Name
 	}
-	return taken
+	return nil, taken
 }
 
 // adoptPod gives a pod that mds controls the label MyDaemonSetLabel=<mds's name> when it

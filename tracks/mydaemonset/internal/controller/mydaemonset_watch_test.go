@@ -501,4 +501,14 @@ func TestAnOwnPodWithoutTheLabelIsAdopted(t *testing.T) {
 		g.Expect(got.Status.NumberAvailable).To(BeEquivalentTo(1), "status.numberAvailable")
 		g.Expect(got).To(haveMyDaemonSetReady(metav1.ConditionTrue, appsv1.ReasonAllPodsAvailable))
 	}).Should(Succeed(), "the node should run its adopted pod within seconds")
+
+	// Nor may the adoption hold the controller up afterwards: the next node gets its pod
+	// within seconds too.
+	next := createNode(g, ns, "b", true, nil)
+	g.Eventually(func(g Gomega) {
+		g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(names(node, next)), "the new node %s should get its pod "+
+			"within seconds of the adoption: if not, the pass that found the pod ours expected a create the cache "+
+			"will never show (the UID of the pod it sent, which is empty), and every pass waits for the "+
+			"expectations' timeout of a minute", next.Name)
+	}).Should(Succeed())
 }
