@@ -408,16 +408,30 @@ func daemonContainer(mds *appsv1.MyDaemonSet) corev1.Container {
 	//lesson:end
 }
 
-// daemonTolerations are the tolerations of every pod of mds: spec.tolerations, and two
-// that keep a daemon pod on a node that goes NotReady or unreachable. The node lifecycle
-// controller taints such a node with NoExecute, and the API server gives every other pod
-// a 300-second toleration of those taints, after which it is evicted. A DaemonSet's pods
-// tolerate them for good, and so do ours: the node needs its daemons most when it is in
-// trouble.
+// daemonTolerations are the tolerations of every pod of mds: spec.tolerations, and those
+// the DaemonSet controller gives its pods for the taints the node lifecycle controller
+// puts on a node in trouble (AddOrUpdateDaemonPodTolerations in k8s.io/kubernetes
+// pkg/controller/daemon/util). The node needs its daemons most then.
+//
+//   - not-ready and unreachable, NoExecute: the API server gives every other pod a
+//     300-second toleration of those, after which it is evicted. Ours stay for good.
+//   - memory, disk and PID pressure, NoSchedule: a node under pressure still gets its
+//     pod, a new one or a replacement.
+//
+// Two of the DaemonSet's are left out. network-unavailable it gives only to pods on the
+// host's network: a pod on the pod network cannot start before the node's network is up,
+// and ours never use the host's. unschedulable, the taint of a cordon, it gives to all:
+// here a cordoned node loses its pod instead (nodeMatches).
 func daemonTolerations(mds *appsv1.MyDaemonSet) []corev1.Toleration {
+	tolerate := func(key string, effect corev1.TaintEffect) corev1.Toleration {
+		return corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists, Effect: effect}
+	}
 	return append(slices.Clone(mds.Spec.Tolerations),
-		corev1.Toleration{Key: corev1.TaintNodeNotReady, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute},
-		corev1.Toleration{Key: corev1.TaintNodeUnreachable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute},
+		tolerate(corev1.TaintNodeNotReady, corev1.TaintEffectNoExecute),
+		tolerate(corev1.TaintNodeUnreachable, corev1.TaintEffectNoExecute),
+		tolerate(corev1.TaintNodeMemoryPressure, corev1.TaintEffectNoSchedule),
+		tolerate(corev1.TaintNodeDiskPressure, corev1.TaintEffectNoSchedule),
+		tolerate(corev1.TaintNodePIDPressure, corev1.TaintEffectNoSchedule),
 	)
 }
 
