@@ -87,6 +87,68 @@ func TestMyDaemonSetStatusHoldsCountsOfZero(t *testing.T) {
 	}).Should(Succeed())
 }
 
+// The cache shows a write a moment after it is made, and our status patches start no
+// pass (GenerationChangedPredicate): a pass may read the MyDaemonSet as it was before the
+// last one. When what it finds is what that stale copy says, a comparison with the copy
+// finds nothing to write, and nothing corrects the status afterwards.
+func TestAPassThatReadsAStaleCopyStillWritesTheStatus(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	ns := env.Namespace(t)
+	createNode(g, ns, "a", true, nil)
+	mds := unmanaged(newMyDaemonSet(ns, "agent", nil))
+	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	cache := &lateCache{Client: env.Client}
+	r := &MyDaemonSetReconciler{Client: cache, Scheme: env.Client.Scheme(), APIReader: env.Client}
+	pass := func(what string) {
+		t.Helper()
+		_, err := r.Reconcile(ctx, requestFor(mds))
+		g.Expect(testenv.ErrorText(err)).To(BeEmpty(), what)
+	}
+	pass("the pass that creates the pod")
+	markReady(g, ns, daemonPodsOf(g, mds)[0].Name)
+	pass("the pass that counts it")
+	g.Expect(latestMyDaemonSet(g, mds)).To(haveMyDaemonSetReady(metav1.ConditionTrue, appsv1.ReasonAllPodsAvailable))
+
+	// From here on the cache shows the MyDaemonSet as it is now: 1 of 1 pods available.
+	cache.behind = latestMyDaemonSet(g, mds)
+	// Someone deletes the pod: the next pass reports it missing and creates its replacement.
+	gone := daemonPodsOf(g, mds)[0]
+	g.Expect(env.Client.Delete(ctx, &gone)).To(Succeed())
+	removeTerminatingPods(g, ns)
+	pass("the pass that replaces the pod")
+	g.Expect(latestMyDaemonSet(g, mds)).To(haveMyDaemonSetReady(metav1.ConditionFalse, appsv1.ReasonPodsMissing))
+
+	// The replacement becomes ready: the next pass finds 1 of 1, as its stale copy says.
+	markReady(g, ns, daemonPodsOf(g, mds)[0].Name)
+	_, err := r.Reconcile(ctx, requestFor(mds))
+	if err != nil {
+		// The queue would retry this pass; by then the cache has caught up.
+		cache.behind = nil
+		_, err = r.Reconcile(ctx, requestFor(mds))
+	}
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass that finds the replacement ready")
+	g.Expect(latestMyDaemonSet(g, mds)).To(haveMyDaemonSetReady(metav1.ConditionTrue, appsv1.ReasonAllPodsAvailable),
+		"the Ready condition once the replacement is ready: if it still says PodsMissing, the pass compared equal "+
+			"with a stale copy of the MyDaemonSet, which the cache showed as it was before the last status patch, and "+
+			"wrote nothing; that patch starts no pass, so nothing would correct it")
+}
+
+// lateCache is a client that reads like a cache a moment after a write: while behind is
+// set, a Get of that MyDaemonSet returns it as it was then, whatever the API server holds.
+type lateCache struct {
+	client.Client
+	behind *appsv1.MyDaemonSet
+}
+
+func (c *lateCache) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if mds, ok := obj.(*appsv1.MyDaemonSet); ok && c.behind != nil && key == client.ObjectKeyFromObject(c.behind) {
+		c.behind.DeepCopyInto(mds)
+		return nil
+	}
+	return c.Client.Get(ctx, key, obj, opts...)
+}
+
 // A pass that fails on many nodes must still say so: the API server refuses a condition
 // whose message exceeds 32 KiB, and a refused status patch leaves the status as the pass
 // before wrote it, just when it is wrong.

@@ -68,6 +68,10 @@ type MyDaemonSetReconciler struct {
 	// save the requests such a pass would waste, and keep a pass that misses a delete
 	// from spending the rolling budget again.
 	expectations podcontrol.Expectations
+
+	// statusWrites remembers the resourceVersion of each MyDaemonSet's last status
+	// patch, until the cache shows it.
+	statusWrites podcontrol.StatusWrites
 }
 
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=mydaemonsets,verbs=get;list;watch
@@ -95,6 +99,15 @@ func (r *MyDaemonSetReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	}
 	if !mds.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
+	}
+	// As in lesson 02: our status patches start no pass, so this one may read the
+	// MyDaemonSet as it was before the last one, and compared with such a copy a status
+	// that went back to what it was before that patch would never be written. A copy
+	// older than our last status patch is read again from the API server.
+	if r.statusWrites.Predates(&mds) {
+		if err := r.APIReader.Get(ctx, req.NamespacedName, &mds); err != nil {
+			return ctrl.Result{}, fmt.Errorf("reading the MyDaemonSet from the API server: %w", err)
+		}
 	}
 
 	orig := mds.DeepCopy()

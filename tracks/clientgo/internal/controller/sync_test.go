@@ -6,11 +6,13 @@ import (
 
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/tracks/clientgo/api/apps/v1"
+	"github.com/kube-workshop/operator-workshop/tracks/clientgo/internal/imoocpods"
 )
 
 // Passes driven by hand on envtest: a controller of the test's own, whose informers run
@@ -122,6 +124,84 @@ func TestReadyConditionSaysWhatAPassFound(t *testing.T) {
 	got = latest(g, ip)
 	g.Expect(readyAs(got)).To(Equal("False "+appsv1.ReasonScalingDown), "the Ready condition")
 	g.Expect(got.Status.ObservedGeneration).To(BeEquivalentTo(2), "status.observedGeneration after the spec changed")
+}
+
+// The informer shows a write a moment after it is made, and our status patches start no
+// pass (updateImoocPod): a pass may read the ImoocPod as it was before the last one. When
+// what it finds is what that stale copy says, a comparison with the copy finds nothing to
+// write, and nothing corrects the status afterwards.
+func TestAPassThatReadsAStaleCopyStillWritesTheStatus(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.Namespace(t)
+	c := newTestController(t, env.Config, testControllerOptions{namespace: ns, startPods: true})
+	ip := unmanaged(newImoocPod(ns, "stale-copy", 2))
+	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(testenv.ErrorText(pass(g, c, ip, 0))).To(BeEmpty(), "the pass that creates the pods")
+	for _, pod := range podsOf(g, ip) {
+		markReady(g, ns, pod.Name)
+	}
+	waitForReadyInCache(g, c, ns, 2)
+	g.Expect(testenv.ErrorText(pass(g, c, ip, 2))).To(BeEmpty(), "the pass that counts them")
+	g.Expect(readyAs(latest(g, ip))).To(Equal("True "+appsv1.ReasonAllReplicasReady), "the Ready condition")
+
+	// From here on the ImoocPod's cache shows it as it is now: 2 of 2 ready.
+	current := c.imoocPodLister
+	c.imoocPodLister = listerOf(latest(g, ip))
+	// Someone deletes a pod: the next pass reports 1 of 2 and creates the replacement.
+	gone := podsOf(g, ip)[0]
+	g.Expect(env.Client.Delete(env.Context(), &gone)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		listed, err := c.podLister.Pods(ns).List(labels.Everything())
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(listed).To(HaveLen(1), "pods in the test controller's cache")
+	}).Should(Succeed())
+	g.Expect(testenv.ErrorText(pass(g, c, ip, 1))).To(BeEmpty(), "the pass that replaces the pod")
+	g.Expect(readyAs(latest(g, ip))).To(Equal("False "+appsv1.ReasonScalingUp), "the Ready condition of 1 pod of 2")
+
+	// The replacement becomes ready: the next pass finds 2 of 2, as its stale copy says.
+	for _, pod := range podsOf(g, ip) {
+		markReady(g, ns, pod.Name)
+	}
+	waitForReadyInCache(g, c, ns, 2)
+	err := pass(g, c, ip, 2)
+	if err != nil {
+		// The queue would retry this pass; by then the cache has caught up.
+		c.imoocPodLister = current
+		err = pass(g, c, ip, 2)
+	}
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass that finds the replacement ready")
+	g.Expect(readyAs(latest(g, ip))).To(Equal("True "+appsv1.ReasonAllReplicasReady), "the Ready condition once "+
+		"the replacement is ready: if it still says ScalingUp, the pass compared equal with a stale copy of the "+
+		"ImoocPod, which the informer showed as it was before the last status patch, and wrote nothing; that patch "+
+		"starts no pass, so nothing would correct it. When c.statusWrites says the ImoocPod predates your last status "+
+		"write, read it again through c.imoocPods.Get")
+}
+
+// listerOf returns a lister whose cache holds the ImoocPods given, as they are now, and
+// never anything else: an informer that has stopped showing their writes.
+func listerOf(imoocPods ...*appsv1.ImoocPod) imoocpods.Lister {
+	informer := cache.NewSharedIndexInformer(&cache.ListWatch{}, &appsv1.ImoocPod{}, 0, cache.Indexers{})
+	for _, ip := range imoocPods {
+		if err := informer.GetIndexer().Add(ip); err != nil {
+			panic(err)
+		}
+	}
+	return imoocpods.NewLister(informer)
+}
+
+// waitForReadyInCache waits until the pod cache of c shows n ready pods in namespace ns.
+func waitForReadyInCache(g Gomega, c *Controller, ns string, n int) {
+	g.EventuallyWithOffset(1, func(g Gomega) {
+		listed, err := c.podLister.Pods(ns).List(labels.Everything())
+		g.Expect(err).NotTo(HaveOccurred())
+		var ready int
+		for _, pod := range listed {
+			if podcontrol.IsPodReady(pod) {
+				ready++
+			}
+		}
+		g.Expect(ready).To(Equal(n), "ready pods in the test controller's cache")
+	}).Should(Succeed())
 }
 
 func TestAFailedPassReportsTheErrorAndDoesNotObserveTheSpec(t *testing.T) {
