@@ -2,6 +2,8 @@ package podcontrol
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -49,4 +51,36 @@ func TestSlowStartStopsAfterAFailingBatch(t *testing.T) {
 	// Batches of 1 and 2 succeed; in the batch of 4 one call succeeds and three fail.
 	g.Expect(done).To(Equal(4))
 	g.Expect(calls.Load()).To(BeEquivalentTo(7), "no batch starts after one that failed")
+}
+
+// A pass puts its error in a status condition, whose message may not exceed 32 KiB: the
+// errors of hundreds of failed writes must not add up.
+func TestInParallelReportsHowManyFailedAndTheFirst(t *testing.T) {
+	g := NewWithT(t)
+	denied := func(i int) error {
+		return fmt.Errorf("pod-%03d: admission webhook denied the request: %s", i, strings.Repeat("policy ", 150))
+	}
+	done, err := InParallel(500, func(i int) error {
+		if i%5 == 0 {
+			return nil
+		}
+		return denied(i)
+	})
+	g.Expect(done).To(Equal(100))
+	g.Expect(err).To(MatchError(HavePrefix("400 of 500 failed; first: pod-001: admission webhook denied the request")),
+		"the message counts the failures and shows the first, in the order of their messages")
+	g.Expect(len(err.Error())).To(BeNumerically("<", 2048), "the message of 400 failures should be as long as one's")
+	var each *Errors
+	g.Expect(errors.As(err, &each)).To(BeTrue())
+	g.Expect(each.Unwrap()).To(HaveLen(400), "every error is still there for errors.Is and errors.As")
+
+	_, err = InParallel(3, func(i int) error {
+		if i == 1 {
+			return denied(i)
+		}
+		return nil
+	})
+	g.Expect(err).To(MatchError(denied(1).Error()), "one failure is reported as it is")
+	_, err = InParallel(3, func(int) error { return nil })
+	g.Expect(err).NotTo(HaveOccurred())
 }

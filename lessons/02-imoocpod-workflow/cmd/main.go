@@ -45,6 +45,7 @@ func main() {
 			Scheme:                  mgr.GetScheme(),
 			FilterEvents:            filterEvents,
 			MaxConcurrentReconciles: maxConcurrentReconciles,
+			APIReader:               mgr.GetAPIReader(),
 		}).SetupWithManager(mgr)
 	})
 	if err != nil {

@@ -48,6 +48,7 @@ func main() {
 			//stage:2
 			FilterEvents:            filterEvents,
 			MaxConcurrentReconciles: maxConcurrentReconciles,
+			APIReader:               mgr.GetAPIReader(),
 			//stage:end
 		}).SetupWithManager(mgr)
 	})

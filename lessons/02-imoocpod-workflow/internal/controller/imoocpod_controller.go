@@ -43,6 +43,14 @@ type ImoocPodReconciler struct {
 	// 0 means 1. The work queue never hands one ImoocPod to two workers at a time.
 	MaxConcurrentReconciles int
 
+	// APIReader reads the API server directly: a pass that finds the cache's ImoocPod
+	// older than the status it wrote last reads the ImoocPod through it.
+	APIReader client.Reader
+
+	// statusWrites remembers the resourceVersion of the last status patch of each
+	// ImoocPod, until the cache shows it.
+	statusWrites podcontrol.StatusWrites
+
 	// expectations remembers the pods this controller created or deleted that the cache
 	// has not shown yet.
 	expectations podcontrol.Expectations
@@ -82,7 +90,9 @@ func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	// the deferred patch sends the difference from the snapshot, once, so that an error
 	// shows in the Ready condition and not only in this log.
 	// TODO(3): Patch the status once per pass.
-	// Snapshot imoocPod (DeepCopy) and defer a call of r.patchStatus with the
+	// When the ImoocPod the cache gave predates your last status patch
+	// (r.statusWrites.Predates), read it again through r.APIReader. Then
+	// snapshot imoocPod (DeepCopy) and defer a call of r.patchStatus with the
 	// snapshot and the pass's error (retErr, the named result); join the
 	// patch's own error into retErr. See "One status patch per pass" in
 	// docs/lesson-02.md.

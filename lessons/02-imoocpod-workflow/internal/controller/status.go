@@ -8,13 +8,17 @@ import (
 
 // patchStatus completes the status a pass found and writes it with one merge patch of
 // the status subresource, only when it differs from orig, the ImoocPod as the pass read
-// it: a pass with nothing new to say writes nothing. passErr is the pass's error; only a
-// pass without one has acted on the spec, so only such a pass moves observedGeneration.
+// it: a pass with nothing new to say writes nothing. Reconcile makes sure orig is not
+// older than the last status patch, so its status is the one the API server holds.
+// passErr is the pass's error; only a pass without one has acted on the spec, so only
+// such a pass moves observedGeneration.
 func (r *ImoocPodReconciler) patchStatus(ctx context.Context, orig, imoocPod *appsv1.ImoocPod, passErr error) error {
 	// TODO(3): Patch the status once per pass.
 	// Set the Ready condition (setReadyCondition) and, when the pass succeeded,
 	// status.observedGeneration. Then, only when the status differs from
 	// orig's (equality.Semantic.DeepEqual), patch it: r.Status().Patch with
-	// client.MergeFrom(orig). See "One status patch per pass" in docs/lesson-02.md.
+	// client.MergeFrom(orig). Record the patch (r.statusWrites.Wrote), so that
+	// the next pass can tell whether the cache shows it yet. See "One status
+	// patch per pass" in docs/lesson-02.md.
 	return nil
 }

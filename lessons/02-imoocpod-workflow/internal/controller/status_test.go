@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -120,6 +121,79 @@ func TestAFailedPassReportsTheErrorAndDoesNotObserveTheSpec(t *testing.T) {
 		"status.observedGeneration should stay at the last generation a pass succeeded with")
 	g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv1.ReasonReconcileError), "the Ready condition")
 	g.Expect(readyCondition(got).Message).To(ContainSubstring(quota.Error()), "the Ready condition should say what failed")
+}
+
+// A pass that fails on many pods must still say so: the API server refuses a condition
+// whose message exceeds 32 KiB, and a refused status patch leaves the status as the
+// pass before wrote it, just when it is wrong.
+func TestAPassThatFailsOnManyPodsStillReportsIt(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	ip := unmanaged(newImoocPod(env.Namespace(t), "many-failures", 40))
+	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	working := &ImoocPodReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
+	_, err := working.Reconcile(ctx, requestFor(ip))
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass that creates the 40 pods")
+	g.Expect(podsOf(g, ip)).To(HaveLen(40))
+
+	// A policy webhook refuses every delete, each with a long explanation: 40 of them,
+	// joined, would make some 45 KiB.
+	scaleTo(g, ip, 0)
+	broken := &ImoocPodReconciler{Client: &failingDeletes{Client: env.Client}, Scheme: env.Client.Scheme()}
+	_, err = broken.Reconcile(ctx, requestFor(ip))
+	g.Expect(err).To(MatchError(ContainSubstring("denied the request")), "a pass whose deletes fail should return their error")
+	got := latest(g, ip)
+	g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv1.ReasonReconcileError), "the Ready condition after a pass "+
+		"whose 40 deletes failed: if it does not say ReconcileError, the API server refused the status patch, whose "+
+		"message may not exceed 32 KiB (the pass's error: %.300s...)", testenv.ErrorText(err))
+	message := readyCondition(got).Message
+	g.Expect(message).To(ContainSubstring("40 of 40 failed; first: "), "the message should count the failures and show the first")
+	g.Expect(len(message)).To(BeNumerically("<", 2048), "the message of 40 failures should be about as long as one's")
+}
+
+// A pass that fails says so in the Ready condition, and the retry that succeeds must take
+// it back. The cache shows the failed pass's status patch a moment after it is made, and
+// that patch starts no pass of its own (GenerationChangedPredicate): the retry may read
+// the ImoocPod as it was before the patch. Compared with that stale copy, what the retry
+// finds is no change, and unless it looks further the error stays in the status until
+// some other event comes, which may be never.
+func TestARetryThatReadsAStaleCopyStillClearsTheError(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	// No pod: the status does not depend on the counts.
+	ip := unmanaged(newImoocPod(env.Namespace(t), "stale-copy", 0))
+	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	cache := &lateCache{Client: env.Client}
+	r := &ImoocPodReconciler{Client: cache, APIReader: env.Client, Scheme: env.Client.Scheme()}
+
+	_, err := r.Reconcile(ctx, requestFor(ip))
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the first pass's error")
+	g.Expect(latest(g, ip)).To(haveReady(metav1.ConditionTrue, appsv1.ReasonAllReplicasReady),
+		"the Ready condition of an ImoocPod of 0 pods")
+
+	// The cache falls behind, and the next pass fails.
+	cache.behind = latest(g, ip)
+	timeout := errors.New("etcdserver: request timed out")
+	cache.listErr = timeout
+	_, err = r.Reconcile(ctx, requestFor(ip))
+	g.Expect(err).To(MatchError(timeout), "the failed pass's error")
+	g.Expect(latest(g, ip)).To(haveReady(metav1.ConditionFalse, appsv1.ReasonReconcileError),
+		"the Ready condition after the failed pass")
+
+	// The retry succeeds, reading the ImoocPod from before the failed pass's patch.
+	cache.listErr = nil
+	_, err = r.Reconcile(ctx, requestFor(ip))
+	if err != nil {
+		// The queue would retry this pass too; by then the cache has caught up.
+		cache.behind = nil
+		_, err = r.Reconcile(ctx, requestFor(ip))
+	}
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the retry's error")
+	g.Expect(latest(g, ip)).To(haveReady(metav1.ConditionTrue, appsv1.ReasonAllReplicasReady), "the Ready condition "+
+		"after the retry succeeded: if it still says ReconcileError, the retry compared equal with a stale copy of the "+
+		"ImoocPod, which the cache showed as it was before the failed pass's status patch, and wrote nothing; that patch "+
+		"starts no pass, so nothing would correct it. When r.statusWrites says the ImoocPod predates your last status "+
+		"write, read it again through r.APIReader")
 }
 
 // kubectl get shows the counts through the printer columns' JSONPaths, which print
@@ -365,4 +439,39 @@ type failingCreates struct {
 
 func (f *failingCreates) Create(context.Context, client.Object, ...client.CreateOption) error {
 	return f.err
+}
+
+// failingDeletes is a client whose deletes a policy webhook refuses, each with a message
+// of about a kilobyte.
+type failingDeletes struct {
+	client.Client
+}
+
+func (f *failingDeletes) Delete(_ context.Context, obj client.Object, _ ...client.DeleteOption) error {
+	return fmt.Errorf(`pods %q is forbidden: admission webhook "protect.policy.example.com" denied the request: %s`,
+		obj.GetName(), strings.Repeat("this pod is protected by the team's disruption policy; ", 20))
+}
+
+// lateCache is a client that reads like a cache a moment after a write: while behind is
+// set, a Get of that ImoocPod returns it as it was then, whatever the API server holds.
+// While listErr is set, its pod lists fail, like those of an API server that times out.
+type lateCache struct {
+	client.Client
+	behind  *appsv1.ImoocPod
+	listErr error
+}
+
+func (c *lateCache) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if ip, ok := obj.(*appsv1.ImoocPod); ok && c.behind != nil && key == client.ObjectKeyFromObject(c.behind) {
+		c.behind.DeepCopyInto(ip)
+		return nil
+	}
+	return c.Client.Get(ctx, key, obj, opts...)
+}
+
+func (c *lateCache) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	if _, ok := list.(*corev1.PodList); ok && c.listErr != nil {
+		return c.listErr
+	}
+	return c.Client.List(ctx, list, opts...)
 }

@@ -21,6 +21,7 @@ func TestMain(m *testing.M) {
 				Scheme:                  mgr.GetScheme(),
 				FilterEvents:            true,
 				MaxConcurrentReconciles: 2,
+				APIReader:               mgr.GetAPIReader(),
 			}).SetupWithManager(mgr)
 		},
 	}, &env))

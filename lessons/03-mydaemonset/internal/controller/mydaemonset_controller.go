@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -66,6 +65,10 @@ type MyDaemonSetReconciler struct {
 	// save the requests such a pass would waste, and keep a pass that misses a delete
 	// from spending the rolling budget again.
 	expectations podcontrol.Expectations
+
+	// statusWrites remembers the resourceVersion of each MyDaemonSet's last status
+	// patch, until the cache shows it.
+	statusWrites podcontrol.StatusWrites
 }
 
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=mydaemonsets,verbs=get;list;watch
@@ -95,6 +98,15 @@ func (r *MyDaemonSetReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	}
 	if !mds.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
+	}
+	// As in lesson 02: our status patches start no pass, so this one may read the
+	// MyDaemonSet as it was before the last one, and compared with such a copy a status
+	// that went back to what it was before that patch would never be written. A copy
+	// older than our last status patch is read again from the API server.
+	if r.statusWrites.Predates(&mds) {
+		if err := r.APIReader.Get(ctx, req.NamespacedName, &mds); err != nil {
+			return ctrl.Result{}, fmt.Errorf("reading the MyDaemonSet from the API server: %w", err)
+		}
 	}
 
 	orig := mds.DeepCopy()
@@ -213,10 +225,11 @@ func (r *MyDaemonSetReconciler) failedPodBackoff() *flowcontrol.Backoff {
 
 // createPods creates the pods of nodes in growing batches and records each one as
 // expected. A pod that already exists is no error when it is ours: the cache had not
-// shown it yet. A node whose pod name someone else holds is skipped, so that the nodes
-// after it still get their pods, and returned in taken: retrying cannot free that name.
-// err holds what a retry can fix, among it the names that pods of an earlier MyDaemonSet
-// of the same name still hold until the garbage collector deletes them.
+// shown it yet, and that pod is the one to expect. A node whose pod name someone else
+// holds is skipped, so that the nodes after it still get their pods, and returned in
+// taken: retrying cannot free that name. err holds what a retry can fix, among it the
+// names that pods of an earlier MyDaemonSet of the same name still hold until the
+// garbage collector deletes them.
 func (r *MyDaemonSetReconciler) createPods(ctx context.Context, mds *appsv1.MyDaemonSet, nodes []*corev1.Node) (taken, err error) {
 	log := log.FromContext(ctx)
 	log.Info("Creating pods", "count", len(nodes))
@@ -232,7 +245,8 @@ func (r *MyDaemonSetReconciler) createPods(ctx context.Context, mds *appsv1.MyDa
 		}
 		err = r.Create(ctx, pod)
 		if apierrors.IsAlreadyExists(err) {
-			err = r.checkOwnPod(ctx, mds, pod)
+			var held *corev1.Pod
+			held, err = r.checkOwnPod(ctx, mds, pod)
 			var collision *nameTakenError
 			if errors.As(err, &collision) {
 				log.Info("Skipped a node whose pod name is held by another pod", "node", nodes[i].Name,
@@ -247,6 +261,10 @@ func (r *MyDaemonSetReconciler) createPods(ctx context.Context, mds *appsv1.MyDa
 				}
 				return nil
 			}
+			// Ours: the pod to expect is the one that holds the name. The one sent has no
+			// UID, which no pod in the cache ever has: every pass would wait for it until
+			// the expectations time out, and no node would get a pod meanwhile.
+			pod = held
 		}
 		if err != nil {
 			return err
@@ -263,9 +281,11 @@ func (r *MyDaemonSetReconciler) createPods(ctx context.Context, mds *appsv1.MyDa
 	if err != nil {
 		err = fmt.Errorf("creating pods: %w", err)
 	}
-	// The batches run in parallel: sorted, the same collisions make the same message on
-	// every pass, and an idle pass writes no status.
-	return joinSorted(takenBy), errors.Join(err, joinSorted(oldBy))
+	// Like the errors of the creates, the collisions are counted, with only the first of
+	// them in the message (podcontrol.JoinErrors): one per node would not fit in the
+	// Ready condition. Sorted, the same collisions make the same message on every pass,
+	// and an idle pass writes no status.
+	return podcontrol.JoinErrors(takenBy, len(nodes)), errors.Join(err, podcontrol.JoinErrors(oldBy, len(nodes)))
 }
 
 // nameTakenError says that the pod name of a node is held by a pod mds does not control.
@@ -285,13 +305,7 @@ func (e *nameTakenError) Error() string {
 		"rename the MyDaemonSet or delete that pod", e.node, e.pod, e.holder)
 }
 
-// joinSorted joins errs in the order of their messages; nil when there is none.
-func joinSorted(errs []error) error {
-	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
-	return errors.Join(errs...)
-}
-
-// checkOwnPod is called when the pod's name is taken. It returns nil when the holder is
+// checkOwnPod is called when the pod's name is taken. It returns the holder when it is
 // ours (the cache had not shown it yet, or does not show it until adoptPod has labelled
 // it), and a *nameTakenError when it is not. Two
 // MyDaemonSets of one namespace can want the same name ("a" on node "b-c" and "a-b" on
@@ -299,16 +313,16 @@ func joinSorted(errs []error) error {
 // MyDaemonSet can. A pod controlled by a MyDaemonSet of the same name but another UID is
 // left over from an earlier MyDaemonSet of that name: that one only needs time. The holder
 // is read from the API server: the cache holds only the manager's own pods.
-func (r *MyDaemonSetReconciler) checkOwnPod(ctx context.Context, mds *appsv1.MyDaemonSet, pod *corev1.Pod) error {
+func (r *MyDaemonSetReconciler) checkOwnPod(ctx context.Context, mds *appsv1.MyDaemonSet, pod *corev1.Pod) (*corev1.Pod, error) {
 	var existing corev1.Pod
 	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(pod), &existing); err != nil {
 		if apierrors.IsNotFound(err) {
-			return fmt.Errorf("the pod name %s was taken and is free again: retrying", pod.Name)
+			return nil, fmt.Errorf("the pod name %s was taken and is free again: retrying", pod.Name)
 		}
-		return fmt.Errorf("reading the pod that holds the name %s: %w", pod.Name, err)
+		return nil, fmt.Errorf("reading the pod that holds the name %s: %w", pod.Name, err)
 	}
 	if metav1.IsControlledBy(&existing, mds) {
-		return r.adoptPod(ctx, mds, &existing)
+		return &existing, r.adoptPod(ctx, mds, &existing)
 	}
 	taken := &nameTakenError{node: pod.Spec.NodeName, pod: pod.Name, holder: "no controller"}
 	if owner := metav1.GetControllerOf(&existing); owner != nil {
@@ -316,7 +330,7 @@ func (r *MyDaemonSetReconciler) checkOwnPod(ctx context.Context, mds *appsv1.MyD
 		gv, _ := schema.ParseGroupVersion(owner.APIVersion)
 		taken.earlierSelf = gv.Group == appsv1.GroupVersion.Group && owner.Kind == "MyDaemonSet" && owner.Name == mds.Name
 	}
-	return taken
+	return nil, taken
 }
 
 // adoptPod gives a pod that mds controls the label MyDaemonSetLabel=<mds's name> when it
@@ -358,16 +372,30 @@ func daemonContainer(mds *appsv1.MyDaemonSet) corev1.Container {
 	return corev1.Container{Name: "app", Image: mds.Spec.Image}
 }
 
-// daemonTolerations are the tolerations of every pod of mds: spec.tolerations, and two
-// that keep a daemon pod on a node that goes NotReady or unreachable. The node lifecycle
-// controller taints such a node with NoExecute, and the API server gives every other pod
-// a 300-second toleration of those taints, after which it is evicted. A DaemonSet's pods
-// tolerate them for good, and so do ours: the node needs its daemons most when it is in
-// trouble.
+// daemonTolerations are the tolerations of every pod of mds: spec.tolerations, and those
+// the DaemonSet controller gives its pods for the taints the node lifecycle controller
+// puts on a node in trouble (AddOrUpdateDaemonPodTolerations in k8s.io/kubernetes
+// pkg/controller/daemon/util). The node needs its daemons most then.
+//
+//   - not-ready and unreachable, NoExecute: the API server gives every other pod a
+//     300-second toleration of those, after which it is evicted. Ours stay for good.
+//   - memory, disk and PID pressure, NoSchedule: a node under pressure still gets its
+//     pod, a new one or a replacement.
+//
+// Two of the DaemonSet's are left out. network-unavailable it gives only to pods on the
+// host's network: a pod on the pod network cannot start before the node's network is up,
+// and ours never use the host's. unschedulable, the taint of a cordon, it gives to all:
+// here a cordoned node loses its pod instead (nodeMatches).
 func daemonTolerations(mds *appsv1.MyDaemonSet) []corev1.Toleration {
+	tolerate := func(key string, effect corev1.TaintEffect) corev1.Toleration {
+		return corev1.Toleration{Key: key, Operator: corev1.TolerationOpExists, Effect: effect}
+	}
 	return append(slices.Clone(mds.Spec.Tolerations),
-		corev1.Toleration{Key: corev1.TaintNodeNotReady, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute},
-		corev1.Toleration{Key: corev1.TaintNodeUnreachable, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute},
+		tolerate(corev1.TaintNodeNotReady, corev1.TaintEffectNoExecute),
+		tolerate(corev1.TaintNodeUnreachable, corev1.TaintEffectNoExecute),
+		tolerate(corev1.TaintNodeMemoryPressure, corev1.TaintEffectNoSchedule),
+		tolerate(corev1.TaintNodeDiskPressure, corev1.TaintEffectNoSchedule),
+		tolerate(corev1.TaintNodePIDPressure, corev1.TaintEffectNoSchedule),
 	)
 }
 

@@ -14,8 +14,10 @@ import (
 
 // patchStatus completes the status a pass found and writes it with one merge patch, only
 // when it differs from orig's, as in lesson 02: an idle pass writes nothing, and only a
-// pass without an error moves observedGeneration. A merge patch carries only the fields
-// that changed and no resourceVersion, so it cannot conflict with writes of the spec.
+// pass without an error moves observedGeneration. Reconcile makes sure orig is not older
+// than the last status patch, which patchStatus records. A merge patch carries only the
+// fields that changed and no resourceVersion, so it cannot conflict with writes of the
+// spec.
 func (r *MyDaemonSetReconciler) patchStatus(ctx context.Context, orig, mds *appsv1.MyDaemonSet, passErr error) error {
 	setMyDaemonSetReadyCondition(mds, passErr)
 	if passErr == nil {
@@ -36,6 +38,7 @@ func (r *MyDaemonSetReconciler) patchStatus(ctx context.Context, orig, mds *apps
 	if err := r.Status().Patch(ctx, mds, client.MergeFrom(orig)); err != nil {
 		return fmt.Errorf("patching the status: %w", err)
 	}
+	r.statusWrites.Wrote(mds)
 	return nil
 }
 

@@ -1,7 +1,10 @@
 package controller
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -11,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/lessons/04-mydaemonset-webhooks/api/apps/v1"
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
 
 // The Ready condition is the first row of setMyDaemonSetReadyCondition's table that
@@ -81,4 +85,111 @@ func TestMyDaemonSetStatusHoldsCountsOfZero(t *testing.T) {
 			g.Expect(count).To(BeZero(), "status.%s", field)
 		}
 	}).Should(Succeed())
+}
+
+// The cache shows a write a moment after it is made, and our status patches start no
+// pass (GenerationChangedPredicate): a pass may read the MyDaemonSet as it was before the
+// last one. When what it finds is what that stale copy says, a comparison with the copy
+// finds nothing to write, and nothing corrects the status afterwards.
+func TestAPassThatReadsAStaleCopyStillWritesTheStatus(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	ns := env.Namespace(t)
+	createNode(g, ns, "a", true, nil)
+	mds := unmanaged(newMyDaemonSet(ns, "agent", nil))
+	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	cache := &lateCache{Client: env.Client}
+	r := &MyDaemonSetReconciler{Client: cache, Scheme: env.Client.Scheme(), APIReader: env.Client}
+	pass := func(what string) {
+		t.Helper()
+		_, err := r.Reconcile(ctx, requestFor(mds))
+		g.Expect(testenv.ErrorText(err)).To(BeEmpty(), what)
+	}
+	pass("the pass that creates the pod")
+	markReady(g, ns, daemonPodsOf(g, mds)[0].Name)
+	pass("the pass that counts it")
+	g.Expect(latestMyDaemonSet(g, mds)).To(haveMyDaemonSetReady(metav1.ConditionTrue, appsv1.ReasonAllPodsAvailable))
+
+	// From here on the cache shows the MyDaemonSet as it is now: 1 of 1 pods available.
+	cache.behind = latestMyDaemonSet(g, mds)
+	// Someone deletes the pod: the next pass reports it missing and creates its replacement.
+	gone := daemonPodsOf(g, mds)[0]
+	g.Expect(env.Client.Delete(ctx, &gone)).To(Succeed())
+	removeTerminatingPods(g, ns)
+	pass("the pass that replaces the pod")
+	g.Expect(latestMyDaemonSet(g, mds)).To(haveMyDaemonSetReady(metav1.ConditionFalse, appsv1.ReasonPodsMissing))
+
+	// The replacement becomes ready: the next pass finds 1 of 1, as its stale copy says.
+	markReady(g, ns, daemonPodsOf(g, mds)[0].Name)
+	_, err := r.Reconcile(ctx, requestFor(mds))
+	if err != nil {
+		// The queue would retry this pass; by then the cache has caught up.
+		cache.behind = nil
+		_, err = r.Reconcile(ctx, requestFor(mds))
+	}
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass that finds the replacement ready")
+	g.Expect(latestMyDaemonSet(g, mds)).To(haveMyDaemonSetReady(metav1.ConditionTrue, appsv1.ReasonAllPodsAvailable),
+		"the Ready condition once the replacement is ready: if it still says PodsMissing, the pass compared equal "+
+			"with a stale copy of the MyDaemonSet, which the cache showed as it was before the last status patch, and "+
+			"wrote nothing; that patch starts no pass, so nothing would correct it")
+}
+
+// lateCache is a client that reads like a cache a moment after a write: while behind is
+// set, a Get of that MyDaemonSet returns it as it was then, whatever the API server holds.
+type lateCache struct {
+	client.Client
+	behind *appsv1.MyDaemonSet
+}
+
+func (c *lateCache) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if mds, ok := obj.(*appsv1.MyDaemonSet); ok && c.behind != nil && key == client.ObjectKeyFromObject(c.behind) {
+		c.behind.DeepCopyInto(mds)
+		return nil
+	}
+	return c.Client.Get(ctx, key, obj, opts...)
+}
+
+// A pass that fails on many nodes must still say so: the API server refuses a condition
+// whose message exceeds 32 KiB, and a refused status patch leaves the status as the pass
+// before wrote it, just when it is wrong.
+func TestAPassThatFailsOnManyNodesStillReportsIt(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	ns := env.Namespace(t)
+	for i := range 40 {
+		createNode(g, ns, fmt.Sprintf("n%02d", i), true, nil)
+	}
+	mds := unmanaged(newMyDaemonSet(ns, "agent", nil))
+	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	working := &MyDaemonSetReconciler{Client: env.Client, Scheme: env.Client.Scheme(), APIReader: env.Client}
+	_, err := working.Reconcile(ctx, requestFor(mds))
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass that creates the 40 pods")
+	g.Expect(daemonPodsOf(g, mds)).To(HaveLen(40))
+
+	// No node matches any more, and a policy webhook refuses every delete, each with a
+	// long explanation: 40 of them, joined, would make some 45 KiB.
+	patch := client.MergeFrom(mds.DeepCopy())
+	mds.Spec.NodeSelector["role"] = "none"
+	g.Expect(env.Client.Patch(ctx, mds, patch)).To(Succeed())
+	broken := &MyDaemonSetReconciler{Client: &failingDeletes{Client: env.Client}, Scheme: env.Client.Scheme(), APIReader: env.Client}
+	_, err = broken.Reconcile(ctx, requestFor(mds))
+	g.Expect(err).To(MatchError(ContainSubstring("denied the request")), "a pass whose deletes fail should return their error")
+	got := latestMyDaemonSet(g, mds)
+	g.Expect(got).To(haveMyDaemonSetReady(metav1.ConditionFalse, appsv1.ReasonReconcileError), "the Ready condition "+
+		"after a pass whose 40 deletes failed: if it does not say ReconcileError, the API server refused the status "+
+		"patch, whose message may not exceed 32 KiB (the pass's error: %.300s...)", testenv.ErrorText(err))
+	message := meta.FindStatusCondition(got.Status.Conditions, appsv1.ConditionReady).Message
+	g.Expect(message).To(ContainSubstring("40 of 40 failed; first: "), "the message should count the failures and show the first")
+	g.Expect(len(message)).To(BeNumerically("<", 2048), "the message of 40 failures should be about as long as one's")
+}
+
+// failingDeletes is a client whose deletes a policy webhook refuses, each with a message
+// of about a kilobyte.
+type failingDeletes struct {
+	client.Client
+}
+
+func (f *failingDeletes) Delete(_ context.Context, obj client.Object, _ ...client.DeleteOption) error {
+	return fmt.Errorf(`pods %q is forbidden: admission webhook "protect.policy.example.com" denied the request: %s`,
+		obj.GetName(), strings.Repeat("this pod is protected by the team's disruption policy; ", 20))
 }

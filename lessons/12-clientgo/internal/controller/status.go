@@ -13,8 +13,10 @@ import (
 
 // patchStatus completes the status a pass found and writes it with one merge patch of
 // the status subresource, only when it differs from orig, the ImoocPod as the pass read
-// it: a pass with nothing new to say writes nothing. passErr is the pass's error; only a
-// pass without one has acted on the spec, so only such a pass moves observedGeneration.
+// it: a pass with nothing new to say writes nothing. sync makes sure orig is not older
+// than the last status patch, so its status is the one the API server holds. passErr is
+// the pass's error; only a pass without one has acted on the spec, so only such a pass
+// moves observedGeneration.
 func (c *Controller) patchStatus(ctx context.Context, orig, imoocPod *appsv1.ImoocPod, passErr error) error {
 	setReadyCondition(imoocPod, passErr)
 	if passErr == nil {
@@ -30,5 +32,8 @@ func (c *Controller) patchStatus(ctx context.Context, orig, imoocPod *appsv1.Imo
 	if err := c.imoocPods.PatchStatus(ctx, orig, imoocPod); err != nil {
 		return fmt.Errorf("patching the status: %w", err)
 	}
+	// PatchStatus left the answer's resourceVersion in imoocPod: it tells the next pass
+	// whether the informer shows this patch yet.
+	c.statusWrites.Wrote(imoocPod)
 	return nil
 }

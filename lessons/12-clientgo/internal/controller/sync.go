@@ -36,11 +36,13 @@ func (c *Controller) sync(ctx context.Context, key types.NamespacedName) (_ time
 	// TODO(3): Read the ImoocPod and defer its status patch.
 	// Read the ImoocPod from c.imoocPodLister. When it is gone (NotFound),
 	// forget its expectations and return; return any other error. Leave an
-	// ImoocPod that is being deleted alone. The object is the cache's own:
-	// DeepCopy it before the pass changes its status, keep a second copy as
-	// the snapshot, and defer c.patchStatus(ctx, snapshot, imoocPod, retErr)
-	// in a closure that joins its error into retErr. See "sync, the
-	// Reconcile of client-go" in docs/lesson-12.md.
+	// ImoocPod that is being deleted alone. When it predates your last status
+	// patch (c.statusWrites.Predates), read it again from the API server
+	// (c.imoocPods.Get). The object is the cache's own: DeepCopy it before the
+	// pass changes its status, keep a second copy as the snapshot, and defer
+	// c.patchStatus(ctx, snapshot, imoocPod, retErr) in a closure that joins
+	// its error into retErr. See "sync, the Reconcile of client-go" in
+	// docs/lesson-12.md.
 	return 0, nil
 }
 

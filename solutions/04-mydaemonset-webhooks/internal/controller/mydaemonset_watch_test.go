@@ -327,6 +327,32 @@ func TestMyDaemonSetRespectsTaints(t *testing.T) {
 	}, 2*time.Second).Should(Succeed(), "no new pod on a node with an untolerated NoExecute taint")
 }
 
+// The node lifecycle controller taints a node under memory, disk or PID pressure with
+// NoSchedule. A DaemonSet's pods tolerate those taints, so that a node in trouble still
+// runs its daemons; so do ours: a pod deleted there gets its replacement.
+func TestANodeUnderPressureStillGetsItsPod(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	ns := env.Namespace(t)
+	node := createNode(g, ns, "a", true, nil)
+	mds := newMyDaemonSet(ns, "agent", nil)
+	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	g.Eventually(func(g Gomega) { g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(names(node))) }).Should(Succeed())
+
+	patchNode(g, node, func(n *corev1.Node) {
+		n.Spec.Taints = []corev1.Taint{{Key: corev1.TaintNodeMemoryPressure, Effect: corev1.TaintEffectNoSchedule}}
+	})
+	old := daemonPodsOf(g, mds)[0]
+	g.Expect(env.Client.Delete(ctx, &old)).To(Succeed())
+	removeTerminatingPods(g, ns)
+	g.Eventually(func(g Gomega) {
+		pods := daemonPodsOf(g, mds)
+		g.Expect(nodeNames(pods)).To(Equal(names(node)), "node %s, under memory pressure, should get a new pod: "+
+			"daemonTolerations should tolerate %s as a DaemonSet's pods do", node.Name, corev1.TaintNodeMemoryPressure)
+		g.Expect(pods[0].UID).NotTo(Equal(old.UID), "the pod should be a new one")
+	}).Should(Succeed())
+}
+
 func TestMyDaemonSetStatusCountsNodesAndReadyPods(t *testing.T) {
 	g := NewWithT(t)
 	ns := env.Namespace(t)
@@ -501,4 +527,14 @@ func TestAnOwnPodWithoutTheLabelIsAdopted(t *testing.T) {
 		g.Expect(got.Status.NumberAvailable).To(BeEquivalentTo(1), "status.numberAvailable")
 		g.Expect(got).To(haveMyDaemonSetReady(metav1.ConditionTrue, appsv1.ReasonAllPodsAvailable))
 	}).Should(Succeed(), "the node should run its adopted pod within seconds")
+
+	// Nor may the adoption hold the controller up afterwards: the next node gets its pod
+	// within seconds too.
+	next := createNode(g, ns, "b", true, nil)
+	g.Eventually(func(g Gomega) {
+		g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(names(node, next)), "the new node %s should get its pod "+
+			"within seconds of the adoption: if not, the pass that found the pod ours expected a create the cache "+
+			"will never show (the UID of the pod it sent, which is empty), and every pass waits for the "+
+			"expectations' timeout of a minute", next.Name)
+	}).Should(Succeed())
 }

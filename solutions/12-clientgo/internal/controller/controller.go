@@ -55,8 +55,10 @@ type Controller struct {
 	queue workqueue.TypedRateLimitingInterface[types.NamespacedName]
 
 	// expectations remembers the pods this controller created or deleted that the cache
-	// has not shown yet.
+	// has not shown yet; statusWrites, the resourceVersion of each ImoocPod's last status
+	// patch, until the cache shows it.
 	expectations podcontrol.Expectations
+	statusWrites podcontrol.StatusWrites
 
 	// Syncs counts the passes by result, for the metrics endpoint.
 	Syncs SyncCounts

@@ -200,6 +200,30 @@ func refusePodCreates(cfg *rest.Config, message string) *rest.Config {
 	return cfg
 }
 
+// refusePodDeletes returns a copy of cfg whose pod deletes the API server refuses, as a
+// policy webhook would, each with a message of about a kilobyte.
+func refusePodDeletes(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.Wrap(func(next http.RoundTripper) http.RoundTripper {
+		return roundTripper(func(req *http.Request) (*http.Response, error) {
+			if req.Method != http.MethodDelete || !strings.Contains(req.URL.Path, "/pods/") {
+				return next.RoundTrip(req)
+			}
+			message := fmt.Sprintf(`pods %q is forbidden: admission webhook "protect.policy.example.com" denied the request: %s`,
+				req.URL.Path[strings.LastIndex(req.URL.Path, "/")+1:],
+				strings.Repeat("this pod is protected by the team's disruption policy; ", 20))
+			body := fmt.Sprintf(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403,"message":%q}`, message)
+			return &http.Response{
+				StatusCode: http.StatusForbidden,
+				Header:     http.Header{"Content-Type": []string{"application/json"}},
+				Body:       io.NopCloser(strings.NewReader(body)),
+				Request:    req,
+			}, nil
+		})
+	})
+	return cfg
+}
+
 type roundTripper func(*http.Request) (*http.Response, error)
 
 func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }

@@ -47,6 +47,16 @@ func (c *Controller) sync(ctx context.Context, key types.NamespacedName) (_ time
 	if !cached.DeletionTimestamp.IsZero() {
 		return 0, nil
 	}
+	// The informer shows a write a moment after it is made, and our status patches start
+	// no pass (updateImoocPod): this pass may read the ImoocPod as it was before our last
+	// one. Compared with such a copy, a status that went back to what it was before that
+	// patch looks unchanged and is never written. So an ImoocPod older than our last
+	// status patch is read again from the API server.
+	if c.statusWrites.Predates(cached) {
+		if cached, err = c.imoocPods.Get(ctx, key.Namespace, key.Name); err != nil {
+			return 0, fmt.Errorf("reading the ImoocPod from the API server: %w", err)
+		}
+	}
 
 	// The cache's objects are shared by every reader: the pass changes a copy. A second
 	// copy is the snapshot the deferred patch compares with, once, however the pass ends,

@@ -6,11 +6,13 @@ import (
 
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/solutions/12-clientgo/api/apps/v1"
+	"github.com/kube-workshop/operator-workshop/solutions/12-clientgo/internal/imoocpods"
 )
 
 // Passes driven by hand on envtest: a controller of the test's own, whose informers run
@@ -124,6 +126,84 @@ func TestReadyConditionSaysWhatAPassFound(t *testing.T) {
 	g.Expect(got.Status.ObservedGeneration).To(BeEquivalentTo(2), "status.observedGeneration after the spec changed")
 }
 
+// The informer shows a write a moment after it is made, and our status patches start no
+// pass (updateImoocPod): a pass may read the ImoocPod as it was before the last one. When
+// what it finds is what that stale copy says, a comparison with the copy finds nothing to
+// write, and nothing corrects the status afterwards.
+func TestAPassThatReadsAStaleCopyStillWritesTheStatus(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.Namespace(t)
+	c := newTestController(t, env.Config, testControllerOptions{namespace: ns, startPods: true})
+	ip := unmanaged(newImoocPod(ns, "stale-copy", 2))
+	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(testenv.ErrorText(pass(g, c, ip, 0))).To(BeEmpty(), "the pass that creates the pods")
+	for _, pod := range podsOf(g, ip) {
+		markReady(g, ns, pod.Name)
+	}
+	waitForReadyInCache(g, c, ns, 2)
+	g.Expect(testenv.ErrorText(pass(g, c, ip, 2))).To(BeEmpty(), "the pass that counts them")
+	g.Expect(readyAs(latest(g, ip))).To(Equal("True "+appsv1.ReasonAllReplicasReady), "the Ready condition")
+
+	// From here on the ImoocPod's cache shows it as it is now: 2 of 2 ready.
+	current := c.imoocPodLister
+	c.imoocPodLister = listerOf(latest(g, ip))
+	// Someone deletes a pod: the next pass reports 1 of 2 and creates the replacement.
+	gone := podsOf(g, ip)[0]
+	g.Expect(env.Client.Delete(env.Context(), &gone)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		listed, err := c.podLister.Pods(ns).List(labels.Everything())
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(listed).To(HaveLen(1), "pods in the test controller's cache")
+	}).Should(Succeed())
+	g.Expect(testenv.ErrorText(pass(g, c, ip, 1))).To(BeEmpty(), "the pass that replaces the pod")
+	g.Expect(readyAs(latest(g, ip))).To(Equal("False "+appsv1.ReasonScalingUp), "the Ready condition of 1 pod of 2")
+
+	// The replacement becomes ready: the next pass finds 2 of 2, as its stale copy says.
+	for _, pod := range podsOf(g, ip) {
+		markReady(g, ns, pod.Name)
+	}
+	waitForReadyInCache(g, c, ns, 2)
+	err := pass(g, c, ip, 2)
+	if err != nil {
+		// The queue would retry this pass; by then the cache has caught up.
+		c.imoocPodLister = current
+		err = pass(g, c, ip, 2)
+	}
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass that finds the replacement ready")
+	g.Expect(readyAs(latest(g, ip))).To(Equal("True "+appsv1.ReasonAllReplicasReady), "the Ready condition once "+
+		"the replacement is ready: if it still says ScalingUp, the pass compared equal with a stale copy of the "+
+		"ImoocPod, which the informer showed as it was before the last status patch, and wrote nothing; that patch "+
+		"starts no pass, so nothing would correct it. When c.statusWrites says the ImoocPod predates your last status "+
+		"write, read it again through c.imoocPods.Get")
+}
+
+// listerOf returns a lister whose cache holds the ImoocPods given, as they are now, and
+// never anything else: an informer that has stopped showing their writes.
+func listerOf(imoocPods ...*appsv1.ImoocPod) imoocpods.Lister {
+	informer := cache.NewSharedIndexInformer(&cache.ListWatch{}, &appsv1.ImoocPod{}, 0, cache.Indexers{})
+	for _, ip := range imoocPods {
+		if err := informer.GetIndexer().Add(ip); err != nil {
+			panic(err)
+		}
+	}
+	return imoocpods.NewLister(informer)
+}
+
+// waitForReadyInCache waits until the pod cache of c shows n ready pods in namespace ns.
+func waitForReadyInCache(g Gomega, c *Controller, ns string, n int) {
+	g.EventuallyWithOffset(1, func(g Gomega) {
+		listed, err := c.podLister.Pods(ns).List(labels.Everything())
+		g.Expect(err).NotTo(HaveOccurred())
+		var ready int
+		for _, pod := range listed {
+			if podcontrol.IsPodReady(pod) {
+				ready++
+			}
+		}
+		g.Expect(ready).To(Equal(n), "ready pods in the test controller's cache")
+	}).Should(Succeed())
+}
+
 func TestAFailedPassReportsTheErrorAndDoesNotObserveTheSpec(t *testing.T) {
 	g := NewWithT(t)
 	ns := env.Namespace(t)
@@ -142,6 +222,33 @@ func TestAFailedPassReportsTheErrorAndDoesNotObserveTheSpec(t *testing.T) {
 
 	g.Expect(testenv.ErrorText(pass(g, working, ip, 0))).To(BeEmpty())
 	g.Expect(latest(g, ip).Status.ObservedGeneration).To(BeEquivalentTo(1), "status.observedGeneration once a pass has succeeded")
+}
+
+// A pass that fails on many pods must still say so: the API server refuses a condition
+// whose message exceeds 32 KiB, and a refused status patch leaves the status as the pass
+// before wrote it, just when it is wrong.
+func TestAPassThatFailsOnManyPodsStillReportsIt(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.Namespace(t)
+	working := newTestController(t, env.Config, testControllerOptions{namespace: ns, startPods: true})
+	broken := newTestController(t, refusePodDeletes(env.Config), testControllerOptions{namespace: ns, startPods: true})
+	ip := unmanaged(newImoocPod(ns, "many-failures", 40))
+	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(testenv.ErrorText(pass(g, working, ip, 0))).To(BeEmpty(), "the pass that creates the 40 pods")
+	g.Expect(podsOf(g, ip)).To(HaveLen(40))
+
+	// A policy webhook refuses every delete, each with a long explanation: 40 of them,
+	// joined, would make some 45 KiB.
+	scaleTo(g, ip, 0)
+	err := pass(g, broken, ip, 40)
+	g.Expect(testenv.ErrorText(err)).To(ContainSubstring("denied the request"), "a pass whose deletes fail should return their error")
+	got := latest(g, ip)
+	g.Expect(readyAs(got)).To(Equal("False "+appsv1.ReasonReconcileError), "the Ready condition after a pass whose 40 "+
+		"deletes failed: if it does not say ReconcileError, the API server refused the status patch, whose message may "+
+		"not exceed 32 KiB (the pass's error: %.300s...)", testenv.ErrorText(err))
+	message := readyCondition(got).Message
+	g.Expect(message).To(ContainSubstring("40 of 40 failed; first: "), "the message should count the failures and show the first")
+	g.Expect(len(message)).To(BeNumerically("<", 2048), "the message of 40 failures should be about as long as one's")
 }
 
 func TestANamespaceBeingDeletedIsNoError(t *testing.T) {

@@ -100,18 +100,41 @@ func NewClient(client dynamic.Interface) *Client {
 	return &Client{dynamic: client}
 }
 
+// Get reads the ImoocPod namespace/name from the API server, not from a cache.
+func (c *Client) Get(ctx context.Context, namespace, name string) (*appsv1.ImoocPod, error) {
+	u, err := c.dynamic.Resource(Resource).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	obj, err := toImoocPod(u)
+	if err != nil {
+		return nil, err
+	}
+	imoocPod, ok := obj.(*appsv1.ImoocPod)
+	if !ok {
+		return nil, fmt.Errorf("reading ImoocPod %s/%s: toImoocPod returned a %T", namespace, name, obj)
+	}
+	return imoocPod, nil
+}
+
 // PatchStatus sends the difference between orig's status and modified's as one JSON
 // merge patch of the status subresource: what controller-runtime's
 // Status().Patch(ctx, modified, client.MergeFrom(orig)) sends. A merge patch carries no
-// resourceVersion, so it never conflicts with the user's writes of the spec.
+// resourceVersion, so it never conflicts with the user's writes of the spec. Like
+// controller-runtime's Patch, it leaves in modified the resourceVersion of the answer:
+// that of the write.
 func (c *Client) PatchStatus(ctx context.Context, orig, modified *appsv1.ImoocPod) error {
 	patch, err := statusMergePatch(orig, modified)
 	if err != nil {
 		return err
 	}
-	_, err = c.dynamic.Resource(Resource).Namespace(modified.Namespace).
+	patched, err := c.dynamic.Resource(Resource).Namespace(modified.Namespace).
 		Patch(ctx, modified.Name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
-	return err
+	if err != nil {
+		return err
+	}
+	modified.ResourceVersion = patched.GetResourceVersion()
+	return nil
 }
 
 // statusMergePatch returns the JSON merge patch that turns orig's status into

@@ -47,6 +47,14 @@ type ImoocPodReconciler struct {
 	// 0 means 1. The work queue never hands one ImoocPod to two workers at a time.
 	MaxConcurrentReconciles int
 
+	// APIReader reads the API server directly: a pass that finds the cache's ImoocPod
+	// older than the status it wrote last reads the ImoocPod through it.
+	APIReader client.Reader
+
+	// statusWrites remembers the resourceVersion of the last status patch of each
+	// ImoocPod, until the cache shows it.
+	statusWrites podcontrol.StatusWrites
+
 	//stage:end
 	// expectations remembers the pods this controller created or deleted that the cache
 	// has not shown yet.
@@ -95,6 +103,16 @@ func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	// the deferred patch sends the difference from the snapshot, once, so that an error
 	// shows in the Ready condition and not only in this log.
 	//lesson:2.3 defer
+	// The cache shows a write a moment after it is made, and our status patches start no
+	// pass (eventFilters): this pass may read the ImoocPod as it was before our last one.
+	// Compared with such a copy, a status that went back to what it was before that patch
+	// (a pod replaced, a failure retried) looks unchanged and is never written. So an
+	// ImoocPod older than our last status patch is read again from the API server.
+	if r.statusWrites.Predates(&imoocPod) {
+		if err := r.APIReader.Get(ctx, req.NamespacedName, &imoocPod); err != nil {
+			return ctrl.Result{}, fmt.Errorf("reading the ImoocPod from the API server: %w", err)
+		}
+	}
 	orig := imoocPod.DeepCopy()
 	defer func() {
 		if err := r.patchStatus(ctx, orig, &imoocPod, retErr); err != nil {

@@ -14,8 +14,10 @@ import (
 
 // patchStatus completes the status a pass found and writes it with one merge patch of
 // the status subresource, only when it differs from orig, the ImoocPod as the pass read
-// it: a pass with nothing new to say writes nothing. passErr is the pass's error; only a
-// pass without one has acted on the spec, so only such a pass moves observedGeneration.
+// it: a pass with nothing new to say writes nothing. Reconcile makes sure orig is not
+// older than the last status patch, so its status is the one the API server holds.
+// passErr is the pass's error; only a pass without one has acted on the spec, so only
+// such a pass moves observedGeneration.
 func (r *ImoocPodReconciler) patchStatus(ctx context.Context, orig, imoocPod *appsv1.ImoocPod, passErr error) error {
 	//lesson:2.3
 	//lesson:stub return nil
@@ -35,6 +37,9 @@ func (r *ImoocPodReconciler) patchStatus(ctx context.Context, orig, imoocPod *ap
 	if err := r.Status().Patch(ctx, imoocPod, client.MergeFrom(orig)); err != nil {
 		return fmt.Errorf("patching the status: %w", err)
 	}
+	// Patch put the API server's answer into imoocPod: its resourceVersion tells the next
+	// pass whether the cache shows this patch yet.
+	r.statusWrites.Wrote(imoocPod)
 	return nil
 	//lesson:end
 }

@@ -22,6 +22,7 @@ func TestMain(m *testing.M) {
 				//stage:2
 				FilterEvents:            true,
 				MaxConcurrentReconciles: 2,
+				APIReader:               mgr.GetAPIReader(),
 				//stage:end
 			}).SetupWithManager(mgr)
 		},

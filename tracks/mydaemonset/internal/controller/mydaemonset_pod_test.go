@@ -33,7 +33,7 @@ func TestTheDaemonPodIsBoundToItsNode(t *testing.T) {
 	g.Expect(pod.Spec.NodeName).To(Equal(node.Name), "the pod is bound to its node through spec.nodeName")
 	g.Expect(pod.Spec.Containers).To(ConsistOf(HaveField("Image", pauseImage)), "one container, daemonContainer's")
 	g.Expect(pod.Spec.Tolerations).To(Equal(daemonTolerations(mds)),
-		"the pod tolerates what daemonTolerations says: spec.tolerations and a NotReady or unreachable node")
+		"the pod tolerates what daemonTolerations says: spec.tolerations and the taints of a node in trouble")
 	ref := metav1.GetControllerOf(pod)
 	g.Expect(ref).NotTo(BeNil(), "the pod should have a controller OwnerReference to its MyDaemonSet")
 	g.Expect(ref.Kind).To(Equal("MyDaemonSet"))

@@ -31,6 +31,23 @@ func TestTaintsAllow(t *testing.T) {
 			[]corev1.Toleration{tolerateDedicated}, false, false},
 		{"everything tolerated", []corev1.Taint{dedicated, draining}, []corev1.Toleration{tolerateAll}, true, true},
 		{"a NotReady node's taint is always tolerated", []corev1.Taint{notReady}, nil, true, true},
+		{"an unreachable node's taint is always tolerated",
+			[]corev1.Taint{{Key: corev1.TaintNodeUnreachable, Effect: corev1.TaintEffectNoExecute}}, nil, true, true},
+		// The node lifecycle controller taints a node by its conditions; a DaemonSet's
+		// pods tolerate these, so that a node in trouble still gets its daemon.
+		{"memory pressure is tolerated", []corev1.Taint{{Key: corev1.TaintNodeMemoryPressure, Effect: corev1.TaintEffectNoSchedule}},
+			nil, true, true},
+		{"disk pressure is tolerated", []corev1.Taint{{Key: corev1.TaintNodeDiskPressure, Effect: corev1.TaintEffectNoSchedule}},
+			nil, true, true},
+		{"PID pressure is tolerated", []corev1.Taint{{Key: corev1.TaintNodePIDPressure, Effect: corev1.TaintEffectNoSchedule}},
+			nil, true, true},
+		// A DaemonSet tolerates it only for pods on the host's network: a pod on the pod
+		// network cannot start before the node's network is up. Ours never use the host's.
+		{"an unavailable network keeps a new pod away",
+			[]corev1.Taint{{Key: corev1.TaintNodeNetworkUnavailable, Effect: corev1.TaintEffectNoSchedule}}, nil, false, true},
+		// Cordon is nodeMatches' business (a cordoned node loses its pod), not a taint's.
+		{"the taint of a cordon is not tolerated",
+			[]corev1.Taint{{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}}, nil, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := NewWithT(t)

@@ -23,7 +23,8 @@ type MyDaemonSetSpec struct {
 	// controller binds its pods itself, past the scheduler, so it checks the taints: a
 	// node with a NoSchedule or NoExecute taint the pods do not tolerate gets no new pod,
 	// and one with an untolerated NoExecute taint loses its pod. The pods always tolerate
-	// the taints of a NotReady or unreachable node. tolerationSeconds is refused: a daemon
+	// the taints of a NotReady or unreachable node and of a node under memory, disk or
+	// PID pressure, as a DaemonSet's pods do. tolerationSeconds is refused: a daemon
 	// either belongs on a tainted node or it does not, and a pod evicted after some
 	// seconds would only be created again. Changing the tolerations replaces no pod: the
 	// pods created after it carry them.
