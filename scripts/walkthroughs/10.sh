@@ -10,14 +10,19 @@ OTHER=workshop-10-other
 SAMPLES=$STAGE_DIR/config/samples
 CONFIG=mutating-webhook-configuration
 
-# containers NS NAME prints the names of a pod's containers, on one line.
-containers() { kubectl get pod -n "$1" "$2" -o jsonpath='{.spec.containers[*].name}'; }
+# containers NS NAME prints the names of a pod's containers, then of its init containers
+# (where the sidecars are), on one line.
+containers() {
+  kubectl get pod -n "$1" "$2" -o jsonpath='{.spec.containers[*].name} {.spec.initContainers[*].name}' | xargs
+}
 
-# web_pods prints, for each Running pod of the Deployment web, its containers, one pod a
-# line, sorted and counted: "3 web log-shipper" when all three have the sidecar.
+# web_pods prints, for each Running pod of the Deployment web, its containers and init
+# containers, one pod a line, sorted and counted: "3 web log-shipper" when all three have
+# the sidecar.
 web_pods() {
   kubectl get pods -n $NS -l app=web --field-selector=status.phase=Running \
-    -o jsonpath='{range .items[*]}{.spec.containers[*].name}{"\n"}{end}' | sort | uniq -c | sed 's/^ *//'
+    -o jsonpath='{range .items[*]}{.spec.containers[*].name} {.spec.initContainers[*].name}{"\n"}{end}' |
+    sed 's/ *$//' | sort | uniq -c | sed 's/^ *//'
 }
 
 # policy prints the pod webhook's failure policy and timeout.
@@ -63,6 +68,9 @@ run kubectl apply -n $NS -f "$SAMPLES/web_deployment.yaml"
 expect "three Running pods, each with the container web and the sidecar log-shipper" "3 web log-shipper" "web_pods" \
   "no sidecar? Inject and Handle are yours (internal/webhook/v1); the manager's log says what it did"
 POD=$(kubectl get pods -n $NS -l app=web -o jsonpath='{.items[0].metadata.name}')
+expect "the sidecar is a native sidecar: an init container that restarts Always" "log-shipper Always" \
+  "kubectl get pod -n $NS $POD -o jsonpath='{.spec.initContainers[0].name} {.spec.initContainers[0].restartPolicy}'" \
+  "injectSet should append asSidecar(c) to the pod's init containers"
 run kubectl get pod -n $NS "$POD" -o jsonpath='{.spec.volumes[*].name}{"\n"}{.metadata.annotations.sidecars\.workshop\.dev/injected}{"\n"}'
 expect "the pod has the volume app-logs, and records what it got" "app-logs logging" \
   "echo \$(kubectl get pod -n $NS $POD -o jsonpath='{.spec.volumes[*].name}' | grep -o app-logs) \$(kubectl get pod -n $NS $POD -o jsonpath='{.metadata.annotations.sidecars\\.workshop\\.dev/injected}' | grep -o '\"logging\"' | tr -d '\"')"

@@ -23,10 +23,11 @@ set_events() {
     sed 's/ x$//' | sort | paste -sd' ' -
 }
 
-# sidecar_images prints the image of the sidecar of each Running web pod, counted.
+# sidecar_images prints the image of the sidecar (the first init container) of each
+# Running web pod, counted.
 sidecar_images() {
   kubectl get pods -n $NS -l app=web --field-selector=status.phase=Running \
-    -o jsonpath='{range .items[*]}{.spec.containers[1].image}{"\n"}{end}' |
+    -o jsonpath='{range .items[*]}{.spec.initContainers[0].image}{"\n"}{end}' |
     sort | uniq -c | sed 's/^ *//' | paste -sd' ' -
 }
 

@@ -106,6 +106,18 @@ func containerNames(pod *corev1.Pod) []string {
 	return names
 }
 
+// sidecarNames returns the names of a pod's native sidecars, in order: its init
+// containers whose restartPolicy is Always, which is how the webhook adds sidecars.
+func sidecarNames(pod *corev1.Pod) []string {
+	var names []string
+	for _, c := range pod.Spec.InitContainers {
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			names = append(names, c.Name)
+		}
+	}
+	return names
+}
+
 // volumeNames returns the names of a pod's volumes, in order.
 func volumeNames(pod *corev1.Pod) []string {
 	var names []string

@@ -75,6 +75,14 @@ func TestValidateContainers(t *testing.T) {
 		{"a host port", func(s *sidecarsv1.SidecarSet) {
 			s.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 9102, HostPort: 9102}}
 		}, []string{"spec.containers[0].ports[0].hostPort"}},
+		{"a sidecar that would not restart", func(s *sidecarsv1.SidecarSet) {
+			never := corev1.ContainerRestartPolicy("Never")
+			s.Spec.Containers[0].RestartPolicy = &never
+		}, []string{"spec.containers[0].restartPolicy"}},
+		{"a sidecar that says it restarts Always, as it will", func(s *sidecarsv1.SidecarSet) {
+			always := corev1.ContainerRestartPolicyAlways
+			s.Spec.Containers[0].RestartPolicy = &always
+		}, nil},
 	})
 }
 

@@ -127,7 +127,9 @@ func validateContainers(containers []corev1.Container, path *field.Path) field.E
 
 // validateContainer checks what of one sidecar the API server would refuse in a pod, or
 // what would make it fail there: a name, an image, mounts with a volume, a path of their
-// own and not the reserved one, and no host port. The CRD's schema has checked the types.
+// own and not the reserved one, no host port, and no restartPolicy but Always (every
+// sidecar is injected as a native sidecar, which restarts Always). The CRD's schema has
+// checked the types.
 // The pod webhook calls it too, and skips a sidecar it refuses: a SidecarSet stored
 // while this webhook was not installed must not make pods invalid.
 func validateContainer(c *corev1.Container, path *field.Path) field.ErrorList {
@@ -152,6 +154,10 @@ func validateContainer(c *corev1.Container, path *field.Path) field.ErrorList {
 				"the API server mounts the service account token there"))
 		}
 		mountPaths.Insert(mount.MountPath)
+	}
+	if c.RestartPolicy != nil && *c.RestartPolicy != corev1.ContainerRestartPolicyAlways {
+		errs = append(errs, field.NotSupported(path.Child("restartPolicy"), *c.RestartPolicy,
+			[]corev1.ContainerRestartPolicy{corev1.ContainerRestartPolicyAlways}))
 	}
 	for j, port := range c.Ports {
 		if port.HostPort != 0 {

@@ -18,8 +18,10 @@ type SidecarSetSpec struct {
 	// +optional
 	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector,omitempty"`
 
-	// Containers are the sidecars, appended to the containers of every matching pod:
-	// Kubernetes containers, whose fields `kubectl explain pod.spec.containers` describes.
+	// Containers are the sidecars, added to every matching pod as native sidecars: init
+	// containers whose restartPolicy is Always, after the pod's own init containers. They
+	// are Kubernetes containers, whose fields `kubectl explain pod.spec.initContainers`
+	// describes.
 	// +kubebuilder:validation:MinItems=1
 	// +required
 	Containers []corev1.Container `json:"containers"`

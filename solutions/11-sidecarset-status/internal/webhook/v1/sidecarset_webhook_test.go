@@ -146,6 +146,8 @@ func TestMalformedSidecarSetsAreRefusedWithTheirField(t *testing.T) {
 			"spec.containers[0].volumeMounts[0].mountPath"},
 		{"a host port", containers(proxy(map[string]any{"ports": []any{map[string]any{"containerPort": 15001, "hostPort": 15001}}})),
 			"spec.containers[0].ports[0].hostPort"},
+		{"a sidecar that restarts Never", containers(proxy(map[string]any{"restartPolicy": "Never"})),
+			"spec.containers[0].restartPolicy"},
 		{"a container port that is text", containers(proxy(map[string]any{"ports": []any{map[string]any{"containerPort": "envoy"}}})),
 			"spec.containers[0].ports[0].containerPort"},
 		{"an environment variable without a name", containers(proxy(map[string]any{"env": []any{map[string]any{"value": "1"}}})),
