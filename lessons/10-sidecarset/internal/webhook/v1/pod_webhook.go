@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"gomodules.xyz/jsonpatch/v2"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -65,7 +66,9 @@ var _ admission.Handler = &PodSidecarInjector{}
 // Handle answers the API server's call for one pod creation: allowed, with a patch that
 // adds the sidecars of the SidecarSets that select the pod, and a warning for each one it
 // had to leave out. It refuses no pod: when it cannot read the SidecarSets, the pod is
-// created without sidecars, as failurePolicy=ignore would have it.
+// created without sidecars, as failurePolicy=ignore would have it. The patch only adds
+// (see additions): it never removes a field of the pod, even one this manager does not
+// know.
 func (i *PodSidecarInjector) Handle(ctx context.Context, req admission.Request) admission.Response {
 	if req.Operation != admissionv1.Create || sidecars.Excluded(req.Namespace) {
 		return admission.Allowed("")
@@ -79,10 +82,56 @@ func (i *PodSidecarInjector) Handle(ctx context.Context, req admission.Request) 
 	// is req.Namespace: a new pod's own field may be empty). When it fails, log
 	// the error and allow the pod with a warning that says it got no sidecars.
 	// When none selects it, allow it with selecting's warnings. Else Inject into a
-	// copy of the pod, marshal the copy (encoding/json) and answer
-	// admission.PatchResponseFromRaw(req.Object.Raw, marshalled) with every
-	// warning (WithWarnings). See "Injecting" in docs/lesson-10.md.
+	// copy of the pod and answer admission.Patched with the operations of
+	// additions(&pod, copy), which only add, and every warning (WithWarnings).
+	// See "Injecting" in docs/lesson-10.md.
 	return admission.Allowed("")
+}
+
+// additions returns the JSON patch that turns original into injected, which Inject made
+// of a copy of it, as "add" operations only: the init containers and the volumes Inject
+// appended, and the record. A patch computed between the request's pod and the pod
+// re-encoded (admission.PatchResponseFromRaw) would also remove every field the pod has
+// and corev1.Pod does not: a field of an API server newer than this manager's k8s.io/api,
+// lost from every pod after an upgrade of the control plane (see "The answer" in
+// docs/lesson-10.md).
+func additions(original, injected *corev1.Pod) []jsonpatch.JsonPatchOperation {
+	var ops []jsonpatch.JsonPatchOperation
+	ops = append(ops, appended("/spec/initContainers", injected.Spec.InitContainers, len(original.Spec.InitContainers))...)
+	ops = append(ops, appended("/spec/volumes", injected.Spec.Volumes, len(original.Spec.Volumes))...)
+	record, ok := injected.Annotations[sidecars.InjectedAnnotation]
+	switch {
+	case !ok || record == original.Annotations[sidecars.InjectedAnnotation]:
+	case len(original.Annotations) == 0:
+		ops = append(ops, jsonpatch.NewOperation("add", "/metadata/annotations", map[string]string{sidecars.InjectedAnnotation: record}))
+	default:
+		// An "add" of a member that exists replaces its value: the record, ours.
+		ops = append(ops, jsonpatch.NewOperation("add", "/metadata/annotations/"+pointerEscape(sidecars.InjectedAnnotation), record))
+	}
+	return ops
+}
+
+// appended returns the operations that add the items of list after its first had: the
+// whole list when there were none (the pod may have no such field at all), else each
+// item at the end ("-").
+func appended[T any](path string, list []T, had int) []jsonpatch.JsonPatchOperation {
+	added := list[had:]
+	switch {
+	case len(added) == 0:
+		return nil
+	case had == 0:
+		return []jsonpatch.JsonPatchOperation{jsonpatch.NewOperation("add", path, added)}
+	}
+	ops := make([]jsonpatch.JsonPatchOperation, 0, len(added))
+	for _, item := range added {
+		ops = append(ops, jsonpatch.NewOperation("add", path+"/-", item))
+	}
+	return ops
+}
+
+// pointerEscape escapes a key for a JSON pointer (RFC 6901): ~ as ~0, / as ~1.
+func pointerEscape(key string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(key)
 }
 
 // selecting returns the SidecarSets that select pod in namespace, sorted by name, so that

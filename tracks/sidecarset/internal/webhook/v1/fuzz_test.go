@@ -2,10 +2,13 @@ package v1
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
 
+	jsonpatch "github.com/evanphx/json-patch/v5"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -126,6 +129,7 @@ func FuzzValidateSidecarSet(f *testing.F) {
 //     and unchanged;
 //   - each SidecarSet the record lists was listed before or added something, and every
 //     init container added is a native sidecar of a SidecarSet the record lists;
+//   - the patch the webhook answers with (additions) makes the injected pod of the pod;
 //   - a second Inject with the same SidecarSets changes nothing.
 func FuzzInject(f *testing.F) {
 	corpus := []struct{ app, appVolume, sidecar, mount, volume, second, record string }{
@@ -196,6 +200,36 @@ func FuzzInject(f *testing.F) {
 					t.Fatalf("the record lists %q, which neither the pod's record nor the SidecarSets had", name)
 				}
 			}
+		}
+		// The webhook's answer, additions, applied to the pod as the API server received it,
+		// makes the injected pod.
+		raw, err := json.Marshal(original)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops, err := json.Marshal(additions(original, pod))
+		if err != nil {
+			t.Fatal(err)
+		}
+		patch, err := jsonpatch.DecodePatch(ops)
+		if err != nil {
+			t.Fatalf("the patch %s does not decode: %v", ops, err)
+		}
+		patched, err := patch.Apply(raw)
+		if err != nil {
+			t.Fatalf("the patch %s does not apply to %s: %v", ops, raw, err)
+		}
+		// Compared as JSON, which is what the API server reads: JSON has no invalid UTF-8.
+		var got, want corev1.Pod
+		injected, err := json.Marshal(pod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := errors.Join(json.Unmarshal(patched, &got), json.Unmarshal(injected, &want)); err != nil {
+			t.Fatal(err)
+		}
+		if !equality.Semantic.DeepEqual(got, want) {
+			t.Fatalf("the patch %s makes %s of the pod %s, not the injected %s", ops, patched, raw, injected)
 		}
 		again := pod.DeepCopy()
 		Inject(again, sets)
