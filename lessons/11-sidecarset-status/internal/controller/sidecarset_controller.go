@@ -75,9 +75,8 @@ func (r *SidecarSetReconciler) countPods(ctx context.Context, set *sidecarsv1.Si
 	if err != nil {
 		return reconcile.TerminalError(err)
 	}
-	pods := &metav1.PartialObjectMetadataList{}
-	pods.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("PodList"))
-	if err := r.List(ctx, pods, client.MatchingLabelsSelector{Selector: selector}); err != nil {
+	var pods corev1.PodList
+	if err := r.List(ctx, &pods, client.MatchingLabelsSelector{Selector: selector}); err != nil {
 		return fmt.Errorf("listing pods: %w", err)
 	}
 	namespaceLabels, err := r.namespaceLabels(ctx, namespaceSelector)
@@ -85,25 +84,26 @@ func (r *SidecarSetReconciler) countPods(ctx context.Context, set *sidecarsv1.Si
 		return err
 	}
 	for i := range pods.Items {
-		countPod(&set.Status, &pods.Items[i], set.Name, revision, namespaceSelector, namespaceLabels)
+		countPod(&set.Status, &pods.Items[i], set, revision, namespaceSelector, namespaceLabels)
 	}
 	return nil
 }
 
-// countPod counts one pod the SidecarSet name's selector matches into status: matched
-// unless it is being deleted, lives in an excluded namespace or in one the namespace
-// selector (nil: none) does not match; injected when its record names the SidecarSet;
-// outdated when the revision it records is not revision.
-func countPod(status *sidecarsv1.SidecarSetStatus, pod *metav1.PartialObjectMetadata, name, revision string,
+// countPod counts one pod set's selector matches into status: matched unless it is
+// being deleted, lives in an excluded namespace or in one the namespace selector (nil:
+// none) does not match; injected when its record names the SidecarSet and it runs the
+// SidecarSet's sidecars (a record alone is anyone's to write); outdated when the
+// revision it records is not revision. pod is what TrimPod keeps of it.
+func countPod(status *sidecarsv1.SidecarSetStatus, pod *corev1.Pod, set *sidecarsv1.SidecarSet, revision string,
 	namespaceSelector labels.Selector, namespaceLabels map[string]map[string]string) {
 	// TODO(1): Count the pods a SidecarSet selects.
 	// Skip the pods being deleted, those of the excluded namespaces
 	// (sidecars.Excluded) and, when namespaceSelector is not nil, those whose
 	// namespace's labels (namespaceLabels) it does not match. Count the rest as
 	// matched; of those, count as injected the pods whose record
-	// (sidecars.Injected) names the SidecarSet, and as outdated those whose
-	// recorded revision is not revision. See "What the status counts" in
-	// docs/lesson-11.md.
+	// (sidecars.Injected) names the SidecarSet and that run its sidecars
+	// (sidecars.Runs), and as outdated those whose recorded revision is not
+	// revision. See "What the status counts" in docs/lesson-11.md.
 }
 
 // selectorsOf converts set's selectors; the namespace selector is nil when the spec has
@@ -144,13 +144,13 @@ func (r *SidecarSetReconciler) namespaceLabels(ctx context.Context, namespaceSel
 }
 
 // SetupWithManager registers the controller. It hears of SidecarSets whose spec changed,
-// of pods whose labels, injection record or deletion changed (as metadata only, see
-// sidecarset_cache.go), and of namespaces whose labels changed.
+// of pods whose labels, injection record or deletion changed (trimmed as
+// sidecarset_cache.go says), and of namespaces whose labels changed.
 func (r *SidecarSetReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	// TODO(2): Hear of SidecarSets, pods and namespaces.
 	// Watch SidecarSets (For) with predicate.GenerationChangedPredicate; pods
-	// (Watches &corev1.Pod{}) as metadata only (builder.OnlyMetadata), mapped to
-	// their SidecarSets by r.sidecarSetsOfPod, with the predicate podChanged();
+	// (Watches &corev1.Pod{}), mapped to their SidecarSets by
+	// r.sidecarSetsOfPod, with the predicate podChanged();
 	// and namespaces, mapped by r.sidecarSetsWithNamespaceSelector, with
 	// predicate.LabelChangedPredicate. See "Watching every pod" in
 	// docs/lesson-11.md.

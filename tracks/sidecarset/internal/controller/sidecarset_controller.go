@@ -79,9 +79,8 @@ func (r *SidecarSetReconciler) countPods(ctx context.Context, set *sidecarsv1.Si
 	if err != nil {
 		return reconcile.TerminalError(err)
 	}
-	pods := &metav1.PartialObjectMetadataList{}
-	pods.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("PodList"))
-	if err := r.List(ctx, pods, client.MatchingLabelsSelector{Selector: selector}); err != nil {
+	var pods corev1.PodList
+	if err := r.List(ctx, &pods, client.MatchingLabelsSelector{Selector: selector}); err != nil {
 		return fmt.Errorf("listing pods: %w", err)
 	}
 	namespaceLabels, err := r.namespaceLabels(ctx, namespaceSelector)
@@ -89,16 +88,17 @@ func (r *SidecarSetReconciler) countPods(ctx context.Context, set *sidecarsv1.Si
 		return err
 	}
 	for i := range pods.Items {
-		countPod(&set.Status, &pods.Items[i], set.Name, revision, namespaceSelector, namespaceLabels)
+		countPod(&set.Status, &pods.Items[i], set, revision, namespaceSelector, namespaceLabels)
 	}
 	return nil
 }
 
-// countPod counts one pod the SidecarSet name's selector matches into status: matched
-// unless it is being deleted, lives in an excluded namespace or in one the namespace
-// selector (nil: none) does not match; injected when its record names the SidecarSet;
-// outdated when the revision it records is not revision.
-func countPod(status *sidecarsv1.SidecarSetStatus, pod *metav1.PartialObjectMetadata, name, revision string,
+// countPod counts one pod set's selector matches into status: matched unless it is
+// being deleted, lives in an excluded namespace or in one the namespace selector (nil:
+// none) does not match; injected when its record names the SidecarSet and it runs the
+// SidecarSet's sidecars (a record alone is anyone's to write); outdated when the
+// revision it records is not revision. pod is what TrimPod keeps of it.
+func countPod(status *sidecarsv1.SidecarSetStatus, pod *corev1.Pod, set *sidecarsv1.SidecarSet, revision string,
 	namespaceSelector labels.Selector, namespaceLabels map[string]map[string]string) {
 	//lesson:11.1
 	if !pod.DeletionTimestamp.IsZero() || sidecars.Excluded(pod.Namespace) {
@@ -108,8 +108,8 @@ func countPod(status *sidecarsv1.SidecarSetStatus, pod *metav1.PartialObjectMeta
 		return
 	}
 	status.MatchedPods++
-	got, injected := sidecars.Injected(pod.Annotations)[name]
-	if !injected {
+	got, recorded := sidecars.Injected(pod.Annotations)[set.Name]
+	if !recorded || !sidecars.Runs(pod, set) {
 		return
 	}
 	status.InjectedPods++
@@ -157,15 +157,15 @@ func (r *SidecarSetReconciler) namespaceLabels(ctx context.Context, namespaceSel
 }
 
 // SetupWithManager registers the controller. It hears of SidecarSets whose spec changed,
-// of pods whose labels, injection record or deletion changed (as metadata only, see
-// sidecarset_cache.go), and of namespaces whose labels changed.
+// of pods whose labels, injection record or deletion changed (trimmed as
+// sidecarset_cache.go says), and of namespaces whose labels changed.
 func (r *SidecarSetReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	//lesson:11.2
 	//lesson:stub return ctrl.NewControllerManagedBy(mgr).For(&sidecarsv1.SidecarSet{}).Named("sidecarset").Complete(r)
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&sidecarsv1.SidecarSet{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.sidecarSetsOfPod),
-			builder.OnlyMetadata, builder.WithPredicates(podChanged())).
+			builder.WithPredicates(podChanged())).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.sidecarSetsWithNamespaceSelector),
 			builder.WithPredicates(predicate.LabelChangedPredicate{})).
 		Named("sidecarset").

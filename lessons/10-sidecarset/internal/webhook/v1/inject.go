@@ -18,8 +18,9 @@ import (
 //
 // It never makes a valid pod invalid, and never refuses one: what it cannot add is left
 // out, with a warning the API server hands back to whoever created the pod:
-//   - a SidecarSet the annotation already lists: the pod has its sidecars (admitted
-//     again, or copied from a pod that was injected);
+//   - a SidecarSet the annotation already lists, silently, when the pod has its sidecars
+//     (admitted again, or copied from a pod that was injected): sidecars.Runs. A record
+//     without them was written by someone else, and is overwritten;
 //   - a sidecar whose name a container of the pod, or an earlier sidecar, already has;
 //   - a volume whose name the pod already uses, and every sidecar that mounts it;
 //   - a sidecar that mounts a volume that is neither the SidecarSet's nor the pod's;
@@ -27,8 +28,9 @@ import (
 func Inject(pod *corev1.Pod, sets []sidecarsv1.SidecarSet) []string {
 	// TODO(4): Inject each SidecarSet once, and record it.
 	// Read the pod's record (sidecars.Injected). For each SidecarSet the record
-	// does not list, call injectSet; when it added something, record the
-	// SidecarSet's name with sidecars.Revision of its spec. When anything was
+	// does not list, or lists while the pod lacks its sidecars (sidecars.Runs:
+	// anyone can write the record), call injectSet; when it added something,
+	// record the SidecarSet's name with sidecars.Revision of its spec. When anything was
 	// added, write the record back (sidecars.FormatInjected) into the pod's
 	// annotations, creating the map when it is nil. Return every warning. See
 	// "Injecting" in docs/lesson-10.md.

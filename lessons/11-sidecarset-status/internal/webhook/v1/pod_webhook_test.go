@@ -1,6 +1,7 @@
 package v1
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -156,6 +157,23 @@ func TestAPodAdmittedAgainIsNotInjectedTwice(t *testing.T) {
 	g.Expect(volumeNames(second)).To(Equal([]string{"logs"}))
 	g.Expect(second.Annotations[sidecars.InjectedAnnotation]).To(Equal(first.Annotations[sidecars.InjectedAnnotation]))
 	g.Expect(warnings).To(BeEmpty(), "the record says the pod has the sidecar: nothing to warn about")
+}
+
+// A pod created with a record it did not earn, to opt out of a sidecar, gets the
+// sidecar all the same: the record is anyone's to write, the containers are not.
+func TestAForgedRecordDoesNotOptAPodOut(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.WebhookNamespace(t)
+	value := newCase("forged")
+	set := createSidecarSet(t, g, newSidecarSet(value, value, []corev1.Container{sidecar("log-shipper", logsMount)}, emptyDir("logs")))
+
+	pod := newPod(ns, "forged", value)
+	pod.Annotations = map[string]string{sidecars.InjectedAnnotation: fmt.Sprintf(`{%q:"anything"}`, set.Name)}
+	stored, warnings := createPod(g, pod)
+	g.Expect(sidecarNames(stored)).To(Equal([]string{"log-shipper"}), "a record without the sidecar should not keep the sidecar out")
+	g.Expect(sidecars.Injected(stored.Annotations)).To(Equal(map[string]string{set.Name: sidecars.Revision(&set.Spec)}),
+		"the record should say what the pod got")
+	g.Expect(warnings).To(BeEmpty())
 }
 
 // Changing a SidecarSet changes no pod that exists; the pods created after it get the new

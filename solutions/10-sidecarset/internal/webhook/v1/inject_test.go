@@ -119,6 +119,9 @@ func TestInject(t *testing.T) {
 		{"a pod injected already: nothing twice, no warning", func(p *corev1.Pod) {
 			Inject(p, []sidecarsv1.SidecarSet{logging})
 		}, []sidecarsv1.SidecarSet{logging}, []string{"log-shipper"}, []string{"logs"}, []string{"logging"}, nil},
+		{"a record that lists the SidecarSet, without its sidecar: injected all the same", func(p *corev1.Pod) {
+			p.Annotations = map[string]string{sidecars.InjectedAnnotation: `{"logging":"opted-out"}`}
+		}, []sidecarsv1.SidecarSet{logging}, []string{"log-shipper"}, []string{"logs"}, []string{"logging"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -135,7 +138,11 @@ func TestInject(t *testing.T) {
 			var record []string
 			for name, revision := range sidecars.Injected(pod.Annotations) {
 				record = append(record, name)
-				g.Expect(revision).NotTo(BeEmpty(), "the record should hold the revision of %s", name)
+				for _, set := range tt.sets {
+					if set.Name == name {
+						g.Expect(revision).To(Equal(sidecars.Revision(&set.Spec)), "the record should hold the revision of %s", name)
+					}
+				}
 			}
 			if tt.wantRecord == nil {
 				g.Expect(record).To(BeEmpty(), "the record %q", pod.Annotations[sidecars.InjectedAnnotation])

@@ -19,8 +19,9 @@ import (
 //
 // It never makes a valid pod invalid, and never refuses one: what it cannot add is left
 // out, with a warning the API server hands back to whoever created the pod:
-//   - a SidecarSet the annotation already lists: the pod has its sidecars (admitted
-//     again, or copied from a pod that was injected);
+//   - a SidecarSet the annotation already lists, silently, when the pod has its sidecars
+//     (admitted again, or copied from a pod that was injected): sidecars.Runs. A record
+//     without them was written by someone else, and is overwritten;
 //   - a sidecar whose name a container of the pod, or an earlier sidecar, already has;
 //   - a volume whose name the pod already uses, and every sidecar that mounts it;
 //   - a sidecar that mounts a volume that is neither the SidecarSet's nor the pod's;
@@ -33,7 +34,7 @@ func Inject(pod *corev1.Pod, sets []sidecarsv1.SidecarSet) []string {
 	changed := false
 	for i := range sets {
 		set := &sets[i]
-		if _, done := record[set.Name]; done {
+		if _, done := record[set.Name]; done && sidecars.Runs(pod, set) {
 			continue
 		}
 		added, setWarnings := injectSet(pod, set)
