@@ -5,6 +5,7 @@ package main
 import (
 	"flag"
 	"os"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
@@ -12,30 +13,59 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/lessons/10-sidecarset/api/sidecars/v1"
+	"github.com/kube-workshop/operator-workshop/lessons/10-sidecarset/internal/sidecars"
 	"github.com/kube-workshop/operator-workshop/shared/bootstrap"
 )
 
 func main() {
 	opts := bootstrap.Options{Name: "sidecarset"}
 	opts.BindFlags(flag.CommandLine)
+	var f flags
+	f.bind(flag.CommandLine, serviceAccountNamespaceFile)
 	flag.Parse()
 
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(sidecarsv1.AddToScheme(scheme))
 
-	if err := bootstrap.Run(opts, scheme, setup); err != nil {
+	if err := bootstrap.Run(opts, scheme, f.setup); err != nil {
 		os.Exit(1)
 	}
 }
 
+// flags are the operator's own command-line flags, next to bootstrap's.
+type flags struct {
+	// managerNamespace is the namespace the manager runs in. Its pods, like
+	// kube-system's, never get a sidecar and are never counted: they must start for the
+	// webhook to answer (sidecars.ExcludedNamespaces).
+	managerNamespace string
+}
+
+// serviceAccountNamespaceFile is where a pod finds its own namespace.
+const serviceAccountNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+// bind registers the flags on fs. --manager-namespace defaults to the namespace of the
+// pod the manager runs in, read from namespaceFile, and outside a pod to
+// sidecars.DefaultManagerNamespace, the one config/default deploys it to.
+func (f *flags) bind(fs *flag.FlagSet, namespaceFile string) {
+	namespace := sidecars.DefaultManagerNamespace
+	if data, err := os.ReadFile(namespaceFile); err == nil && strings.TrimSpace(string(data)) != "" {
+		namespace = strings.TrimSpace(string(data))
+	}
+	fs.StringVar(&f.managerNamespace, "manager-namespace", namespace,
+		"The namespace the manager runs in, whose pods get no sidecar (defaults to the pod's own, or "+
+			sidecars.DefaultManagerNamespace+" outside a pod).")
+}
+
 // setup registers with the manager what the operator runs: from lesson 11 on its
 // controller, and its two webhooks with the ready check of their server.
-func setup(mgr ctrl.Manager) error {
+func (f flags) setup(mgr ctrl.Manager) error {
 	// TODO(1): Register the webhooks and their ready check.
-	// Register both webhooks: webhookv1.SetupSidecarSetWebhookWithManager and
-	// webhookv1.SetupPodWebhookWithManager. Then add a ready check named
-	// "webhook" that passes once the webhook server answers
-	// (mgr.GetWebhookServer().StartedChecker()), as in lesson 04.
+	// Register both webhooks of internal/webhook/v1, imported as webhookv1:
+	// webhookv1.SetupSidecarSetWebhookWithManager, and
+	// webhookv1.SetupPodWebhookWithManager with the manager's namespace
+	// (f.managerNamespace). Then add a ready check named "webhook" that passes
+	// once the webhook server answers (mgr.GetWebhookServer().StartedChecker()),
+	// as in lesson 04.
 	return nil
 }

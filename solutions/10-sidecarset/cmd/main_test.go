@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"net/http"
 	"net/url"
 	"os"
@@ -37,7 +38,7 @@ func TestSetupServesEveryConfiguredWebhook(t *testing.T) {
 	})
 	g.Expect(err).NotTo(HaveOccurred())
 	checks := &readyChecks{Manager: mgr, added: map[string]healthz.Checker{}}
-	g.Expect(setup(checks)).To(Succeed())
+	g.Expect(flags{managerNamespace: "sidecarset-system"}.setup(checks)).To(Succeed())
 
 	paths := configuredWebhookPaths(g)
 	g.Expect(paths).To(HaveLen(2), "config/webhook/manifests.yaml should name the pod webhook and the SidecarSet webhook")
@@ -53,6 +54,23 @@ func TestSetupServesEveryConfiguredWebhook(t *testing.T) {
 	g.Expect(ok).To(BeTrue(), "setup should add a ready check named webhook")
 	g.Expect(check(nil)).NotTo(Succeed(),
 		"the ready check webhook should fail until the webhook server answers (its StartedChecker), and it has not started")
+}
+
+// In a pod, the manager's namespace is the pod's own, which the pods of the webhook and
+// the controller leave alone; outside a pod, the namespace config/default deploys to.
+func TestTheManagerNamespaceIsThePodsOwn(t *testing.T) {
+	g := NewWithT(t)
+	file := filepath.Join(t.TempDir(), "namespace")
+	g.Expect(os.WriteFile(file, []byte("operators\n"), 0o644)).To(Succeed())
+	for file, want := range map[string]string{file: "operators", filepath.Join(t.TempDir(), "none"): "sidecarset-system"} {
+		var f flags
+		fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+		f.bind(fs, file)
+		g.Expect(fs.Parse(nil)).To(Succeed())
+		g.Expect(f.managerNamespace).To(Equal(want), "--manager-namespace by default, with the namespace file %s", file)
+		g.Expect(fs.Parse([]string{"--manager-namespace=ops"})).To(Succeed())
+		g.Expect(f.managerNamespace).To(Equal("ops"), "--manager-namespace=ops")
+	}
 }
 
 // readyChecks is a manager that remembers the ready checks added to it.

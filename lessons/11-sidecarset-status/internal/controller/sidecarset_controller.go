@@ -31,6 +31,10 @@ type SidecarSetReconciler struct {
 
 	// Recorder writes the SidecarSets' events (events.k8s.io/v1).
 	Recorder events.EventRecorder
+
+	// ExcludedNamespaces are the namespaces whose pods the webhook leaves alone
+	// (sidecars.ExcludedNamespaces): their pods are not counted.
+	ExcludedNamespaces []string
 }
 
 // +kubebuilder:rbac:groups=sidecars.workshop.dev,resources=sidecarsets,verbs=get;list;watch
@@ -84,21 +88,21 @@ func (r *SidecarSetReconciler) countPods(ctx context.Context, set *sidecarsv1.Si
 		return err
 	}
 	for i := range pods.Items {
-		countPod(&set.Status, &pods.Items[i], set, revision, namespaceSelector, namespaceLabels)
+		countPod(&set.Status, &pods.Items[i], set, revision, r.ExcludedNamespaces, namespaceSelector, namespaceLabels)
 	}
 	return nil
 }
 
 // countPod counts one pod set's selector matches into status: matched unless it is
-// being deleted, lives in an excluded namespace or in one the namespace selector (nil:
+// being deleted, lives in a namespace of excluded or in one the namespace selector (nil:
 // none) does not match; injected when its record names the SidecarSet and it runs the
 // SidecarSet's sidecars (a record alone is anyone's to write); outdated when the
 // revision it records is not revision. pod is what TrimPod keeps of it.
 func countPod(status *sidecarsv1.SidecarSetStatus, pod *corev1.Pod, set *sidecarsv1.SidecarSet, revision string,
-	namespaceSelector labels.Selector, namespaceLabels map[string]map[string]string) {
+	excluded []string, namespaceSelector labels.Selector, namespaceLabels map[string]map[string]string) {
 	// TODO(1): Count the pods a SidecarSet selects.
 	// Skip the pods being deleted, those of the excluded namespaces
-	// (sidecars.Excluded) and, when namespaceSelector is not nil, those whose
+	// (excluded) and, when namespaceSelector is not nil, those whose
 	// namespace's labels (namespaceLabels) it does not match. Count the rest as
 	// matched; of those, count as injected the pods whose record
 	// (sidecars.Injected) names the SidecarSet and that run its sidecars

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/api/sidecars/v1"
+	"github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/internal/sidecars"
 	webhookv1 "github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/internal/webhook/v1"
 )
 
@@ -34,13 +35,14 @@ func TestMain(m *testing.M) {
 			if err := webhookv1.SetupSidecarSetWebhookWithManager(mgr); err != nil {
 				return err
 			}
-			if err := webhookv1.SetupPodWebhookWithManager(mgr); err != nil {
+			if err := webhookv1.SetupPodWebhookWithManager(mgr, sidecars.DefaultManagerNamespace); err != nil {
 				return err
 			}
 			return (&SidecarSetReconciler{
-				Client:   mgr.GetClient(),
-				Scheme:   mgr.GetScheme(),
-				Recorder: mgr.GetEventRecorder("sidecarset-controller"),
+				Client:             mgr.GetClient(),
+				Scheme:             mgr.GetScheme(),
+				Recorder:           mgr.GetEventRecorder("sidecarset-controller"),
+				ExcludedNamespaces: sidecars.ExcludedNamespaces(sidecars.DefaultManagerNamespace),
 			}).SetupWithManager(mgr)
 		},
 	}, &env))

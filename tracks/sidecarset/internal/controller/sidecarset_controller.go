@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -35,6 +36,10 @@ type SidecarSetReconciler struct {
 
 	// Recorder writes the SidecarSets' events (events.k8s.io/v1).
 	Recorder events.EventRecorder
+
+	// ExcludedNamespaces are the namespaces whose pods the webhook leaves alone
+	// (sidecars.ExcludedNamespaces): their pods are not counted.
+	ExcludedNamespaces []string
 }
 
 // +kubebuilder:rbac:groups=sidecars.workshop.dev,resources=sidecarsets,verbs=get;list;watch
@@ -88,20 +93,20 @@ func (r *SidecarSetReconciler) countPods(ctx context.Context, set *sidecarsv1.Si
 		return err
 	}
 	for i := range pods.Items {
-		countPod(&set.Status, &pods.Items[i], set, revision, namespaceSelector, namespaceLabels)
+		countPod(&set.Status, &pods.Items[i], set, revision, r.ExcludedNamespaces, namespaceSelector, namespaceLabels)
 	}
 	return nil
 }
 
 // countPod counts one pod set's selector matches into status: matched unless it is
-// being deleted, lives in an excluded namespace or in one the namespace selector (nil:
+// being deleted, lives in a namespace of excluded or in one the namespace selector (nil:
 // none) does not match; injected when its record names the SidecarSet and it runs the
 // SidecarSet's sidecars (a record alone is anyone's to write); outdated when the
 // revision it records is not revision. pod is what TrimPod keeps of it.
 func countPod(status *sidecarsv1.SidecarSetStatus, pod *corev1.Pod, set *sidecarsv1.SidecarSet, revision string,
-	namespaceSelector labels.Selector, namespaceLabels map[string]map[string]string) {
+	excluded []string, namespaceSelector labels.Selector, namespaceLabels map[string]map[string]string) {
 	//lesson:11.1
-	if !pod.DeletionTimestamp.IsZero() || sidecars.Excluded(pod.Namespace) {
+	if !pod.DeletionTimestamp.IsZero() || slices.Contains(excluded, pod.Namespace) {
 		return
 	}
 	if namespaceSelector != nil && !namespaceSelector.Matches(labels.Set(namespaceLabels[pod.Namespace])) {

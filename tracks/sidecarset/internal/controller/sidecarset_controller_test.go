@@ -49,7 +49,8 @@ func TestCountPod(t *testing.T) {
 			pod.Annotations = map[string]string{sidecars.InjectedAnnotation: `{"logging":"rev-2"}`}
 		}, nil, counts{Matched: 1}},
 		{"a pod being deleted", func(pod *corev1.Pod) { pod.DeletionTimestamp = &now }, nil, counts{}},
-		{"a pod in an excluded namespace", in("kube-system"), nil, counts{}},
+		{"a pod in kube-system", in("kube-system"), nil, counts{}},
+		{"a pod in the manager's namespace", in("operators"), nil, counts{}},
 		{"a namespace the namespaceSelector matches", in("web"), team, counts{Matched: 1}},
 		{"a namespace it does not match", in("db"), team, counts{}},
 	}
@@ -64,7 +65,7 @@ func TestCountPod(t *testing.T) {
 				tt.pod(pod)
 			}
 			var status sidecarsv1.SidecarSetStatus
-			countPod(&status, pod, set, "rev-2", tt.namespaceSelector, namespaceLabels)
+			countPod(&status, pod, set, "rev-2", sidecars.ExcludedNamespaces("operators"), tt.namespaceSelector, namespaceLabels)
 			g.Expect(countsOf(status)).To(Equal(tt.want), "what countPod counts of %s", tt.name)
 		})
 	}

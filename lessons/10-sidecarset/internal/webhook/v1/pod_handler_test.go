@@ -29,7 +29,8 @@ func newInjector(objects ...client.Object) *PodSidecarInjector {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(sidecarsv1.AddToScheme(scheme))
 	reader := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objects...).Build()
-	return &PodSidecarInjector{Client: reader, Decoder: admission.NewDecoder(scheme)}
+	return &PodSidecarInjector{Client: reader, Decoder: admission.NewDecoder(scheme),
+		ExcludedNamespaces: sidecars.ExcludedNamespaces(sidecars.DefaultManagerNamespace)}
 }
 
 // admit calls the handler for the creation of the pod raw (JSON) in namespace, as the API
@@ -111,4 +112,21 @@ func TestThePatchAddsWhatThePodLacks(t *testing.T) {
 	spec := patched["spec"].(map[string]any)
 	g.Expect(spec["initContainers"]).To(ConsistOf(HaveKeyWithValue("name", "log-shipper")))
 	g.Expect(spec["volumes"]).To(ConsistOf(HaveKeyWithValue("name", "logs")))
+}
+
+// A manager deployed to a namespace of another name (--manager-namespace) leaves that
+// namespace's pods alone, as it does kube-system's, and injects the others.
+func TestTheManagersOwnNamespaceIsLeftAlone(t *testing.T) {
+	g := NewWithT(t)
+	set := newSidecarSet("logging", "web", []corev1.Container{sidecar("log-shipper")})
+	injector := newInjector(set)
+	injector.ExcludedNamespaces = sidecars.ExcludedNamespaces("operators")
+	const pod = `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "labels": {"` + caseLabel + `": "web"}},
+	  "spec": {"containers": [{"name": "app", "image": "` + appImage + `"}]}}`
+	for _, ns := range []string{"operators", "kube-system"} {
+		resp, _ := admit(g, injector, ns, pod)
+		g.Expect(resp.Patches).To(BeEmpty(), "a pod in %s should get no sidecar", ns)
+	}
+	resp, _ := admit(g, injector, "shop", pod)
+	g.Expect(resp.Patches).NotTo(BeEmpty(), "a pod in shop should get the sidecar")
 }

@@ -23,11 +23,13 @@ const PodWebhookPath = "/mutate-v1-pod"
 
 // SetupPodWebhookWithManager registers the pod webhook with the manager's webhook server.
 // It reads SidecarSets and namespaces through the manager's client, from its cache: a
-// webhook on every pod creation cannot afford a request to the API server for each.
-func SetupPodWebhookWithManager(mgr ctrl.Manager) error {
+// webhook on every pod creation cannot afford a request to the API server for each. It
+// leaves alone the pods of kube-system and of managerNamespace, the manager's own.
+func SetupPodWebhookWithManager(mgr ctrl.Manager, managerNamespace string) error {
 	mgr.GetWebhookServer().Register(PodWebhookPath, &admission.Webhook{Handler: &PodSidecarInjector{
-		Client:  mgr.GetClient(),
-		Decoder: admission.NewDecoder(mgr.GetScheme()),
+		Client:             mgr.GetClient(),
+		Decoder:            admission.NewDecoder(mgr.GetScheme()),
+		ExcludedNamespaces: sidecars.ExcludedNamespaces(managerNamespace),
 	}})
 	return nil
 }
@@ -38,14 +40,17 @@ func SetupPodWebhookWithManager(mgr ctrl.Manager) error {
 //   - failurePolicy=ignore: while the manager is down or slow, pods are created without
 //     their sidecars rather than not at all;
 //   - timeoutSeconds=5: how long a pod creation may wait for the manager, at most;
-//   - the namespaceSelector leaves out sidecars.ExcludedNamespaces: the API server never
-//     calls the manager for their pods, whatever the failure policy.
+//   - the namespaceSelector leaves out sidecars.ExcludedNamespaces of the namespace
+//     config/default runs the manager in (which also copies the manager's namespace
+//     there): the API server never calls the manager for their pods, whatever the
+//     failure policy.
 //
 // TODO(6): Keep the excluded namespaces out of the webhook.
 // Add to this marker a patch (patch=`{...}`, JSON) with a namespaceSelector
-// whose one matchExpression leaves out the namespaces of
-// sidecars.ExcludedNamespaces by their label kubernetes.io/metadata.name
-// (operator NotIn). See "Never block the cluster" in docs/lesson-10.md.
+// whose one matchExpression leaves out, by their label
+// kubernetes.io/metadata.name (operator NotIn), the namespaces of
+// sidecars.ExcludedNamespaces(sidecars.DefaultManagerNamespace): kube-system,
+// then the manager's. See "Never block the cluster" in docs/lesson-10.md.
 // +kubebuilder:webhook:path=/mutate-v1-pod,mutating=true,failurePolicy=ignore,timeoutSeconds=5,sideEffects=None,groups="",resources=pods,verbs=create,versions=v1,name=msidecarset-pod-v1.kb.io,admissionReviewVersions=v1
 
 // The webhook reads every SidecarSet and the namespaces of the pods it admits.
@@ -59,6 +64,10 @@ type PodSidecarInjector struct {
 	Client client.Reader
 	// Decoder reads the pod out of the request.
 	Decoder admission.Decoder
+	// ExcludedNamespaces are the namespaces whose pods the webhook leaves alone
+	// (sidecars.ExcludedNamespaces): the configuration's namespaceSelector should keep
+	// the API server from calling it for them at all.
+	ExcludedNamespaces []string
 }
 
 var _ admission.Handler = &PodSidecarInjector{}
@@ -70,7 +79,7 @@ var _ admission.Handler = &PodSidecarInjector{}
 // (see additions): it never removes a field of the pod, even one this manager does not
 // know.
 func (i *PodSidecarInjector) Handle(ctx context.Context, req admission.Request) admission.Response {
-	if req.Operation != admissionv1.Create || sidecars.Excluded(req.Namespace) {
+	if req.Operation != admissionv1.Create || slices.Contains(i.ExcludedNamespaces, req.Namespace) {
 		return admission.Allowed("")
 	}
 	var pod corev1.Pod

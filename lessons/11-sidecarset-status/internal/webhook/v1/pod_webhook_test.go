@@ -90,7 +90,7 @@ func TestPodsInExcludedNamespacesAreUntouched(t *testing.T) {
 	env.WebhookNamespace(t)
 	value := newCase("excluded")
 	createSidecarSet(t, g, newSidecarSet(value, value, []corev1.Container{sidecar("log-shipper")}))
-	for _, ns := range sidecars.ExcludedNamespaces {
+	for _, ns := range sidecars.ExcludedNamespaces(sidecars.DefaultManagerNamespace) {
 		err := env.Client.Create(env.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
 		g.Expect(client.IgnoreAlreadyExists(err)).To(Succeed())
 		pod, warnings := createPod(g, newPod(ns, value, value))
@@ -228,8 +228,10 @@ func TestTheWebhookConfigurationLeavesTheExcludedNamespacesOut(t *testing.T) {
 			g.Expect(hook.FailurePolicy).To(Equal("Ignore"), "a manager that is down must not stop pod creation")
 			g.Expect(hook.TimeoutSeconds).To(Equal(5), "a pod creation waits for the manager 5 seconds at most")
 			g.Expect(hook.NamespaceSelector).To(Equal(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
-				Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn, Values: sidecars.ExcludedNamespaces,
-			}}}), "the marker's namespaceSelector should leave out sidecars.ExcludedNamespaces (a patch=`{...}` in the marker)")
+				Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn,
+				Values: sidecars.ExcludedNamespaces(sidecars.DefaultManagerNamespace),
+			}}}), "the marker's namespaceSelector should leave out sidecars.ExcludedNamespaces(sidecars.DefaultManagerNamespace) "+
+				"(a patch=`{...}` in the marker)")
 		}
 	}
 	g.Expect(found).To(BeTrue(), "config/webhook/manifests.yaml should hold a webhook on pods")

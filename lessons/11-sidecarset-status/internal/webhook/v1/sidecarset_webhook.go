@@ -84,10 +84,16 @@ func validateSidecarSet(set *sidecarsv1.SidecarSet) (admission.Warnings, error) 
 // validateSpec returns the problems of every field of spec, each with its path.
 func validateSpec(spec *sidecarsv1.SidecarSetSpec, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if spec.Selector == nil {
-		errs = append(errs, field.Required(path.Child("selector"), "an empty selector ({}) selects every pod"))
-	} else {
-		errs = append(errs, validateSelector(spec.Selector, path.Child("selector"))...)
+	switch selector := spec.Selector; {
+	case selector == nil:
+		errs = append(errs, field.Required(path.Child("selector"), "the labels of the pods to give the sidecars"))
+	case len(selector.MatchLabels) == 0 && len(selector.MatchExpressions) == 0:
+		// As OpenKruise's SidecarSet: one forgotten line would give a sidecar to every pod
+		// of the cluster, the CNI's, cert-manager's and every add-on's.
+		errs = append(errs, field.Invalid(path.Child("selector"), "{}",
+			"an empty selector would select every pod of every namespace the webhook sees: name the pods by a label"))
+	default:
+		errs = append(errs, validateSelector(selector, path.Child("selector"))...)
 	}
 	if spec.NamespaceSelector != nil {
 		errs = append(errs, validateSelector(spec.NamespaceSelector, path.Child("namespaceSelector"))...)
@@ -210,15 +216,10 @@ func validateName(name string, path *field.Path) field.ErrorList {
 	return errs
 }
 
-// warningsFor warns about what is allowed but easy to get wrong: a selector that selects
-// every pod, and a mount of a volume the SidecarSet does not bring, which only pods with
-// a volume of that name can take.
+// warningsFor warns about what is allowed but easy to get wrong: a mount of a volume the
+// SidecarSet does not bring, which only pods with a volume of that name can take.
 func warningsFor(spec *sidecarsv1.SidecarSetSpec, path *field.Path) admission.Warnings {
 	var warnings admission.Warnings
-	if spec.Selector != nil && len(spec.Selector.MatchLabels) == 0 && len(spec.Selector.MatchExpressions) == 0 {
-		warnings = append(warnings, fmt.Sprintf("%s: an empty selector selects every pod of every namespace the webhook sees",
-			path.Child("selector")))
-	}
 	own := sets.New[string]()
 	for _, v := range spec.Volumes {
 		own.Insert(v.Name)

@@ -11,6 +11,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/lessons/11-sidecarset-status/api/sidecars/v1"
+	"github.com/kube-workshop/operator-workshop/lessons/11-sidecarset-status/internal/sidecars"
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
 
@@ -28,6 +29,6 @@ func TestMain(m *testing.M) {
 		if err := SetupSidecarSetWebhookWithManager(mgr); err != nil {
 			return err
 		}
-		return SetupPodWebhookWithManager(mgr)
+		return SetupPodWebhookWithManager(mgr, sidecars.DefaultManagerNamespace)
 	}, &env))
 }

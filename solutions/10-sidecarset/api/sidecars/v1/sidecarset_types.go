@@ -8,8 +8,9 @@ import (
 // SidecarSetSpec says which pods get which sidecars. The pod webhook reads it when a pod
 // is created; a pod that already runs is never changed.
 type SidecarSetSpec struct {
-	// Selector picks the pods, by their labels, in every namespace the webhook sees. An
-	// empty selector ({}) picks every pod there.
+	// Selector picks the pods, by their labels, in every namespace the webhook sees. It
+	// must name some label: an empty selector ({}), which would pick every pod of the
+	// cluster, is refused.
 	// +required
 	Selector *metav1.LabelSelector `json:"selector"`
 

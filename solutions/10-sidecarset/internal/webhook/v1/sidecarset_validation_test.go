@@ -49,6 +49,12 @@ func TestValidateSelectors(t *testing.T) {
 		{"a selector label key with a space", func(s *sidecarsv1.SidecarSet) {
 			s.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"bad key": "x"}}
 		}, []string{"spec.selector.matchLabels"}},
+		{"an empty selector, which would select every pod", func(s *sidecarsv1.SidecarSet) {
+			s.Spec.Selector = &metav1.LabelSelector{}
+		}, []string{"spec.selector"}},
+		{"an empty namespace selector: every namespace", func(s *sidecarsv1.SidecarSet) {
+			s.Spec.NamespaceSelector = &metav1.LabelSelector{}
+		}, nil},
 		{"a bad namespace selector", func(s *sidecarsv1.SidecarSet) {
 			s.Spec.NamespaceSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 				{Key: "team", Operator: metav1.LabelSelectorOpIn}}}
@@ -139,11 +145,9 @@ func TestValidateSidecarSet(t *testing.T) {
 func TestAllowedButSurprisingSidecarSetsAreWarnedAbout(t *testing.T) {
 	g := NewWithT(t)
 	set := newSidecarSet("shared", "x", []corev1.Container{sidecar("reader", corev1.VolumeMount{Name: "data", MountPath: "/data"})})
-	set.Spec.Selector = &metav1.LabelSelector{}
 	warnings, err := validateSidecarSet(set)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(warnings).To(ConsistOf(
-		HavePrefix("spec.selector: an empty selector selects every pod"),
 		HavePrefix(`spec.containers[0].volumeMounts[0].name: "data" is no volume of this SidecarSet`),
 	))
 }

@@ -108,6 +108,7 @@ func TestMalformedSidecarSetsAreRefusedWithTheirField(t *testing.T) {
 		{"no selector", spec(map[string]any{"selector": nil}), "spec.selector"},
 		{"a selector operator that does not exist", spec(map[string]any{"selector": expression("app", "Within", "web")}),
 			"spec.selector.matchExpressions[0].operator"},
+		{"an empty selector", spec(map[string]any{"selector": map[string]any{}}), "spec.selector"},
 		{"In without values", spec(map[string]any{"selector": expression("app", "In")}),
 			"spec.selector.matchExpressions[0].values"},
 		{"Exists with values", spec(map[string]any{"selector": expression("app", "Exists", "web")}),

@@ -62,7 +62,7 @@ func FuzzValidateSidecarSet(f *testing.F) {
 		set := &sidecarsv1.SidecarSet{
 			ObjectMeta: metav1.ObjectMeta{Name: "fuzz"},
 			Spec: sidecarsv1.SidecarSetSpec{
-				Selector:   &metav1.LabelSelector{},
+				Selector:   &metav1.LabelSelector{MatchLabels: map[string]string{"fuzz": "true"}},
 				Containers: []corev1.Container{c, {Name: "second", Image: sidecarImage}},
 			},
 		}

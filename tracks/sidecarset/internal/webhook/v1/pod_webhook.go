@@ -24,11 +24,13 @@ const PodWebhookPath = "/mutate-v1-pod"
 
 // SetupPodWebhookWithManager registers the pod webhook with the manager's webhook server.
 // It reads SidecarSets and namespaces through the manager's client, from its cache: a
-// webhook on every pod creation cannot afford a request to the API server for each.
-func SetupPodWebhookWithManager(mgr ctrl.Manager) error {
+// webhook on every pod creation cannot afford a request to the API server for each. It
+// leaves alone the pods of kube-system and of managerNamespace, the manager's own.
+func SetupPodWebhookWithManager(mgr ctrl.Manager, managerNamespace string) error {
 	mgr.GetWebhookServer().Register(PodWebhookPath, &admission.Webhook{Handler: &PodSidecarInjector{
-		Client:  mgr.GetClient(),
-		Decoder: admission.NewDecoder(mgr.GetScheme()),
+		Client:             mgr.GetClient(),
+		Decoder:            admission.NewDecoder(mgr.GetScheme()),
+		ExcludedNamespaces: sidecars.ExcludedNamespaces(managerNamespace),
 	}})
 	return nil
 }
@@ -39,8 +41,10 @@ func SetupPodWebhookWithManager(mgr ctrl.Manager) error {
 //   - failurePolicy=ignore: while the manager is down or slow, pods are created without
 //     their sidecars rather than not at all;
 //   - timeoutSeconds=5: how long a pod creation may wait for the manager, at most;
-//   - the namespaceSelector leaves out sidecars.ExcludedNamespaces: the API server never
-//     calls the manager for their pods, whatever the failure policy.
+//   - the namespaceSelector leaves out sidecars.ExcludedNamespaces of the namespace
+//     config/default runs the manager in (which also copies the manager's namespace
+//     there): the API server never calls the manager for their pods, whatever the
+//     failure policy.
 //
 //lesson:10.6
 //lesson:stub // +kubebuilder:webhook:path=/mutate-v1-pod,mutating=true,failurePolicy=ignore,timeoutSeconds=5,sideEffects=None,groups="",resources=pods,verbs=create,versions=v1,name=msidecarset-pod-v1.kb.io,admissionReviewVersions=v1
@@ -58,6 +62,10 @@ type PodSidecarInjector struct {
 	Client client.Reader
 	// Decoder reads the pod out of the request.
 	Decoder admission.Decoder
+	// ExcludedNamespaces are the namespaces whose pods the webhook leaves alone
+	// (sidecars.ExcludedNamespaces): the configuration's namespaceSelector should keep
+	// the API server from calling it for them at all.
+	ExcludedNamespaces []string
 }
 
 var _ admission.Handler = &PodSidecarInjector{}
@@ -69,7 +77,7 @@ var _ admission.Handler = &PodSidecarInjector{}
 // (see additions): it never removes a field of the pod, even one this manager does not
 // know.
 func (i *PodSidecarInjector) Handle(ctx context.Context, req admission.Request) admission.Response {
-	if req.Operation != admissionv1.Create || sidecars.Excluded(req.Namespace) {
+	if req.Operation != admissionv1.Create || slices.Contains(i.ExcludedNamespaces, req.Namespace) {
 		return admission.Allowed("")
 	}
 	var pod corev1.Pod

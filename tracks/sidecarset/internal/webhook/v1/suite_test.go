@@ -12,6 +12,7 @@ import (
 
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/tracks/sidecarset/api/sidecars/v1"
+	"github.com/kube-workshop/operator-workshop/tracks/sidecarset/internal/sidecars"
 )
 
 var env *testenv.Env
@@ -28,6 +29,6 @@ func TestMain(m *testing.M) {
 		if err := SetupSidecarSetWebhookWithManager(mgr); err != nil {
 			return err
 		}
-		return SetupPodWebhookWithManager(mgr)
+		return SetupPodWebhookWithManager(mgr, sidecars.DefaultManagerNamespace)
 	}, &env))
 }
