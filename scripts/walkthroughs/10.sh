@@ -45,9 +45,9 @@ expect "the pod webhook leaves out kube-system and the manager's own namespace" 
   "kubectl get mutatingwebhookconfiguration $CONFIG -o jsonpath='{.webhooks[0].namespaceSelector.matchExpressions[0].values[*]}'" \
   "the pod webhook's marker needs patch=\`{\"namespaceSelector\":...}\` with kubernetes.io/metadata.name NotIn the excluded namespaces"
 expect "it fails open (Ignore) and waits 5 seconds at most" "Ignore 5" "policy"
-expect "the manager is ready only once its webhook server answers" "[+]webhook ok" \
-  "curl -s 'http://127.0.0.1:$PROBE_PORT/readyz?verbose' | grep -F webhook" \
-  "cmd/main.go should register both webhooks and add the ready check \"webhook\""
+expect "the manager is ready only once its webhook server answers and its cache has synced" "[+]cache ok [+]webhook ok" \
+  "curl -s 'http://127.0.0.1:$PROBE_PORT/readyz?verbose' | grep -E 'webhook|cache' | xargs" \
+  "cmd/main.go should register both webhooks and add the ready checks \"webhook\" and \"cache\""
 
 step "A bad SidecarSet is refused, every problem with its field"
 expect_refused "the bad sample is refused" "kubectl apply -f '$SAMPLES/bad_sidecarset.yaml'" \

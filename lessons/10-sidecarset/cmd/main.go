@@ -3,14 +3,20 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
+	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
 
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/lessons/10-sidecarset/api/sidecars/v1"
 	"github.com/kube-workshop/operator-workshop/lessons/10-sidecarset/internal/sidecars"
@@ -58,14 +64,33 @@ func (f *flags) bind(fs *flag.FlagSet, namespaceFile string) {
 }
 
 // setup registers with the manager what the operator runs: from lesson 11 on its
-// controller, and its two webhooks with the ready check of their server.
+// controller, and its two webhooks with the ready checks of their server and of the
+// cache they read.
 func (f flags) setup(mgr ctrl.Manager) error {
 	// TODO(1): Register the webhooks and their ready check.
 	// Register both webhooks of internal/webhook/v1, imported as webhookv1:
 	// webhookv1.SetupSidecarSetWebhookWithManager, and
 	// webhookv1.SetupPodWebhookWithManager with the manager's namespace
-	// (f.managerNamespace). Then add a ready check named "webhook" that passes
-	// once the webhook server answers (mgr.GetWebhookServer().StartedChecker()),
-	// as in lesson 04.
+	// (f.managerNamespace). Then add two ready checks, as in lesson 04:
+	// "webhook", which passes once the webhook server answers
+	// (mgr.GetWebhookServer().StartedChecker()), and "cache", which passes once
+	// the manager's cache has synced (cacheSynced(mgr.GetCache())).
 	return nil
+}
+
+// cacheSynced is a ready check that passes once the cache has synced every informer it
+// has, or fails after a moment.
+func cacheSynced(c cache.Cache) healthz.Checker {
+	return func(req *http.Request) error {
+		ctx := context.Background()
+		if req != nil {
+			ctx = req.Context()
+		}
+		ctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		defer cancel()
+		if !c.WaitForCacheSync(ctx) {
+			return errors.New("the manager's cache has not synced yet")
+		}
+		return nil
+	}
 }

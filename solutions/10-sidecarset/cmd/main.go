@@ -3,15 +3,21 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
 
 	"github.com/kube-workshop/operator-workshop/shared/bootstrap"
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/solutions/10-sidecarset/api/sidecars/v1"
@@ -60,7 +66,8 @@ func (f *flags) bind(fs *flag.FlagSet, namespaceFile string) {
 }
 
 // setup registers with the manager what the operator runs: from lesson 11 on its
-// controller, and its two webhooks with the ready check of their server.
+// controller, and its two webhooks with the ready checks of their server and of the
+// cache they read.
 func (f flags) setup(mgr ctrl.Manager) error {
 	if err := webhookv1.SetupSidecarSetWebhookWithManager(mgr); err != nil {
 		return fmt.Errorf("setting up the SidecarSet webhook: %w", err)
@@ -69,9 +76,32 @@ func (f flags) setup(mgr ctrl.Manager) error {
 		return fmt.Errorf("setting up the pod webhook: %w", err)
 	}
 	// Ready only once the webhook server answers: until then pod creations wait for
-	// the webhook's timeout and go through without sidecars.
+	// the webhook's timeout and go through without sidecars. And only once the cache
+	// the pod webhook reads has synced: controller-runtime starts the webhook server
+	// before the caches, and a webhook that reads an empty cache admits pods without
+	// their sidecars.
 	if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
 		return fmt.Errorf("adding the webhook server's ready check: %w", err)
 	}
+	if err := mgr.AddReadyzCheck("cache", cacheSynced(mgr.GetCache())); err != nil {
+		return fmt.Errorf("adding the cache's ready check: %w", err)
+	}
 	return nil
+}
+
+// cacheSynced is a ready check that passes once the cache has synced every informer it
+// has, or fails after a moment.
+func cacheSynced(c cache.Cache) healthz.Checker {
+	return func(req *http.Request) error {
+		ctx := context.Background()
+		if req != nil {
+			ctx = req.Context()
+		}
+		ctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		defer cancel()
+		if !c.WaitForCacheSync(ctx) {
+			return errors.New("the manager's cache has not synced yet")
+		}
+		return nil
+	}
 }

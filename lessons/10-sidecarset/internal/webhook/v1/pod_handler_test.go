@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -23,13 +24,14 @@ import (
 // The pod webhook's handler called directly, without an API server: the SidecarSets and
 // namespaces it reads come from objects.
 
-// newInjector returns a PodSidecarInjector that reads objects.
+// newInjector returns a PodSidecarInjector that reads objects, from its cache and from
+// the API server alike.
 func newInjector(objects ...client.Object) *PodSidecarInjector {
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(sidecarsv1.AddToScheme(scheme))
 	reader := fake.NewClientBuilder().WithScheme(scheme).WithObjects(objects...).Build()
-	return &PodSidecarInjector{Client: reader, Decoder: admission.NewDecoder(scheme),
+	return &PodSidecarInjector{Client: reader, APIReader: reader, Decoder: admission.NewDecoder(scheme),
 		ExcludedNamespaces: sidecars.ExcludedNamespaces(sidecars.DefaultManagerNamespace)}
 }
 
@@ -129,4 +131,22 @@ func TestTheManagersOwnNamespaceIsLeftAlone(t *testing.T) {
 	}
 	resp, _ := admit(g, injector, "shop", pod)
 	g.Expect(resp.Patches).NotTo(BeEmpty(), "a pod in shop should get the sidecar")
+}
+
+// A namespace created a moment ago may not be in the manager's cache yet when its first
+// pods are admitted: the webhook reads it from the API server then, rather than admit
+// them without the sidecars of a SidecarSet with a namespaceSelector.
+func TestANamespaceNotYetCachedIsReadFromTheAPIServer(t *testing.T) {
+	g := NewWithT(t)
+	set := newSidecarSet("metrics", "web", []corev1.Container{sidecar("metrics-agent")})
+	set.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"team": "web"}}
+	shop := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop", Labels: map[string]string{"team": "web"}}}
+	injector := newInjector(set, shop)
+	injector.Client = newInjector(set).Client // the cache: the SidecarSet, not the namespace yet
+	const pod = `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "labels": {"` + caseLabel + `": "web"}},
+	  "spec": {"containers": [{"name": "app", "image": "` + appImage + `"}]}}`
+	resp, patched := admit(g, injector, "shop", pod)
+	g.Expect(resp.Warnings).To(BeEmpty())
+	g.Expect(patched["spec"]).To(HaveKeyWithValue("initContainers", ConsistOf(HaveKeyWithValue("name", "metrics-agent"))),
+		"the pod should get the sidecar: selecting should read a namespace missing from the cache through APIReader")
 }

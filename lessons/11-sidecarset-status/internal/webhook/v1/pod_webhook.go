@@ -10,7 +10,9 @@ import (
 	"gomodules.xyz/jsonpatch/v2"
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -26,9 +28,21 @@ const PodWebhookPath = "/mutate-v1-pod"
 // It reads SidecarSets and namespaces through the manager's client, from its cache: a
 // webhook on every pod creation cannot afford a request to the API server for each. It
 // leaves alone the pods of kube-system and of managerNamespace, the manager's own.
+//
+// The cache would start an informer for SidecarSets, and one for namespaces, on the
+// webhook's first read, and make that call wait until it has listed them all: longer, on
+// a big cluster, than the API server waits for the webhook. Asked for here, before the
+// manager starts, they start with the cache, and the manager's cache sync, which its
+// ready check "cache" waits for (cmd/main.go), includes them.
 func SetupPodWebhookWithManager(mgr ctrl.Manager, managerNamespace string) error {
+	for _, obj := range []client.Object{&sidecarsv1.SidecarSet{}, &corev1.Namespace{}} {
+		if _, err := mgr.GetCache().GetInformer(context.Background(), obj, cache.BlockUntilSynced(false)); err != nil {
+			return fmt.Errorf("caching %T for the pod webhook: %w", obj, err)
+		}
+	}
 	mgr.GetWebhookServer().Register(PodWebhookPath, &admission.Webhook{Handler: &PodSidecarInjector{
 		Client:             mgr.GetClient(),
+		APIReader:          mgr.GetAPIReader(),
 		Decoder:            admission.NewDecoder(mgr.GetScheme()),
 		ExcludedNamespaces: sidecars.ExcludedNamespaces(managerNamespace),
 	}})
@@ -57,6 +71,9 @@ func SetupPodWebhookWithManager(mgr ctrl.Manager, managerNamespace string) error
 type PodSidecarInjector struct {
 	// Client reads SidecarSets and namespaces, from the manager's cache.
 	Client client.Reader
+	// APIReader reads from the API server, for a namespace the cache does not hold yet
+	// (created a moment ago).
+	APIReader client.Reader
 	// Decoder reads the pod out of the request.
 	Decoder admission.Decoder
 	// ExcludedNamespaces are the namespaces whose pods the webhook leaves alone
@@ -143,7 +160,9 @@ func pointerEscape(key string) string {
 // selecting returns the SidecarSets that select pod in namespace, sorted by name, so that
 // two SidecarSets that want the same container name settle it the same way for every
 // pod; and a warning for each SidecarSet whose selector does not parse. It reads the
-// namespace only when some SidecarSet has a namespaceSelector.
+// namespace only when some SidecarSet has a namespaceSelector: from the cache, and from
+// the API server when the cache does not have it yet. A namespace created a moment
+// before its first pods (kubectl create namespace, then kubectl apply) is no rare case.
 func (i *PodSidecarInjector) selecting(ctx context.Context, pod *corev1.Pod, namespace string) ([]sidecarsv1.SidecarSet, []string, error) {
 	var list sidecarsv1.SidecarSetList
 	if err := i.Client.List(ctx, &list); err != nil {
@@ -153,7 +172,11 @@ func (i *PodSidecarInjector) selecting(ctx context.Context, pod *corev1.Pod, nam
 	var namespaceLabels map[string]string
 	if slices.ContainsFunc(list.Items, func(s sidecarsv1.SidecarSet) bool { return s.Spec.NamespaceSelector != nil }) {
 		var ns corev1.Namespace
-		if err := i.Client.Get(ctx, client.ObjectKey{Name: namespace}, &ns); err != nil {
+		err := i.Client.Get(ctx, client.ObjectKey{Name: namespace}, &ns)
+		if apierrors.IsNotFound(err) {
+			err = i.APIReader.Get(ctx, client.ObjectKey{Name: namespace}, &ns)
+		}
+		if err != nil {
 			return nil, nil, fmt.Errorf("getting namespace %s: %w", namespace, err)
 		}
 		namespaceLabels = ns.Labels
