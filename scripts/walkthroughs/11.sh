@@ -82,7 +82,7 @@ run kubectl get sidecarsets
 step "What the manager caches of a pod"
 POD=$(kubectl get pods -n $NS -l app=web -o jsonpath='{.items[0].metadata.name}')
 run kubectl get pod -n $NS "$POD" -o jsonpath='{.metadata.annotations}{"\n"}'
-printf '    (the cache keeps of these only %s, its labels, name, namespace and deletion time: see TrimPod)\n' \
+printf '    (the cache keeps of these only %s; of the pod, its labels, name, namespace, deletion time\n     and the names of its containers: see TrimPod)\n' \
   "sidecars.workshop.dev/injected"
 
 step "The manager's log"
