@@ -37,6 +37,9 @@ set_policy() {
 }
 
 kubectl delete sidecarset logging metrics --ignore-not-found >/dev/null
+# The manager's namespace, where config/default runs it: its SidecarSet webhook dry-runs
+# pods there (a manager on this machine takes sidecarset-system, its --manager-namespace).
+kubectl get namespace sidecarset-system >/dev/null 2>&1 || kubectl create namespace sidecarset-system >/dev/null
 
 step "The API server calls the manager for every new pod, but not in every namespace"
 run kubectl get mutatingwebhookconfiguration $CONFIG -o jsonpath='{.webhooks[0].namespaceSelector}{"\n"}'
@@ -57,6 +60,32 @@ expect "the same answer names the duplicate sidecar and the reserved volume" \
   "* spec.volumes[0].name: Forbidden * spec.containers[1].name: Duplicate value" \
   "kubectl apply -f '$SAMPLES/bad_sidecarset.yaml' 2>&1 | grep -oE '^\\* spec\\.(volumes\\[0\\]\\.name: Forbidden|containers\\[1\\]\\.name: Duplicate value)' | xargs" \
   "validateVolumes and validateContainers should add their errors, each at its path"
+
+step "A sidecar no pod could run is refused, in the API server's own words"
+cat >"$STAGE_CACHE/pod-rules-10.yaml" <<EOF
+apiVersion: sidecars.workshop.dev/v1
+kind: SidecarSet
+metadata:
+  name: pod-rules
+spec:
+  selector:
+    matchLabels:
+      logging: enabled
+  containers:
+  - name: log-shipper
+    image: busybox:1.37
+    imagePullPolicy: always
+    resources:
+      requests: {cpu: "2"}
+      limits: {cpu: "1"}
+EOF
+printf '  (pod-rules-10.yaml: a sidecar with imagePullPolicy: always, and requests above its limits)\n'
+expect_refused "a dry run of a pod with the sidecar finds the pull policy, at the SidecarSet's field" \
+  "kubectl apply -f '$STAGE_CACHE/pod-rules-10.yaml'" \
+  'spec.containers[0].imagePullPolicy: Unsupported value: "always"' \
+  "the SidecarSet webhook has the API server validate a pod with the sidecars (dryRunErrors): is the namespace sidecarset-system there?"
+expect "the same answer names the requests" "* spec.containers[0].resources.requests: Invalid value" \
+  "kubectl apply -f '$STAGE_CACHE/pod-rules-10.yaml' 2>&1 | grep -oE '^\* spec\.containers\[0\]\.resources\.requests: Invalid value'"
 
 step "The SidecarSet logging: a log shipper next to every pod labelled logging=enabled"
 run kubectl apply -f "$SAMPLES/sidecars_v1_sidecarset.yaml"

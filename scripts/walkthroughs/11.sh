@@ -32,6 +32,9 @@ sidecar_images() {
 }
 
 kubectl delete sidecarset logging metrics --ignore-not-found >/dev/null
+# The manager's namespace, where config/default runs it: its SidecarSet webhook dry-runs
+# pods there (a manager on this machine takes sidecarset-system, its --manager-namespace).
+kubectl get namespace sidecarset-system >/dev/null 2>&1 || kubectl create namespace sidecarset-system >/dev/null
 
 step "Pods created before the SidecarSet: matched, not injected"
 fresh_namespace $NS

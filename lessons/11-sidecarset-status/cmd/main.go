@@ -82,7 +82,7 @@ func (f flags) setup(mgr ctrl.Manager) error {
 	if err != nil {
 		return fmt.Errorf("setting up the SidecarSet controller: %w", err)
 	}
-	if err := webhookv1.SetupSidecarSetWebhookWithManager(mgr); err != nil {
+	if err := webhookv1.SetupSidecarSetWebhookWithManager(mgr, f.managerNamespace); err != nil {
 		return fmt.Errorf("setting up the SidecarSet webhook: %w", err)
 	}
 	if err := webhookv1.SetupPodWebhookWithManager(mgr, f.managerNamespace); err != nil {

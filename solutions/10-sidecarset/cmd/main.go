@@ -69,7 +69,7 @@ func (f *flags) bind(fs *flag.FlagSet, namespaceFile string) {
 // controller, and its two webhooks with the ready checks of their server and of the
 // cache they read.
 func (f flags) setup(mgr ctrl.Manager) error {
-	if err := webhookv1.SetupSidecarSetWebhookWithManager(mgr); err != nil {
+	if err := webhookv1.SetupSidecarSetWebhookWithManager(mgr, f.managerNamespace); err != nil {
 		return fmt.Errorf("setting up the SidecarSet webhook: %w", err)
 	}
 	if err := webhookv1.SetupPodWebhookWithManager(mgr, f.managerNamespace); err != nil {

@@ -28,7 +28,7 @@ func checkValidation(t *testing.T, tests []validationCase) {
 			g := NewWithT(t)
 			set := newSidecarSet("logging", "x", []corev1.Container{sidecar("log-shipper", mount("logs", "/var/log/app"))}, emptyDir("logs"))
 			tt.change(set)
-			_, err := validateSidecarSet(set)
+			_, err := validateSidecarSet(set, nil)
 			if tt.want == nil {
 				g.Expect(err).NotTo(HaveOccurred(), "the SidecarSet should be admitted")
 				return
@@ -96,7 +96,7 @@ func TestValidateContainers(t *testing.T) {
 // refuse; one that changes it is checked as a create.
 func TestValidateUpdateChecksOnlyAChangedSpec(t *testing.T) {
 	g := NewWithT(t)
-	validator := &SidecarSetCustomValidator{}
+	validator := &SidecarSetCustomValidator{Pods: acceptingAPIServer()}
 	stored := newSidecarSet("old", "x", []corev1.Container{sidecar("proxy"), sidecar("proxy")})
 	labelled := stored.DeepCopy()
 	labelled.Labels = map[string]string{"team": "web"}
@@ -145,7 +145,7 @@ func TestValidateSidecarSet(t *testing.T) {
 func TestAllowedButSurprisingSidecarSetsAreWarnedAbout(t *testing.T) {
 	g := NewWithT(t)
 	set := newSidecarSet("shared", "x", []corev1.Container{sidecar("reader", corev1.VolumeMount{Name: "data", MountPath: "/data"})})
-	warnings, err := validateSidecarSet(set)
+	warnings, err := validateSidecarSet(set, nil)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(warnings).To(ConsistOf(
 		HavePrefix(`spec.containers[0].volumeMounts[0].name: "data" is no volume of this SidecarSet`),

@@ -1,14 +1,18 @@
 package v1
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/lessons/11-sidecarset-status/api/sidecars/v1"
 	"github.com/kube-workshop/operator-workshop/lessons/11-sidecarset-status/internal/sidecars"
@@ -24,11 +28,28 @@ func TestMain(m *testing.M) {
 
 	// The manager runs both webhooks and no controller: these tests are about what the API
 	// server admits and stores, and the pod webhook is called on every pod a test creates.
+	if testenv.Fuzzing() {
+		os.Exit(fuzzWithAPIServer(m, scheme))
+	}
 	root := filepath.Join("..", "..", "..")
 	os.Exit(testenv.RunWebhooks(m, root, scheme, func(mgr ctrl.Manager) error {
-		if err := SetupSidecarSetWebhookWithManager(mgr); err != nil {
+		if err := createManagerNamespace(mgr); err != nil {
+			return err
+		}
+		if err := SetupSidecarSetWebhookWithManager(mgr, sidecars.DefaultManagerNamespace); err != nil {
 			return err
 		}
 		return SetupPodWebhookWithManager(mgr, sidecars.DefaultManagerNamespace)
 	}, &env))
+}
+
+// createManagerNamespace creates the namespace a deployed manager runs in: the
+// SidecarSet webhook creates its dry-run pods there.
+func createManagerNamespace(mgr ctrl.Manager) error {
+	c, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme()})
+	if err != nil {
+		return err
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: sidecars.DefaultManagerNamespace}}
+	return client.IgnoreAlreadyExists(c.Create(context.Background(), ns))
 }
