@@ -75,6 +75,7 @@ func (f *flags) bind(fs *flag.FlagSet, namespaceFile string) {
 func (f flags) setup(mgr ctrl.Manager) error {
 	err := (&controller.SidecarSetReconciler{
 		Client:             mgr.GetClient(),
+		APIReader:          mgr.GetAPIReader(),
 		Scheme:             mgr.GetScheme(),
 		Recorder:           mgr.GetEventRecorder("sidecarset-controller"),
 		ExcludedNamespaces: sidecars.ExcludedNamespaces(f.managerNamespace),

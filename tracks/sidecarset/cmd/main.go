@@ -78,6 +78,7 @@ func (f flags) setup(mgr ctrl.Manager) error {
 	//stage:11
 	err := (&controller.SidecarSetReconciler{
 		Client:             mgr.GetClient(),
+		APIReader:          mgr.GetAPIReader(),
 		Scheme:             mgr.GetScheme(),
 		Recorder:           mgr.GetEventRecorder("sidecarset-controller"),
 		ExcludedNamespaces: sidecars.ExcludedNamespaces(f.managerNamespace),

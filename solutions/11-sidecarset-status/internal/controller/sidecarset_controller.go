@@ -34,6 +34,10 @@ type SidecarSetReconciler struct {
 	client.Client
 	Scheme *runtime.Scheme
 
+	// APIReader reads from the API server, not the cache: a SidecarSet whose status
+	// patch conflicted, because the cache's copy was older than the stored one.
+	APIReader client.Reader
+
 	// Recorder writes the SidecarSets' events (events.k8s.io/v1).
 	Recorder events.EventRecorder
 
@@ -49,8 +53,8 @@ type SidecarSetReconciler struct {
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile counts the pods of one SidecarSet and patches its status when the counts
-// changed. It is called for every change of a SidecarSet's spec, of a pod's labels or
-// injection record, and of a namespace's labels.
+// changed. It is called for every change of a SidecarSet, of a pod's labels or injection
+// record, and of a namespace's labels.
 func (r *SidecarSetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
 	var set sidecarsv1.SidecarSet
 	if err := r.Get(ctx, req.NamespacedName, &set); err != nil {
@@ -159,12 +163,13 @@ func (r *SidecarSetReconciler) namespaceLabels(ctx context.Context, namespaceSel
 	return byName, nil
 }
 
-// SetupWithManager registers the controller. It hears of SidecarSets whose spec changed,
-// of pods whose labels, injection record or deletion changed (trimmed as
-// sidecarset_cache.go says), and of namespaces whose labels changed.
+// SetupWithManager registers the controller. It hears of every change of a SidecarSet,
+// its status included (see patchStatus), of pods whose labels, injection record or
+// deletion changed (trimmed as sidecarset_cache.go says), and of namespaces whose labels
+// changed.
 func (r *SidecarSetReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&sidecarsv1.SidecarSet{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&sidecarsv1.SidecarSet{}).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.sidecarSetsOfPod),
 			builder.WithPredicates(podChanged())).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.sidecarSetsWithNamespaceSelector),

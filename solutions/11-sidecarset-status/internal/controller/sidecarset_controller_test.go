@@ -1,15 +1,19 @@
 package controller
 
 import (
+	"context"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/api/sidecars/v1"
 	"github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/internal/sidecars"
 )
@@ -71,6 +75,65 @@ func TestCountPod(t *testing.T) {
 	}
 }
 
+// The manager's cache may hand the controller a SidecarSet older than the controller's
+// own last status write. A pass from that stale copy must not write a status made of
+// the two: here the pass drives Reconcile by hand, through a cache that lags one status
+// write (laggingCache), on a SidecarSet the running manager does not see.
+func TestAPassFromAStaleCacheWritesTheStatusItCounted(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.WebhookNamespace(t)
+	value := newCase("stale")
+	set := &sidecarsv1.SidecarSet{
+		ObjectMeta: metav1.ObjectMeta{Name: value, Labels: map[string]string{testenv.UnmanagedLabel: "true"}},
+		Spec: sidecarsv1.SidecarSetSpec{
+			Selector:   &metav1.LabelSelector{MatchLabels: map[string]string{caseLabel: value}},
+			Containers: []corev1.Container{{Name: "log-shipper", Image: "busybox:1.37"}},
+		},
+	}
+	g.Expect(env.Client.Create(env.Context(), set)).To(Succeed())
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), set) })
+	r := &SidecarSetReconciler{
+		Client:             newLaggingCache(env.Client),
+		APIReader:          env.Client,
+		Scheme:             env.Client.Scheme(),
+		Recorder:           events.NewFakeRecorder(100),
+		ExcludedNamespaces: sidecars.ExcludedNamespaces(sidecars.DefaultManagerNamespace),
+	}
+	pass := func() {
+		_, err := r.Reconcile(env.Context(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(set)})
+		g.ExpectWithOffset(1, err).NotTo(HaveOccurred())
+	}
+	// pod makes a pod the SidecarSet selects, with its sidecar and record when injected:
+	// the webhook does not see this SidecarSet.
+	pod := func(name string, injected bool) *corev1.Pod {
+		p := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{caseLabel: value}},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}},
+		}
+		if injected {
+			p.Spec.InitContainers = []corev1.Container{{Name: "log-shipper", Image: "busybox:1.37"}}
+			p.Annotations = map[string]string{sidecars.InjectedAnnotation: sidecars.FormatInjected(map[string]string{
+				set.Name: sidecars.Revision(&set.Spec)})}
+		}
+		g.ExpectWithOffset(1, env.Client.Create(env.Context(), p)).To(Succeed())
+		return p
+	}
+
+	pod("plain-1", false)
+	pass()
+	g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 1}))
+	injected := pod("injected", true)
+	pass() // the cache will hand the next pass the SidecarSet as it was before this one's write
+	g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 2, Injected: 1}))
+
+	g.Expect(env.Client.Delete(env.Context(), injected, client.GracePeriodSeconds(0))).To(Succeed())
+	pod("plain-2", false)
+	pass()
+	g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 2}),
+		"a merge patch from the stale copy leaves out injectedPods, 0 there and 0 now, and the API server keeps 1: "+
+			"patch with the optimistic lock (client.MergeFromWithOptimisticLock), and on a conflict start again from a fresh read")
+}
+
 // A pod whose labels change leaves the SidecarSet's counts; one in another SidecarSet's
 // selection joins that one's.
 func TestAPodThatLosesTheLabelLeavesTheCounts(t *testing.T) {
@@ -115,6 +178,28 @@ func TestAForgedRecordIsNotCounted(t *testing.T) {
 	createPods(g, ns, "late", value, 1)
 	g.Eventually(func(g Gomega) { g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 3, Injected: 1})) }).
 		Should(Succeed(), "of three matched pods only the one with the sidecar is injected, whatever the others' records say")
+}
+
+// The status is the controller's. One written behind its back, by someone else or by
+// the controller itself from a cache that had not caught up with its own last write, is
+// rewritten by the pass its event brings. A status update leaves the generation as it
+// was: a controller that hears only of generation changes (GenerationChangedPredicate)
+// would leave it wrong for ever.
+func TestAStatusWrittenBehindTheControllersBackIsRewritten(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.WebhookNamespace(t)
+	value := newCase("rewritten")
+	createPods(g, ns, "pod", value, 2)
+	set := createSidecarSet(t, g, value, "busybox:1.37")
+	g.Eventually(func(g Gomega) { g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 2})) }).Should(Succeed())
+
+	var stored sidecarsv1.SidecarSet
+	g.Expect(env.Client.Get(env.Context(), client.ObjectKeyFromObject(set), &stored)).To(Succeed())
+	patch := client.MergeFrom(stored.DeepCopy())
+	stored.Status.MatchedPods, stored.Status.InjectedPods = 7, 7
+	g.Expect(env.Client.Status().Patch(env.Context(), &stored, patch)).To(Succeed())
+	g.Eventually(func(g Gomega) { g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 2})) }).Should(Succeed(),
+		"a status update should bring a pass that writes the counts again: watch SidecarSets without GenerationChangedPredicate")
 }
 
 // Of the pod updates the controller hears of, only those that can change a count reach

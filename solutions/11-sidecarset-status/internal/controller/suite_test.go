@@ -47,6 +47,7 @@ func TestMain(m *testing.M) {
 			}
 			return (&SidecarSetReconciler{
 				Client:             mgr.GetClient(),
+				APIReader:          mgr.GetAPIReader(),
 				Scheme:             mgr.GetScheme(),
 				Recorder:           mgr.GetEventRecorder("sidecarset-controller"),
 				ExcludedNamespaces: sidecars.ExcludedNamespaces(sidecars.DefaultManagerNamespace),
