@@ -27,6 +27,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/kube-workshop/operator-workshop/scripts/tools/internal/index"
 )
 
 func main() {
@@ -85,7 +87,7 @@ func writeAll(root, out string) error {
 	if err != nil {
 		return err
 	}
-	var entries []lesson
+	var entries []index.Lesson
 	for _, t := range tracks {
 		borrowed, err := borrowedFiles(root, t)
 		if err != nil {
@@ -112,7 +114,7 @@ func writeAll(root, out string) error {
 			entries = append(entries, entry)
 		}
 	}
-	return writeIndex(filepath.Join(out, "lessons", "index.json"), entries)
+	return index.Write(filepath.Join(out, "lessons", "index.json"), entries)
 }
 
 // writeOne writes lesson or solution n alone into the folder to.
@@ -209,16 +211,16 @@ func (t *track) readme(root string, tg target, folder string) ([]byte, error) {
 }
 
 // indexEntry is the lesson's entry of lessons/index.json.
-func (t *track) indexEntry(root string, l *lessonSpec, st *stage) (lesson, error) {
+func (t *track) indexEntry(root string, l *lessonSpec, st *stage) (index.Lesson, error) {
 	title, err := lessonTitle(root, l.Number)
 	if err != nil {
-		return lesson{}, err
+		return index.Lesson{}, err
 	}
 	todos, err := st.tasks(l)
 	if err != nil {
-		return lesson{}, err
+		return index.Lesson{}, err
 	}
-	return lesson{Number: l.Number, Title: title, Operator: t.manifest.Operator, Folder: "lessons/" + l.Folder, Timeout: l.Timeout, Todos: todos}, nil
+	return index.Lesson{Number: l.Number, Title: title, Operator: t.manifest.Operator, Folder: "lessons/" + l.Folder, Timeout: l.Timeout, Todos: todos}, nil
 }
 
 // borrowedFiles renders the files a track borrows, as the lending track's stage has them,
