@@ -260,35 +260,36 @@ func writeFile(path string, src []byte, mode os.FileMode) error {
 
 // printTracks prints one line per lesson: its track, its folder and its number of tasks.
 func printTracks(root string) error {
-	tracks, err := loadTracks(root)
-	if err != nil {
-		return err
-	}
-	for _, t := range tracks {
-		for _, l := range t.manifest.Lessons {
-			fmt.Printf("%s\t%s\t%d\n", t.name, l.Folder, len(l.Tasks))
-		}
-	}
-	return nil
+	return eachLesson(root, func(t *track, l *lessonSpec) {
+		fmt.Printf("%s\t%s\t%d\n", t.name, l.Folder, len(l.Tasks))
+	})
 }
 
 // printMistakes prints one line per mistake: the folder of the stage it is made in, the
 // task it belongs to (0: the lesson's), its name and the words its test must print.
 func printMistakes(root string) error {
+	return eachLesson(root, func(_ *track, l *lessonSpec) {
+		for _, task := range l.Tasks {
+			for _, m := range task.Mistakes {
+				fmt.Printf("%s\t%d\t%s\t%s\n", l.Folder, task.ID, m.Name, m.Says)
+			}
+		}
+		for _, m := range l.Mistakes {
+			fmt.Printf("%s\t0\t%s\t%s\n", l.Folder, m.Name, m.Says)
+		}
+	})
+}
+
+// eachLesson calls f with every lesson of every track of the repository at root, in the
+// tracks' order.
+func eachLesson(root string, f func(*track, *lessonSpec)) error {
 	tracks, err := loadTracks(root)
 	if err != nil {
 		return err
 	}
 	for _, t := range tracks {
-		for _, l := range t.manifest.Lessons {
-			for _, task := range l.Tasks {
-				for _, m := range task.Mistakes {
-					fmt.Printf("%s\t%d\t%s\t%s\n", l.Folder, task.ID, m.Name, m.Says)
-				}
-			}
-			for _, m := range l.Mistakes {
-				fmt.Printf("%s\t0\t%s\t%s\n", l.Folder, m.Name, m.Says)
-			}
+		for i := range t.manifest.Lessons {
+			f(t, &t.manifest.Lessons[i])
 		}
 	}
 	return nil
