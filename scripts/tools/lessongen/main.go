@@ -14,7 +14,10 @@
 //	lessongen tracks                           one line per lesson: track, folder, tasks
 //	lessongen mistakes                         one line per mistake: folder, task, name, words
 //	lessongen lint                             hints and TODO texts name what their
-//	                                           solutions have
+//	                                           solutions have; the lesson pages' checklists
+//	                                           and tests are the lessons'
+//	lessongen docs                             rewrites the checklists of the lesson pages
+//	                                           (docs/lesson-NN.md) as make check-N prints them
 //
 // -root is the repository's top folder (default: the current folder). Generated folders
 // are replaced entirely; what controller-gen derives (scripts/generate.sh) is left to it.
@@ -63,6 +66,8 @@ func main() {
 		err = printMistakes(*root)
 	case "lint":
 		err = lint(*root)
+	case "docs":
+		err = writeDocs(*root)
 	default:
 		usage()
 	}
@@ -76,7 +81,7 @@ func usage() {
 	fmt.Fprintln(os.Stderr, `usage: lessongen [-root DIR] write [-out DIR]
        lessongen [-root DIR] lesson -to DIR [-done K] N
        lessongen [-root DIR] solution -to DIR [-mistake NAME] N
-       lessongen [-root DIR] tracks|mistakes|lint`)
+       lessongen [-root DIR] tracks|mistakes|lint|docs`)
 	os.Exit(2)
 }
 
@@ -305,8 +310,33 @@ func lint(root string) error {
 	for _, p := range problems {
 		fmt.Fprintln(os.Stderr, p)
 	}
-	if len(problems) > 0 {
+	drifts, err := syncDocs(root, false)
+	if err != nil {
+		return err
+	}
+	for _, d := range drifts {
+		fmt.Fprintln(os.Stderr, d)
+	}
+	switch {
+	case len(problems) > 0:
 		return fmt.Errorf("%d texts of the lessons name what their solutions lack: fix them in tracks/*/lessons.yaml", len(problems))
+	case len(drifts) > 0:
+		return fmt.Errorf("%d lines of the lesson pages say what the lessons do not: run make generate, or fix the page", len(drifts))
+	}
+	return nil
+}
+
+// writeDocs rewrites the lines of the lesson pages that make generate can bring in line
+// (syncDocs), and prints those it cannot.
+func writeDocs(root string) error {
+	drifts, err := syncDocs(root, true)
+	if err != nil {
+		return err
+	}
+	for _, d := range drifts {
+		if d.Want == "" {
+			fmt.Fprintln(os.Stderr, d)
+		}
 	}
 	return nil
 }

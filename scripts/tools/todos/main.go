@@ -167,15 +167,10 @@ func check(in io.Reader, w io.Writer, l index.Lesson, resultFile, logFile, failu
 			first = l.Todos[i].ID
 		}
 	}
-	width, idWidth := 0, 0
-	for _, t := range l.Todos {
-		width = max(width, len(t.Title))
-		idWidth = max(idWidth, len(fmt.Sprintf("TODO(%d)", t.ID)))
-	}
 	fmt.Fprintf(w, "\nlessons/%s: %d of %d tasks done\n", filepath.Base(l.Folder), count, len(l.Todos))
 	var shown *failure
 	for i, t := range l.Todos {
-		fmt.Fprintf(w, "  %-8s %-*s %-*s  %s:%d\n", st[i], idWidth, fmt.Sprintf("TODO(%d)", t.ID), width, t.Title, t.File, t.Line)
+		fmt.Fprintln(w, l.Row(i, st[i].String()))
 		if st[i] == failing && shown == nil {
 			f := r.failure(t.Tests)
 			shown = &f

@@ -77,3 +77,17 @@ func ReadLesson(name string, number int) (Lesson, error) {
 	}
 	return Lesson{}, fmt.Errorf("%s: there is no lesson %d", name, number)
 }
+
+// Row is the row of the task l.Todos[i] in make check-N's checklist, in state (not run,
+// failing, done): the columns are as wide as the lesson's widest, so that the rows align.
+func (l Lesson) Row(i int, state string) string {
+	width, idWidth := 0, 0
+	for _, t := range l.Todos {
+		width = max(width, len(t.Title))
+		idWidth = max(idWidth, len(todoID(t)))
+	}
+	t := l.Todos[i]
+	return fmt.Sprintf("  %-8s %-*s %-*s  %s:%d", state, idWidth, todoID(t), width, t.Title, t.File, t.Line)
+}
+
+func todoID(t Todo) string { return fmt.Sprintf("TODO(%d)", t.ID) }
