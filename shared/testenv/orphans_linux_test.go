@@ -19,6 +19,10 @@ import (
 // start a control plane, print its processes and end without stopping it, as it says.
 const dieEnv = "TESTENV_TEST_END_BY"
 
+// crdsEnv names the folder of the CRDs that control plane installs: an empty one, as
+// this module has none of its own.
+const crdsEnv = "TESTENV_TEST_CRDS"
+
 // A test binary that ends without TestMain's stop (a test's panic, and go test's
 // -timeout is one; os.Exit; a kill, which go test sends to a binary that does not end
 // after its timeout) takes its etcd and kube-apiserver with it.
@@ -35,7 +39,7 @@ func TestTheControlPlaneDiesWithTheTests(t *testing.T) {
 	for _, how := range []string{"panic", "exit", "kill"} {
 		t.Run(how, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestTheControlPlaneDiesWithTheTests$", "-test.v")
-			cmd.Env = append(os.Environ(), dieEnv+"="+how)
+			cmd.Env = append(os.Environ(), dieEnv+"="+how, crdsEnv+"="+t.TempDir())
 			out, err := cmd.StdoutPipe()
 			if err != nil {
 				t.Fatal(err)
@@ -74,7 +78,7 @@ func TestTheControlPlaneDiesWithTheTests(t *testing.T) {
 // endWithoutStopping starts a control plane, prints its processes' ids and ends as how
 // says, never stopping it.
 func endWithoutStopping(how string) {
-	_, _, err := start(Options{Scheme: scheme.Scheme})
+	_, _, err := start(Options{Scheme: scheme.Scheme, CRDDirectoryPaths: []string{os.Getenv(crdsEnv)}})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
