@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -23,39 +24,17 @@ import (
 func (e *Env) AsRole(t testing.TB, rolePath, namespace string) *rest.Config {
 	t.Helper()
 	g := gomega.NewWithT(t)
-	ctx := e.ctx
-	role, err := readClusterRole(rolePath)
-	g.Expect(err).NotTo(gomega.HaveOccurred())
+	role := &rbacv1.ClusterRole{}
+	g.Expect(readManifest(rolePath, role)).To(gomega.Succeed())
 	g.Expect(role.Rules).NotTo(gomega.BeEmpty(), "the rules of %s", rolePath)
-
 	role.ObjectMeta = metav1.ObjectMeta{GenerateName: "manager-role-"}
-	g.Expect(e.Client.Create(ctx, role)).To(gomega.Succeed())
-	t.Cleanup(func() { _ = e.Client.Delete(ctx, role) })
-	user := "user-" + role.Name
-	ref := rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name}
-	subjects := []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}}
-	var binding client.Object = &rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: role.Name}, RoleRef: ref, Subjects: subjects,
-	}
-	if namespace == "" {
-		binding = &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: role.Name}, RoleRef: ref, Subjects: subjects}
-	}
-	g.Expect(e.Client.Create(ctx, binding)).To(gomega.Succeed())
-	t.Cleanup(func() { _ = e.Client.Delete(ctx, binding) })
-
 	first := role.Rules[0]
 	resource, subresource, _ := strings.Cut(first.Resources[0], "/")
-	g.Eventually(func(g gomega.Gomega) {
-		review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-			User: user,
-			ResourceAttributes: &authorizationv1.ResourceAttributes{
-				Namespace: namespace, Verb: first.Verbs[0], Group: first.APIGroups[0],
-				Resource: resource, Subresource: subresource,
-			},
-		}}
-		g.Expect(e.Client.Create(ctx, review)).To(gomega.Succeed())
-		g.Expect(review.Status.Allowed).To(gomega.BeTrue(), "the authorizer knows the new binding")
-	}).Should(gomega.Succeed())
+	user := e.bind(t, role, namespace, rbacv1.Subject{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind},
+		authorizationv1.SubjectAccessReviewSpec{ResourceAttributes: &authorizationv1.ResourceAttributes{
+			Namespace: namespace, Verb: first.Verbs[0], Group: first.APIGroups[0],
+			Resource: resource, Subresource: subresource,
+		}})
 
 	cfg := rest.CopyConfig(e.Config)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
@@ -78,15 +57,53 @@ func (e *Env) Watch(cfg *rest.Config, list client.ObjectList, opts ...client.Lis
 	return nil
 }
 
-func readClusterRole(path string) (*rbacv1.ClusterRole, error) {
+// bind creates role (a ClusterRole with a GenerateName) and binds it to subject: in
+// namespace, or cluster-wide when namespace is empty; both go when the test ends. A
+// subject without a name is a user named after the role. It returns the subject's user
+// name once the API server's authorizer, which learns of new bindings through its own
+// cache, grants it access (a SubjectAccessReview of the user).
+func (e *Env) bind(t testing.TB, role *rbacv1.ClusterRole, namespace string, subject rbacv1.Subject, access authorizationv1.SubjectAccessReviewSpec) string {
+	t.Helper()
+	g := gomega.NewWithT(t)
+	ctx := e.ctx
+	g.Expect(e.Client.Create(ctx, role)).To(gomega.Succeed())
+	t.Cleanup(func() { _ = e.Client.Delete(context.Background(), role) })
+	if subject.Name == "" {
+		subject.Name = "user-" + role.Name
+	}
+	user := subject.Name
+	if subject.Kind == rbacv1.ServiceAccountKind {
+		user = "system:serviceaccount:" + subject.Namespace + ":" + subject.Name
+	}
+	ref := rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name}
+	subjects := []rbacv1.Subject{subject}
+	var binding client.Object = &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: role.Name}, RoleRef: ref, Subjects: subjects,
+	}
+	if namespace == "" {
+		binding = &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: role.Name}, RoleRef: ref, Subjects: subjects}
+	}
+	g.Expect(e.Client.Create(ctx, binding)).To(gomega.Succeed())
+	t.Cleanup(func() { _ = e.Client.Delete(context.Background(), binding) })
+
+	access.User = user
+	g.Eventually(func(g gomega.Gomega) {
+		review := &authorizationv1.SubjectAccessReview{Spec: access}
+		g.Expect(e.Client.Create(ctx, review)).To(gomega.Succeed())
+		g.Expect(review.Status.Allowed).To(gomega.BeTrue(), "the authorizer knows the new binding")
+	}).Should(gomega.Succeed())
+	return user
+}
+
+// readManifest reads the one object of the YAML file path (a file of config/) into obj.
+func readManifest(path string, obj client.Object) error {
 	file, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer file.Close()
-	var role rbacv1.ClusterRole
-	if err := yaml.NewYAMLOrJSONDecoder(file, 4096).Decode(&role); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+	if err := yaml.NewYAMLOrJSONDecoder(file, 4096).Decode(obj); err != nil {
+		return fmt.Errorf("reading %s: %w", path, err)
 	}
-	return &role, nil
+	return nil
 }

@@ -4,21 +4,15 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
-	authenticationv1 "k8s.io/api/authentication/v1"
-	authorizationv1 "k8s.io/api/authorization/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/leaderelection"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -29,42 +23,7 @@ import (
 // manager's own identity: the role controller-gen writes from the RBAC markers
 // (config/rbac/role.yaml) must let it.
 func TestTheManagersRoleAllowsTheMetricsFilter(t *testing.T) {
-	g := NewWithT(t)
-	ctx := env.Context()
-	user := "nodepool-manager-metrics"
-
-	file, err := os.Open(filepath.Join("..", "config", "rbac", "role.yaml"))
-	g.Expect(err).NotTo(HaveOccurred())
-	defer file.Close()
-	var role rbacv1.ClusterRole
-	g.Expect(yaml.NewYAMLOrJSONDecoder(file, 4096).Decode(&role)).To(Succeed())
-	role.ObjectMeta = metav1.ObjectMeta{Name: user}
-	g.Expect(env.Client.Create(ctx, &role)).To(Succeed())
-	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), &role) })
-	binding := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: user},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
-	}
-	g.Expect(env.Client.Create(ctx, binding)).To(Succeed())
-	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), binding) })
-
-	cfg := rest.CopyConfig(env.Config)
-	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
-	asManager, err := client.New(cfg, client.Options{Scheme: env.Client.Scheme()})
-	g.Expect(err).NotTo(HaveOccurred())
-
-	// The authorizer learns of a new binding through its own cache: wait for a first
-	// answer, then require it.
-	review := func() error {
-		return asManager.Create(ctx, &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: "a-scrapers-token"}})
-	}
-	g.Eventually(review).Should(Succeed(), "the manager's role should allow creating tokenreviews (authentication.k8s.io): add its RBAC marker to cmd/main.go")
-	access := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-		User:                  "system:serviceaccount:monitoring:prometheus",
-		NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: "/metrics", Verb: "get"},
-	}}
-	g.Expect(asManager.Create(ctx, access)).To(Succeed(), "the manager's role should allow creating subjectaccessreviews (authorization.k8s.io): add its RBAC marker to cmd/main.go")
+	env.ExpectRoleAllowsMetricsFilter(t, filepath.Join("..", "config", "rbac", "role.yaml"))
 }
 
 // The lease's timing must be set, and in the order client-go requires: a leader gives up
@@ -167,19 +126,7 @@ func TestTheManagersClientReadsItsOwnNodePatches(t *testing.T) {
 		HealthProbeBindAddress: "0",
 	}
 	managerOptions().Configure(&o)
-	mgr, err := ctrl.NewManager(env.Config, o)
-	g.Expect(err).NotTo(HaveOccurred())
-	mgrCtx, cancel := context.WithCancel(ctx)
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		_ = mgr.Start(mgrCtx)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-stopped
-	})
-	c := mgr.GetClient()
+	c := env.StartManager(t, env.Config, o).GetClient()
 
 	const label, nodes = "read-own-writes.workshop.dev/round", 20
 	for i := range nodes {
