@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -88,18 +89,7 @@ func TestTheMetricsAreServedOnlyToWhoMayReadThem(t *testing.T) {
 		HealthProbeBindAddress: "0",
 	}
 	secureMetrics(&o)
-	mgr, err := ctrl.NewManager(env.Config, o)
-	g.Expect(err).NotTo(HaveOccurred())
-	mgrCtx, cancel := context.WithCancel(ctx)
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		_ = mgr.Start(mgrCtx)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-stopped
-	})
+	startManager(t, g, env.Config, o)
 	insecure := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 	scrape := func(scheme, token string) int {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, scheme+"://"+addr+"/metrics", nil)
@@ -131,7 +121,8 @@ func TestTheMetricsAreServedOnlyToWhoMayReadThem(t *testing.T) {
 		return request.Status.Token
 	}
 	scraper, stranger := token("scraper"), token("stranger")
-	reader := clusterRole(g, filepath.Join("..", "config", "rbac", "metrics_reader_role.yaml"))
+	reader := &rbacv1.ClusterRole{}
+	readManifest(g, filepath.Join("..", "config", "rbac", "metrics_reader_role.yaml"), reader)
 	reader.Name = "metrics-reader-" + ns
 	g.Expect(env.Client.Create(ctx, reader)).To(Succeed())
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), reader) })
@@ -180,6 +171,62 @@ func TestTheManagersRoleAllowsTheMetricsFilter(t *testing.T) {
 		"the manager's role should allow creating subjectaccessreviews (authorization.k8s.io): an RBAC marker in cmd/main.go")
 }
 
+// With --leader-elect, the manager records each change of leader as an Event of its
+// Lease, through the core API group, in the Lease's namespace (the manager's own, when
+// deployed). Those are the only events MyDaemonSet's manager records: its controller
+// records none, so config/rbac/role.yaml grants no events, and
+// config/rbac/leader_election_role.yaml grants them in that namespace only.
+func TestTheLeaderElectionRoleLetsTheManagerRecordItsLeadership(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	ns := env.Namespace(t)
+	role := &rbacv1.Role{}
+	readManifest(g, filepath.Join("..", "config", "rbac", "leader_election_role.yaml"), role)
+	role.ObjectMeta = metav1.ObjectMeta{Namespace: ns, Name: "leader-election"}
+	g.Expect(env.Client.Create(ctx, role)).To(Succeed())
+	user := "leader-of-" + ns
+	binding := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: role.Name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
+	}
+	g.Expect(env.Client.Create(ctx, binding)).To(Succeed())
+	// The API server's authorizer learns of a new binding through its own cache.
+	g.Eventually(func(g Gomega) {
+		review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User: user,
+			ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Namespace: ns, Verb: "create", Group: "coordination.k8s.io", Resource: "leases",
+			},
+		}}
+		g.Expect(env.Client.Create(ctx, review)).To(Succeed())
+		g.Expect(review.Status.Allowed).To(BeTrue(), "the authorizer knows the new binding")
+	}).Should(Succeed())
+
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+	startManager(t, g, cfg, ctrl.Options{
+		Scheme:                  env.Client.Scheme(),
+		Metrics:                 metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress:  "0",
+		LeaderElection:          true,
+		LeaderElectionID:        "mydaemonset.workshop.dev",
+		LeaderElectionNamespace: ns,
+		// As bootstrap.Run does: a manager that stops hands the lease over at once.
+		LeaderElectionReleaseOnCancel: true,
+	})
+	g.Eventually(func(g Gomega) {
+		var events corev1.EventList
+		g.Expect(env.Client.List(ctx, &events, client.InNamespace(ns))).To(Succeed())
+		g.Expect(events.Items).To(ContainElement(And(
+			HaveField("Reason", "LeaderElection"),
+			HaveField("InvolvedObject.Kind", "Lease"),
+			HaveField("Message", ContainSubstring("became leader")),
+		)))
+	}).Should(Succeed(), "the manager should record that it became leader: config/rbac/leader_election_role.yaml "+
+		"should let it create and patch events (core group) in the Lease's namespace")
+}
+
 // freeAddress returns an address on this machine that nothing listens on.
 func freeAddress(g Gomega) string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -188,12 +235,27 @@ func freeAddress(g Gomega) string {
 	return l.Addr().String()
 }
 
-// clusterRole reads the ClusterRole of a file of config/rbac.
-func clusterRole(g Gomega, path string) *rbacv1.ClusterRole {
+// startManager starts a manager of its own for the test, with no controllers, and stops
+// it when the test ends.
+func startManager(t *testing.T, g Gomega, cfg *rest.Config, o ctrl.Options) {
+	mgr, err := ctrl.NewManager(cfg, o)
+	g.Expect(err).NotTo(HaveOccurred())
+	ctx, cancel := context.WithCancel(env.Context())
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		_ = mgr.Start(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-stopped
+	})
+}
+
+// readManifest reads the object of a file of config into obj.
+func readManifest(g Gomega, path string, obj client.Object) {
 	file, err := os.Open(path)
 	g.Expect(err).NotTo(HaveOccurred())
 	defer file.Close()
-	var role rbacv1.ClusterRole
-	g.Expect(yaml.NewYAMLOrJSONDecoder(file, 4096).Decode(&role)).To(Succeed())
-	return &role
+	g.Expect(yaml.NewYAMLOrJSONDecoder(file, 4096).Decode(obj)).To(Succeed(), "reading %s", path)
 }
