@@ -67,6 +67,8 @@ derive() {
 write() {
   say "Writing every solution and lesson from tracks/, and lessons/index.json"
   lessongen write
+  say "Writing the checklists of docs/lesson-NN.md as make check-N prints them"
+  lessongen docs
   say "Adding what controller-gen derives: tracks/, then every solution and lesson"
   # shellcheck disable=SC2046
   each_module derive_solution $(printf "$ROOT/tracks/%s " $(track_lessons | cut -f1 | sort -u))

@@ -215,6 +215,44 @@ expect_refused() {
   fi
 }
 
+# expect_warned WHAT CMD WARNING ADMITTED [HINT] runs CMD, which the API server should
+# admit (its output says ADMITTED, such as "pod/clash created") with a webhook's warning
+# (kubectl prints it as "Warning: WARNING").
+expect_warned() {
+  local what=$1 cmd=$2 warning=$3 admitted=$4 hint=${5:-} out
+  show "$cmd"
+  out=$(eval "$cmd" 2>&1) || true
+  printf '%s\n' "$out" | sed 's/^/    /'
+  if [[ $out == *"Warning: $warning"* && $out == *"$admitted"* ]]; then
+    pass "$what"
+  else
+    fail "$what" "got: $out" "$hint"
+  fi
+}
+
+# expect_collected KIND RESOURCE deletes the object demo of RESOURCE (imoocpod, mds) in
+# the namespace NS, and expects the garbage collector to delete its pods (the command
+# ACTIVE counts them), by their controller OwnerReferences.
+expect_collected() {
+  local kind=$1 resource=$2
+  step "Delete the $kind: the garbage collector deletes its pods"
+  run kubectl delete "$resource" demo -n "$NS" --wait=false
+  # The garbage collector rediscovers API resources every 30 seconds: right after a CRD
+  # is installed it can take that long to start following OwnerReferences to the new kind.
+  WAIT=90 expect "no pods left (the kube-controller-manager's garbage collector followed the OwnerReferences)" 0 "$ACTIVE" \
+    "pods without a controller OwnerReference to the $kind are never collected"
+}
+
+# expect_clean_log NAMESPACE... expects the manager to have logged no error (the command
+# MANAGER_ERRORS counts them), then deletes the walkthrough's namespaces: the namespace
+# controller removes them and their pods in the background (about 10 s), and the next
+# run of the walkthrough waits for that before it starts.
+expect_clean_log() {
+  step "The manager's log"
+  expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${log#"$ROOT"/}"
+  kubectl delete namespace "$@" --wait=false >/dev/null
+}
+
 # remove_leftovers THING... removes what an earlier run of this walkthrough may have left
 # on the cluster (a run that stopped half-way, or that ran a broken controller: a
 # RuntimeClass without its owner makes every later pass of a correct one fail), and says

@@ -55,15 +55,5 @@ expect_refused "an empty image is refused" \
   "kubectl patch imoocpod demo -n $NS --type=merge -p '{\"spec\":{\"image\":\"\"}}'" \
   "spec.image" "add +kubebuilder:validation:MinLength=1 to Image"
 
-step "Delete the ImoocPod: the garbage collector deletes its pods"
-run kubectl delete imoocpod demo -n $NS --wait=false
-# The garbage collector rediscovers API resources every 30 seconds: right after a CRD is
-# installed it can take that long to start following OwnerReferences to the new kind.
-WAIT=90 expect "no pods left (the kube-controller-manager's garbage collector followed the OwnerReferences)" 0 "$ACTIVE" \
-  "pods without a controller OwnerReference to the ImoocPod are never collected"
-
-step "The manager's log"
-expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${log#"$ROOT"/}"
-# The namespace controller removes the namespace and its pods in the background (about
-# 10 s); the next run of this walkthrough waits for that before it starts.
-kubectl delete namespace $NS --wait=false >/dev/null
+expect_collected ImoocPod imoocpod
+expect_clean_log $NS

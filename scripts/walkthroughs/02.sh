@@ -56,13 +56,5 @@ else
     "eventFilters should return no predicates when FilterEvents is off"
 fi
 
-step "Delete the ImoocPod: the garbage collector deletes its pods"
-run kubectl delete imoocpod demo -n $NS --wait=false
-expect "no pods left (the kube-controller-manager's garbage collector followed the OwnerReferences)" 0 "$ACTIVE" \
-  "pods without a controller OwnerReference to the ImoocPod are never collected"
-
-step "The manager's log"
-expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${log#"$ROOT"/}"
-# The namespace controller removes the namespace and its pods in the background (about
-# 10 s); the next run of this walkthrough waits for that before it starts.
-kubectl delete namespace $NS --wait=false >/dev/null
+expect_collected ImoocPod imoocpod
+expect_clean_log $NS

@@ -133,15 +133,5 @@ if [[ -n $EMBEDDED ]]; then
     "a pod whose node is gone should be deleted: planPods removes pods of nodes it does not find"
 fi
 
-step "Delete the MyDaemonSet: the garbage collector deletes its pods"
-run kubectl delete mds demo -n $NS --wait=false
-# The garbage collector rediscovers API resources every 30 seconds: right after a CRD is
-# installed it can take that long to start following OwnerReferences to the new kind.
-WAIT=90 expect "no pods left (the garbage collector followed the OwnerReferences)" 0 "$ACTIVE" \
-  "pods without a controller OwnerReference to the MyDaemonSet are never collected"
-
-step "The manager's log"
-expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${log#"$ROOT"/}"
-# The namespace controller removes the namespace and its pods in the background (about
-# 10 s); the next run of this walkthrough waits for that before it starts.
-kubectl delete namespace $NS --wait=false >/dev/null
+expect_collected MyDaemonSet mds
+expect_clean_log $NS

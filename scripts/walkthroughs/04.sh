@@ -78,16 +78,10 @@ expect "demo is unchanged: same image, same generation" \
   "registry.k8s.io/pause:3.10 IfNotPresent 1" "$IMAGE_AND_POLICY"
 
 step "An image tagged latest is admitted, with a warning"
-show "kubectl apply -n $NS -f $SAMPLES/latest_mydaemonset.yaml"
-out=$(kubectl apply -n $NS -f "$SAMPLES/latest_mydaemonset.yaml" 2>&1) || true
-printf '%s\n' "$out" | sed 's/^/    /'
-if [[ $out == *'Warning: spec.image: "registry.k8s.io/pause:latest" is tagged latest'* &&
-  $out == *"mydaemonset.apps.workshop.dev/latest created"* ]]; then
-  pass "kubectl printed the webhook's warning, and the MyDaemonSet was created"
-else
-  fail "kubectl should print the webhook's warning and create the MyDaemonSet" "got: $out" \
-    "warningsFor should return a warning for a floating image, and validateMyDaemonSet return it"
-fi
+expect_warned "kubectl printed the webhook's warning, and the MyDaemonSet was created" \
+  "kubectl apply -n $NS -f '$SAMPLES/latest_mydaemonset.yaml'" \
+  'spec.image: "registry.k8s.io/pause:latest" is tagged latest' "mydaemonset.apps.workshop.dev/latest created" \
+  "warningsFor should return a warning for a floating image, and validateMyDaemonSet return it"
 expect "its spec.imagePullPolicy was set to Always" "Always" \
   "kubectl get mds latest -n $NS -o jsonpath='{.spec.imagePullPolicy}'" \
   "defaultPullPolicy should return Always for the tag latest"

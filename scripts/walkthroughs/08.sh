@@ -146,17 +146,10 @@ expect "$POOL is unchanged: same generation, same labels on $N0" \
 step "A NoExecute taint is admitted, with a warning (tried with --dry-run=server)"
 # A server dry run goes through both webhooks (sideEffects=None) and stores nothing:
 # no pod on $N0 is evicted.
-cmd="kubectl patch nodepool $POOL --type=merge --dry-run=server -p '{\"spec\":{\"taints\":[{\"key\":\"node-pool.workshop.dev\",\"value\":\"master\",\"effect\":\"NoExecute\"}]}}'"
-show "$cmd"
-out=$(eval "$cmd" 2>&1) || true
-printf '%s\n' "$out" | sed 's/^/    /'
-if [[ $out == *"Warning: spec.taints[0]: the NoExecute taint node-pool.workshop.dev=master:NoExecute evicts"* &&
-  $out == *"nodepool.nodes.workshop.dev/$POOL patched"* ]]; then
-  pass "kubectl printed the webhook's warning, and the patch was admitted"
-else
-  fail "kubectl should print the webhook's warning and admit the patch" "got: $out" \
-    "warningsFor should warn about every NoExecute taint, and validateNodePool return the warnings"
-fi
+expect_warned "kubectl printed the webhook's warning, and the patch was admitted" \
+  "kubectl patch nodepool $POOL --type=merge --dry-run=server -p '{\"spec\":{\"taints\":[{\"key\":\"node-pool.workshop.dev\",\"value\":\"master\",\"effect\":\"NoExecute\"}]}}'" \
+  "spec.taints[0]: the NoExecute taint node-pool.workshop.dev=master:NoExecute evicts" "nodepool.nodes.workshop.dev/$POOL patched" \
+  "warningsFor should warn about every NoExecute taint, and validateNodePool return the warnings"
 expect "nothing was stored: the taint is still PreferNoSchedule" "1 node-pool.workshop.dev=master:PreferNoSchedule" \
   'echo $(eval "$GENERATION") $(pool_taints $N0)'
 

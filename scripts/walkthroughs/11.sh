@@ -23,14 +23,18 @@ set_events() {
     sed 's/ x$//' | sort | paste -sd' ' -
 }
 
-# sidecar_images prints the image of the sidecar of each Running web pod, counted.
+# sidecar_images prints the image of the sidecar (the first init container) of each
+# Running web pod, counted.
 sidecar_images() {
   kubectl get pods -n $NS -l app=web --field-selector=status.phase=Running \
-    -o jsonpath='{range .items[*]}{.spec.containers[1].image}{"\n"}{end}' |
+    -o jsonpath='{range .items[*]}{.spec.initContainers[0].image}{"\n"}{end}' |
     sort | uniq -c | sed 's/^ *//' | paste -sd' ' -
 }
 
 remove_leftovers sidecarset/logging sidecarset/metrics namespace/$NS
+# The manager's namespace, where config/default runs it: its SidecarSet webhook dry-runs
+# pods there (a manager on this machine takes sidecarset-system, its --manager-namespace).
+kubectl get namespace sidecarset-system >/dev/null 2>&1 || kubectl create namespace sidecarset-system >/dev/null
 
 step "Pods created before the SidecarSet: matched, not injected"
 fresh_namespace $NS
@@ -81,7 +85,7 @@ run kubectl get sidecarsets
 step "What the manager caches of a pod"
 POD=$(kubectl get pods -n $NS -l app=web -o jsonpath='{.items[0].metadata.name}')
 run kubectl get pod -n $NS "$POD" -o jsonpath='{.metadata.annotations}{"\n"}'
-printf '    (the cache keeps of these only %s, its labels, name, namespace and deletion time: see TrimPod)\n' \
+printf '    (the cache keeps of these only %s; of the pod, its labels, name, namespace, deletion time\n     and the names of its containers: see TrimPod)\n' \
   "sidecars.workshop.dev/injected"
 
 step "The manager's log"

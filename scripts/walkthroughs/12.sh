@@ -72,14 +72,5 @@ start_manager
 expect "the new manager listed everything and caught up: DESIRED CURRENT READY reach 2 2 2" "2 2 2" "$COLUMNS" \
   "a manager learns of what happened while it was down from its informers' first list: every ImoocPod is an add event"
 
-step "Delete the ImoocPod: the garbage collector deletes its pods"
-run kubectl delete imoocpod demo -n $NS --wait=false
-# The garbage collector rediscovers API resources every 30 seconds: right after a CRD is
-# installed it can take that long to start following OwnerReferences to the new kind.
-WAIT=90 expect "no pods left (the kube-controller-manager's garbage collector followed the OwnerReferences)" 0 "$ACTIVE" \
-  "pods without a controller OwnerReference to the ImoocPod are never collected"
-
-step "The manager's log"
-expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read $LOG"
-# The namespace controller removes the namespace and its pods in the background.
-kubectl delete namespace $NS --wait=false >/dev/null
+expect_collected ImoocPod imoocpod
+expect_clean_log $NS

@@ -3,17 +3,25 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
+	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
 
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/lessons/11-sidecarset-status/api/sidecars/v1"
 	"github.com/kube-workshop/operator-workshop/lessons/11-sidecarset-status/internal/controller"
+	"github.com/kube-workshop/operator-workshop/lessons/11-sidecarset-status/internal/sidecars"
 	webhookv1 "github.com/kube-workshop/operator-workshop/lessons/11-sidecarset-status/internal/webhook/v1"
 	"github.com/kube-workshop/operator-workshop/shared/bootstrap"
 )
@@ -24,38 +32,90 @@ func main() {
 	// what you read" in docs/lesson-11.md).
 	opts.Cache = controller.CacheOptions()
 	opts.BindFlags(flag.CommandLine)
+	var f flags
+	f.bind(flag.CommandLine, serviceAccountNamespaceFile)
 	flag.Parse()
 
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(sidecarsv1.AddToScheme(scheme))
 
-	if err := bootstrap.Run(opts, scheme, setup); err != nil {
+	if err := bootstrap.Run(opts, scheme, f.setup); err != nil {
 		os.Exit(1)
 	}
 }
 
+// flags are the operator's own command-line flags, next to bootstrap's.
+type flags struct {
+	// managerNamespace is the namespace the manager runs in. Its pods, like
+	// kube-system's, never get a sidecar and are never counted: they must start for the
+	// webhook to answer (sidecars.ExcludedNamespaces).
+	managerNamespace string
+}
+
+// serviceAccountNamespaceFile is where a pod finds its own namespace.
+const serviceAccountNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+// bind registers the flags on fs. --manager-namespace defaults to the namespace of the
+// pod the manager runs in, read from namespaceFile, and outside a pod to
+// sidecars.DefaultManagerNamespace, the one config/default deploys it to.
+func (f *flags) bind(fs *flag.FlagSet, namespaceFile string) {
+	namespace := sidecars.DefaultManagerNamespace
+	if data, err := os.ReadFile(namespaceFile); err == nil && strings.TrimSpace(string(data)) != "" {
+		namespace = strings.TrimSpace(string(data))
+	}
+	fs.StringVar(&f.managerNamespace, "manager-namespace", namespace,
+		"The namespace the manager runs in, whose pods get no sidecar (defaults to the pod's own, or "+
+			sidecars.DefaultManagerNamespace+" outside a pod).")
+}
+
 // setup registers with the manager what the operator runs: from lesson 11 on its
-// controller, and its two webhooks with the ready check of their server.
-func setup(mgr ctrl.Manager) error {
+// controller, and its two webhooks with the ready checks of their server and of the
+// cache they read.
+func (f flags) setup(mgr ctrl.Manager) error {
 	err := (&controller.SidecarSetReconciler{
-		Client:   mgr.GetClient(),
-		Scheme:   mgr.GetScheme(),
-		Recorder: mgr.GetEventRecorder("sidecarset-controller"),
+		Client:             mgr.GetClient(),
+		APIReader:          mgr.GetAPIReader(),
+		Scheme:             mgr.GetScheme(),
+		Recorder:           mgr.GetEventRecorder("sidecarset-controller"),
+		ExcludedNamespaces: sidecars.ExcludedNamespaces(f.managerNamespace),
 	}).SetupWithManager(mgr)
 	if err != nil {
 		return fmt.Errorf("setting up the SidecarSet controller: %w", err)
 	}
-	if err := webhookv1.SetupSidecarSetWebhookWithManager(mgr); err != nil {
+	if err := webhookv1.SetupSidecarSetWebhookWithManager(mgr, f.managerNamespace); err != nil {
 		return fmt.Errorf("setting up the SidecarSet webhook: %w", err)
 	}
-	if err := webhookv1.SetupPodWebhookWithManager(mgr); err != nil {
+	if err := webhookv1.SetupPodWebhookWithManager(mgr, f.managerNamespace); err != nil {
 		return fmt.Errorf("setting up the pod webhook: %w", err)
 	}
 	// Ready only once the webhook server answers: until then pod creations wait for
-	// the webhook's timeout and go through without sidecars.
+	// the webhook's timeout and go through without sidecars. And only once the cache
+	// the pod webhook reads has synced: controller-runtime starts the webhook server
+	// before the caches, and a webhook that reads an empty cache admits pods without
+	// their sidecars.
 	if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
 		return fmt.Errorf("adding the webhook server's ready check: %w", err)
 	}
+	if err := mgr.AddReadyzCheck("cache", cacheSynced(mgr.GetCache())); err != nil {
+		return fmt.Errorf("adding the cache's ready check: %w", err)
+	}
 	return nil
+}
+
+// cacheSynced is a ready check that passes once the cache has synced every informer it
+// has, or fails after a moment.
+func cacheSynced(c cache.Cache) healthz.Checker {
+	return func(req *http.Request) error {
+		ctx := context.Background()
+		if req != nil {
+			ctx = req.Context()
+		}
+		ctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		defer cancel()
+		if !c.WaitForCacheSync(ctx) {
+			return errors.New("the manager's cache has not synced yet")
+		}
+		return nil
+	}
 }

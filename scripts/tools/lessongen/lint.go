@@ -10,7 +10,6 @@ package main
 // TODO comments of lessons/NN-* and the hints of lessons/index.json).
 
 import (
-	"encoding/json"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -24,6 +23,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/kube-workshop/operator-workshop/scripts/tools/internal/index"
 )
 
 // A solutionIndex is what a text about a solution may name.
@@ -520,25 +521,12 @@ func (p lintProblem) String() string {
 // solution: the TODO comments of lessons/NN-name and the hints of lessons/index.json,
 // against solutions/NN-name.
 func lintRepository(root string) ([]lintProblem, error) {
-	src, err := os.ReadFile(filepath.Join(root, "lessons", "index.json"))
+	lessons, err := index.Read(filepath.Join(root, "lessons", "index.json"))
 	if err != nil {
 		return nil, err
 	}
-	var lessons struct {
-		Lessons []struct {
-			Number int
-			Folder string
-			Todos  []struct {
-				ID    int
-				Hints []string
-			}
-		}
-	}
-	if err := json.Unmarshal(src, &lessons); err != nil {
-		return nil, fmt.Errorf("lessons/index.json: %w", err)
-	}
 	var problems []lintProblem
-	for _, l := range lessons.Lessons {
+	for _, l := range lessons {
 		idx, err := indexSolution(root, filepath.Join(root, "solutions", path.Base(l.Folder)))
 		if err != nil {
 			return nil, err

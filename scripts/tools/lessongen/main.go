@@ -14,7 +14,10 @@
 //	lessongen tracks                           one line per lesson: track, folder, tasks
 //	lessongen mistakes                         one line per mistake: folder, task, name, words
 //	lessongen lint                             hints and TODO texts name what their
-//	                                           solutions have
+//	                                           solutions have; the lesson pages' checklists
+//	                                           and tests are the lessons'
+//	lessongen docs                             rewrites the checklists of the lesson pages
+//	                                           (docs/lesson-NN.md) as make check-N prints them
 //
 // -root is the repository's top folder (default: the current folder). Generated folders
 // are replaced entirely; what controller-gen derives (scripts/generate.sh) is left to it.
@@ -27,6 +30,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/kube-workshop/operator-workshop/scripts/tools/internal/index"
 )
 
 func main() {
@@ -61,6 +66,8 @@ func main() {
 		err = printMistakes(*root)
 	case "lint":
 		err = lint(*root)
+	case "docs":
+		err = writeDocs(*root)
 	default:
 		usage()
 	}
@@ -74,7 +81,7 @@ func usage() {
 	fmt.Fprintln(os.Stderr, `usage: lessongen [-root DIR] write [-out DIR]
        lessongen [-root DIR] lesson -to DIR [-done K] N
        lessongen [-root DIR] solution -to DIR [-mistake NAME] N
-       lessongen [-root DIR] tracks|mistakes|lint`)
+       lessongen [-root DIR] tracks|mistakes|lint|docs`)
 	os.Exit(2)
 }
 
@@ -85,7 +92,7 @@ func writeAll(root, out string) error {
 	if err != nil {
 		return err
 	}
-	var entries []lesson
+	var entries []index.Lesson
 	for _, t := range tracks {
 		borrowed, err := borrowedFiles(root, t)
 		if err != nil {
@@ -112,7 +119,7 @@ func writeAll(root, out string) error {
 			entries = append(entries, entry)
 		}
 	}
-	return writeIndex(filepath.Join(out, "lessons", "index.json"), entries)
+	return index.Write(filepath.Join(out, "lessons", "index.json"), entries)
 }
 
 // writeOne writes lesson or solution n alone into the folder to.
@@ -209,16 +216,16 @@ func (t *track) readme(root string, tg target, folder string) ([]byte, error) {
 }
 
 // indexEntry is the lesson's entry of lessons/index.json.
-func (t *track) indexEntry(root string, l *lessonSpec, st *stage) (lesson, error) {
+func (t *track) indexEntry(root string, l *lessonSpec, st *stage) (index.Lesson, error) {
 	title, err := lessonTitle(root, l.Number)
 	if err != nil {
-		return lesson{}, err
+		return index.Lesson{}, err
 	}
 	todos, err := st.tasks(l)
 	if err != nil {
-		return lesson{}, err
+		return index.Lesson{}, err
 	}
-	return lesson{Number: l.Number, Title: title, Operator: t.manifest.Operator, Folder: "lessons/" + l.Folder, Timeout: l.Timeout, Todos: todos}, nil
+	return index.Lesson{Number: l.Number, Title: title, Operator: t.manifest.Operator, Folder: "lessons/" + l.Folder, Timeout: l.Timeout, Todos: todos}, nil
 }
 
 // borrowedFiles renders the files a track borrows, as the lending track's stage has them,
@@ -258,35 +265,36 @@ func writeFile(path string, src []byte, mode os.FileMode) error {
 
 // printTracks prints one line per lesson: its track, its folder and its number of tasks.
 func printTracks(root string) error {
-	tracks, err := loadTracks(root)
-	if err != nil {
-		return err
-	}
-	for _, t := range tracks {
-		for _, l := range t.manifest.Lessons {
-			fmt.Printf("%s\t%s\t%d\n", t.name, l.Folder, len(l.Tasks))
-		}
-	}
-	return nil
+	return eachLesson(root, func(t *track, l *lessonSpec) {
+		fmt.Printf("%s\t%s\t%d\n", t.name, l.Folder, len(l.Tasks))
+	})
 }
 
 // printMistakes prints one line per mistake: the folder of the stage it is made in, the
 // task it belongs to (0: the lesson's), its name and the words its test must print.
 func printMistakes(root string) error {
+	return eachLesson(root, func(_ *track, l *lessonSpec) {
+		for _, task := range l.Tasks {
+			for _, m := range task.Mistakes {
+				fmt.Printf("%s\t%d\t%s\t%s\n", l.Folder, task.ID, m.Name, m.Says)
+			}
+		}
+		for _, m := range l.Mistakes {
+			fmt.Printf("%s\t0\t%s\t%s\n", l.Folder, m.Name, m.Says)
+		}
+	})
+}
+
+// eachLesson calls f with every lesson of every track of the repository at root, in the
+// tracks' order.
+func eachLesson(root string, f func(*track, *lessonSpec)) error {
 	tracks, err := loadTracks(root)
 	if err != nil {
 		return err
 	}
 	for _, t := range tracks {
-		for _, l := range t.manifest.Lessons {
-			for _, task := range l.Tasks {
-				for _, m := range task.Mistakes {
-					fmt.Printf("%s\t%d\t%s\t%s\n", l.Folder, task.ID, m.Name, m.Says)
-				}
-			}
-			for _, m := range l.Mistakes {
-				fmt.Printf("%s\t0\t%s\t%s\n", l.Folder, m.Name, m.Says)
-			}
+		for i := range t.manifest.Lessons {
+			f(t, &t.manifest.Lessons[i])
 		}
 	}
 	return nil
@@ -302,8 +310,33 @@ func lint(root string) error {
 	for _, p := range problems {
 		fmt.Fprintln(os.Stderr, p)
 	}
-	if len(problems) > 0 {
+	drifts, err := syncDocs(root, false)
+	if err != nil {
+		return err
+	}
+	for _, d := range drifts {
+		fmt.Fprintln(os.Stderr, d)
+	}
+	switch {
+	case len(problems) > 0:
 		return fmt.Errorf("%d texts of the lessons name what their solutions lack: fix them in tracks/*/lessons.yaml", len(problems))
+	case len(drifts) > 0:
+		return fmt.Errorf("%d lines of the lesson pages say what the lessons do not: run make generate, or fix the page", len(drifts))
+	}
+	return nil
+}
+
+// writeDocs rewrites the lines of the lesson pages that make generate can bring in line
+// (syncDocs), and prints those it cannot.
+func writeDocs(root string) error {
+	drifts, err := syncDocs(root, true)
+	if err != nil {
+		return err
+	}
+	for _, d := range drifts {
+		if d.Want == "" {
+			fmt.Fprintln(os.Stderr, d)
+		}
 	}
 	return nil
 }

@@ -1,11 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kube-workshop/operator-workshop/scripts/tools/internal/index"
 )
 
 const testModule = "example.com/w"
@@ -143,18 +144,14 @@ func TestWriteGivesCleanSolutionsLessonsAndTheirIndex(t *testing.T) {
 		t.Errorf("lesson 2 starts from solution 1 and has its own TODO:\n%s\n%s", lesson2["pick.go"], lesson2["count.go"])
 	}
 
-	var idx index
-	src, err := os.ReadFile(filepath.Join(root, "lessons", "index.json"))
+	lessons, err := index.Read(filepath.Join(root, "lessons", "index.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(src, &idx); err != nil {
-		t.Fatal(err)
+	if len(lessons) != 2 {
+		t.Fatalf("index has %d lessons, want 2", len(lessons))
 	}
-	if len(idx.Lessons) != 2 {
-		t.Fatalf("index has %d lessons, want 2", len(idx.Lessons))
-	}
-	got := idx.Lessons[0]
+	got := lessons[0]
 	if got.Title != "Picking names" || got.Operator != "Pick" || got.Folder != "lessons/01-pick" ||
 		len(got.Todos) != 1 || got.Todos[0].File != "pick.go" || got.Todos[0].Line != 12 || got.Todos[0].Tests[0] != "TestPick" {
 		t.Errorf("lesson 1's entry: %+v", got)

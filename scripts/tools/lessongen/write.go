@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	goformat "go/format"
 	"os"
@@ -13,6 +12,8 @@ import (
 	"strings"
 
 	"golang.org/x/tools/imports"
+
+	"github.com/kube-workshop/operator-workshop/scripts/tools/internal/index"
 )
 
 // The module paths of the generated folders: the track's module path with its last two
@@ -116,10 +117,10 @@ var todoLine = regexp.MustCompile(`(?m)^[ \t]*(//|#) TODO\((\d+)\): `)
 
 // tasks returns the lesson's tasks for the index, with the file and line of each task's
 // main TODO as the finished lesson has them.
-func (st *stage) tasks(l *lessonSpec) ([]todo, error) {
-	var out []todo
+func (st *stage) tasks(l *lessonSpec) ([]index.Todo, error) {
+	var out []index.Todo
 	for _, task := range l.Tasks {
-		out = append(out, todo{ID: task.ID, Title: task.Title, Hints: task.Hints, Tests: task.Tests})
+		out = append(out, index.Todo{ID: task.ID, Title: task.Title, Hints: task.Hints, Tests: task.Tests})
 	}
 	for rel, fences := range st.fences {
 		// The TODOs of a file, in order, are its fences in order.
@@ -188,47 +189,6 @@ func (st *stage) writeTo(dir string, modes func(rel string) os.FileMode) error {
 		}
 	}
 	return nil
-}
-
-// The index of the lessons, lessons/index.json: what make check-N, make hint-N and make
-// progress read about each lesson's tasks. lessongen writes it from the manifests; nobody
-// edits it.
-type index struct {
-	Comment string   `json:"//"`
-	Lessons []lesson `json:"lessons"`
-}
-
-type lesson struct {
-	Number   int    `json:"number"`
-	Title    string `json:"title"`
-	Operator string `json:"operator"` // the kind the lesson's controller manages
-	Folder   string `json:"folder"`   // lessons/NN-name, and its solution solutions/NN-name
-	Timeout  string `json:"timeout"`  // go test's -timeout for the lesson's tests
-	Todos    []todo `json:"todos"`
-}
-
-// A todo is one task of a lesson: where its TODO stands, its hints and its tests.
-type todo struct {
-	ID    int      `json:"id"`
-	Title string   `json:"title"`
-	File  string   `json:"file"`
-	Line  int      `json:"line"`
-	Hints []string `json:"hints"`
-	Tests []string `json:"tests"`
-}
-
-const indexComment = "Written by scripts/tools/lessongen from tracks/*/lessons.yaml (make generate); do not edit."
-
-func writeIndex(file string, lessons []lesson) error {
-	slices.SortFunc(lessons, func(a, b lesson) int { return a.Number - b.Number })
-	var out bytes.Buffer
-	enc := json.NewEncoder(&out)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(index{Comment: indexComment, Lessons: lessons}); err != nil {
-		return err
-	}
-	return os.WriteFile(file, out.Bytes(), 0o644)
 }
 
 // lessonTitle reads a lesson's title from the first line of its page, docs/lesson-NN.md

@@ -329,22 +329,34 @@ func (b *bench) replicaSet(ctx context.Context, ns string) (labels.Selector, err
 		Spec: appsv1.ReplicaSetSpec{
 			Replicas: ptr.To(int32(b.replicas)),
 			Selector: &metav1.LabelSelector{MatchLabels: sel},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: sel},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: image}}},
-			},
+			Template: podTemplate(sel),
 		},
 	}
 	return labels.SelectorFromSet(sel), b.c.Create(ctx, rs)
 }
 
-func (b *bench) imoocPod(ctx context.Context, ns string) (labels.Selector, error) {
-	ip := &unstructured.Unstructured{Object: map[string]any{
+// podTemplate is the pod a ReplicaSet or DaemonSet of the benchmark makes: labelled sel,
+// with one container of image.
+func podTemplate(sel map[string]string) corev1.PodTemplateSpec {
+	return corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: sel},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: image}}},
+	}
+}
+
+// workshopObject is an object of the workshop's kind (of apps.workshop.dev/v1) named
+// bench in the namespace ns, with spec.
+func workshopObject(kind, ns string, spec map[string]any) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "apps.workshop.dev/v1",
-		"kind":       "ImoocPod",
+		"kind":       kind,
 		"metadata":   map[string]any{"namespace": ns, "name": "bench"},
-		"spec":       map[string]any{"replicas": int64(b.replicas), "image": image},
+		"spec":       spec,
 	}}
+}
+
+func (b *bench) imoocPod(ctx context.Context, ns string) (labels.Selector, error) {
+	ip := workshopObject("ImoocPod", ns, map[string]any{"replicas": int64(b.replicas), "image": image})
 	return labels.SelectorFromSet(map[string]string{"apps.workshop.dev/imoocpod": "bench"}), b.c.Create(ctx, ip)
 }
 
@@ -356,10 +368,7 @@ func (b *bench) daemonSet(ctx context.Context, ns string) (labels.Selector, erro
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "bench"},
 		Spec: appsv1.DaemonSetSpec{
 			Selector: &metav1.LabelSelector{MatchLabels: sel},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: sel},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: image}}},
-			},
+			Template: podTemplate(sel),
 		},
 	}
 	return labels.SelectorFromSet(sel), b.c.Create(ctx, ds)
@@ -368,12 +377,7 @@ func (b *bench) daemonSet(ctx context.Context, ns string) (labels.Selector, erro
 // myDaemonSet asks the workshop's MyDaemonSet controller for the same, which binds the
 // pods itself.
 func (b *bench) myDaemonSet(ctx context.Context, ns string) (labels.Selector, error) {
-	mds := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apps.workshop.dev/v1",
-		"kind":       "MyDaemonSet",
-		"metadata":   map[string]any{"namespace": ns, "name": "bench"},
-		"spec":       map[string]any{"image": image},
-	}}
+	mds := workshopObject("MyDaemonSet", ns, map[string]any{"image": image})
 	return labels.SelectorFromSet(map[string]string{"apps.workshop.dev/mydaemonset": "bench"}), b.c.Create(ctx, mds)
 }
 

@@ -19,7 +19,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -29,6 +28,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kube-workshop/operator-workshop/scripts/tools/internal/index"
 )
 
 func main() {
@@ -50,7 +51,7 @@ func main() {
 	all := fs.Bool("all", false, "timeout: for a run without -failfast, where every test may fail")
 	_ = fs.Parse(os.Args[2:])
 
-	l, err := readLesson(*indexFile, *number)
+	l, err := index.ReadLesson(*indexFile, *number)
 	if err == nil {
 		switch cmd {
 		case "check":
@@ -85,41 +86,6 @@ type errFailed struct{}
 
 func (errFailed) Error() string { return "failed" }
 
-type todo struct {
-	ID    int      `json:"id"`
-	Title string   `json:"title"`
-	File  string   `json:"file"`
-	Line  int      `json:"line"`
-	Hints []string `json:"hints"`
-	Tests []string `json:"tests"`
-}
-
-type lesson struct {
-	Number int    `json:"number"`
-	Title  string `json:"title"`
-	Folder string `json:"folder"`
-	// Timeout is go test's -timeout for the lesson's tests.
-	Timeout string `json:"timeout"`
-	Todos   []todo `json:"todos"`
-}
-
-func readLesson(file string, number int) (lesson, error) {
-	src, err := os.ReadFile(file)
-	if err != nil {
-		return lesson{}, err
-	}
-	var idx struct{ Lessons []lesson }
-	if err := json.Unmarshal(src, &idx); err != nil {
-		return lesson{}, fmt.Errorf("%s: %w", file, err)
-	}
-	for _, l := range idx.Lessons {
-		if l.Number == number {
-			return l, nil
-		}
-	}
-	return lesson{}, fmt.Errorf("%s: there is no lesson %d", file, number)
-}
-
 // A task's state after a test run.
 type state int
 
@@ -132,7 +98,7 @@ const (
 func (s state) String() string { return [...]string{"not run", "failing", "done"}[s] }
 
 // states returns each task's state, in the order of l.Todos.
-func states(l lesson, r *run) []state {
+func states(l index.Lesson, r *run) []state {
 	out := make([]state, len(l.Todos))
 	for i, t := range l.Todos {
 		passed := 0
@@ -152,7 +118,7 @@ func states(l lesson, r *run) []state {
 }
 
 // checkCommand runs check on go test's output: of the command args, or read from stdin.
-func checkCommand(args []string, w io.Writer, l lesson, resultFile, logFile, failuresFile string, verbose, stopEarly bool) error {
+func checkCommand(args []string, w io.Writer, l index.Lesson, resultFile, logFile, failuresFile string, verbose, stopEarly bool) error {
 	if len(args) == 0 {
 		return check(os.Stdin, w, l, resultFile, logFile, failuresFile, verbose, nil)
 	}
@@ -176,7 +142,7 @@ func checkCommand(args []string, w io.Writer, l lesson, resultFile, logFile, fai
 	return err
 }
 
-func check(in io.Reader, w io.Writer, l lesson, resultFile, logFile, failuresFile string, verbose bool, enough func(*run) bool) error {
+func check(in io.Reader, w io.Writer, l index.Lesson, resultFile, logFile, failuresFile string, verbose bool, enough func(*run) bool) error {
 	r, err := readRunUntil(in, enough)
 	if err != nil {
 		return err
@@ -201,15 +167,10 @@ func check(in io.Reader, w io.Writer, l lesson, resultFile, logFile, failuresFil
 			first = l.Todos[i].ID
 		}
 	}
-	width, idWidth := 0, 0
-	for _, t := range l.Todos {
-		width = max(width, len(t.Title))
-		idWidth = max(idWidth, len(fmt.Sprintf("TODO(%d)", t.ID)))
-	}
 	fmt.Fprintf(w, "\nlessons/%s: %d of %d tasks done\n", filepath.Base(l.Folder), count, len(l.Todos))
 	var shown *failure
 	for i, t := range l.Todos {
-		fmt.Fprintf(w, "  %-8s %-*s %-*s  %s:%d\n", st[i], idWidth, fmt.Sprintf("TODO(%d)", t.ID), width, t.Title, t.File, t.Line)
+		fmt.Fprintln(w, l.Row(i, st[i].String()))
 		if st[i] == failing && shown == nil {
 			f := r.failure(t.Tests)
 			shown = &f
@@ -267,7 +228,7 @@ func check(in io.Reader, w io.Writer, l lesson, resultFile, logFile, failuresFil
 	return nil
 }
 
-func expect(in io.Reader, w io.Writer, l lesson, solved int) error {
+func expect(in io.Reader, w io.Writer, l index.Lesson, solved int) error {
 	r, err := readRun(in)
 	if err != nil {
 		return err
@@ -310,7 +271,7 @@ const failingTestTime = 15 * time.Second
 // timeout prints go test's -timeout for the lesson: its own, sized for a run that stops
 // at the first failure; with all, where every test may fail and wait out an Eventually,
 // as much again for each of its tests.
-func timeout(w io.Writer, l lesson, all bool) error {
+func timeout(w io.Writer, l index.Lesson, all bool) error {
 	d, err := time.ParseDuration(l.Timeout)
 	if err != nil {
 		return fmt.Errorf("lesson %d: timeout %q: %w", l.Number, l.Timeout, err)
@@ -325,7 +286,7 @@ func timeout(w io.Writer, l lesson, all bool) error {
 }
 
 // hint prints the next hint of a task, and remembers that it was shown.
-func hint(w io.Writer, l lesson, id int, seenDir, resultFile string) error {
+func hint(w io.Writer, l index.Lesson, id int, seenDir, resultFile string) error {
 	if id == 0 {
 		first, err := firstNotDone(resultFile)
 		if err != nil {

@@ -10,9 +10,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kube-workshop/operator-workshop/scripts/tools/internal/index"
 )
 
-var testLesson = lesson{Number: 1, Title: "x", Folder: "lessons/01-x", Todos: []todo{
+var testLesson = index.Lesson{Number: 1, Title: "x", Folder: "lessons/01-x", Todos: []index.Todo{
 	{ID: 1, Title: "Validate", File: "api/v1/x_types.go", Line: 11, Hints: []string{"h1", "h2"}, Tests: []string{"TestAPI"}},
 	{ID: 2, Title: "Scale up", File: "internal/controller/x.go", Line: 90, Hints: []string{"h1", "h2", "h3"}, Tests: []string{"TestScaleUp", "TestScaleUpTwice"}},
 	{ID: 3, Title: "Scale down", File: "internal/controller/x.go", Line: 120, Hints: []string{"h1", "h2"}, Tests: []string{"TestScaleDown"}},
@@ -326,9 +328,9 @@ func TestCheckShowsWhereATestPanicked(t *testing.T) {
 }
 
 func TestCheckAlignsTwoDigitTasks(t *testing.T) {
-	l := lesson{Number: 10, Folder: "lessons/10-x"}
+	l := index.Lesson{Number: 10, Folder: "lessons/10-x"}
 	for id := 1; id <= 10; id++ {
-		l.Todos = append(l.Todos, todo{ID: id, Title: "Task", File: "x.go", Line: id, Tests: []string{"TestAPI"}})
+		l.Todos = append(l.Todos, index.Todo{ID: id, Title: "Task", File: "x.go", Line: id, Tests: []string{"TestAPI"}})
 	}
 	var out bytes.Buffer
 	_ = check(strings.NewReader(goTest([]string{"TestAPI"}, "")), &out, l, "", "", "", false, nil)

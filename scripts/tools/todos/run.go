@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/kube-workshop/operator-workshop/scripts/tools/internal/index"
 )
 
 // A run is what go test -json said.
@@ -524,7 +526,7 @@ func shorten(s string, n int) string {
 
 // untied says why the run failed where no task's test failed: the first failing test
 // that no task names, or what a failed package printed outside its tests.
-func (r *run) untied(l lesson) failure {
+func (r *run) untied(l index.Lesson) failure {
 	named := map[string]bool{}
 	for _, t := range l.Todos {
 		for _, name := range t.Tests {

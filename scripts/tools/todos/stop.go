@@ -4,6 +4,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+
+	"github.com/kube-workshop/operator-workshop/scripts/tools/internal/index"
 )
 
 // runGoTest runs go test (args) and returns its output, stdout and stderr together, as
@@ -33,7 +35,7 @@ func runGoTest(args []string) (out io.Reader, stop func(), wait func() error, er
 // firstFailureKnown says whether the checklist's first failure is settled: the first
 // task not done is failing, and every task before it is done. The packages still
 // running can only hold later tasks' tests, which the checklist shows as not run.
-func firstFailureKnown(l lesson) func(*run) bool {
+func firstFailureKnown(l index.Lesson) func(*run) bool {
 	return func(r *run) bool {
 		for _, s := range states(l, r) {
 			switch s {

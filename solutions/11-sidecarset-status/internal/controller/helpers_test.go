@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -107,4 +108,55 @@ func recordOf(g Gomega, pod *corev1.Pod) map[string]string {
 	var got corev1.Pod
 	g.ExpectWithOffset(1, env.Client.Get(env.Context(), client.ObjectKeyFromObject(pod), &got)).To(Succeed())
 	return sidecars.Injected(got.Annotations)
+}
+
+// laggingCache is a client whose reads of a SidecarSet lag behind the status writes made
+// through it, as the manager's cache does until the watch event of a write arrives: after
+// each status write, the next Get of that SidecarSet returns it as it was before the
+// write. Everything else goes to the client it wraps.
+type laggingCache struct {
+	client.Client
+	mu    sync.Mutex
+	stale map[string]*sidecarsv1.SidecarSet
+}
+
+func newLaggingCache(c client.Client) *laggingCache {
+	return &laggingCache{Client: c, stale: map[string]*sidecarsv1.SidecarSet{}}
+}
+
+func (c *laggingCache) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if set, ok := obj.(*sidecarsv1.SidecarSet); ok {
+		c.mu.Lock()
+		stale := c.stale[key.Name]
+		delete(c.stale, key.Name)
+		c.mu.Unlock()
+		if stale != nil {
+			stale.DeepCopyInto(set)
+			return nil
+		}
+	}
+	return c.Client.Get(ctx, key, obj, opts...)
+}
+
+func (c *laggingCache) Status() client.SubResourceWriter {
+	return &laggingStatus{SubResourceWriter: c.Client.Status(), cache: c}
+}
+
+type laggingStatus struct {
+	client.SubResourceWriter
+	cache *laggingCache
+}
+
+func (w *laggingStatus) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+	before := &sidecarsv1.SidecarSet{}
+	if err := w.cache.Client.Get(ctx, client.ObjectKeyFromObject(obj), before); err != nil {
+		return err
+	}
+	if err := w.SubResourceWriter.Patch(ctx, obj, patch, opts...); err != nil {
+		return err
+	}
+	w.cache.mu.Lock()
+	w.cache.stale[obj.GetName()] = before
+	w.cache.mu.Unlock()
+	return nil
 }

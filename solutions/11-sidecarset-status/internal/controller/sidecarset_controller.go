@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -33,8 +34,16 @@ type SidecarSetReconciler struct {
 	client.Client
 	Scheme *runtime.Scheme
 
+	// APIReader reads from the API server, not the cache: a SidecarSet whose status
+	// patch conflicted, because the cache's copy was older than the stored one.
+	APIReader client.Reader
+
 	// Recorder writes the SidecarSets' events (events.k8s.io/v1).
 	Recorder events.EventRecorder
+
+	// ExcludedNamespaces are the namespaces whose pods the webhook leaves alone
+	// (sidecars.ExcludedNamespaces): their pods are not counted.
+	ExcludedNamespaces []string
 }
 
 // +kubebuilder:rbac:groups=sidecars.workshop.dev,resources=sidecarsets,verbs=get;list;watch
@@ -44,8 +53,8 @@ type SidecarSetReconciler struct {
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 // Reconcile counts the pods of one SidecarSet and patches its status when the counts
-// changed. It is called for every change of a SidecarSet's spec, of a pod's labels or
-// injection record, and of a namespace's labels.
+// changed. It is called for every change of a SidecarSet, of a pod's labels or injection
+// record, and of a namespace's labels.
 func (r *SidecarSetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
 	var set sidecarsv1.SidecarSet
 	if err := r.Get(ctx, req.NamespacedName, &set); err != nil {
@@ -79,9 +88,8 @@ func (r *SidecarSetReconciler) countPods(ctx context.Context, set *sidecarsv1.Si
 	if err != nil {
 		return reconcile.TerminalError(err)
 	}
-	pods := &metav1.PartialObjectMetadataList{}
-	pods.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("PodList"))
-	if err := r.List(ctx, pods, client.MatchingLabelsSelector{Selector: selector}); err != nil {
+	var pods corev1.PodList
+	if err := r.List(ctx, &pods, client.MatchingLabelsSelector{Selector: selector}); err != nil {
 		return fmt.Errorf("listing pods: %w", err)
 	}
 	namespaceLabels, err := r.namespaceLabels(ctx, namespaceSelector)
@@ -89,26 +97,27 @@ func (r *SidecarSetReconciler) countPods(ctx context.Context, set *sidecarsv1.Si
 		return err
 	}
 	for i := range pods.Items {
-		countPod(&set.Status, &pods.Items[i], set.Name, revision, namespaceSelector, namespaceLabels)
+		countPod(&set.Status, &pods.Items[i], set, revision, r.ExcludedNamespaces, namespaceSelector, namespaceLabels)
 	}
 	return nil
 }
 
-// countPod counts one pod the SidecarSet name's selector matches into status: matched
-// unless it is being deleted, lives in an excluded namespace or in one the namespace
-// selector (nil: none) does not match; injected when its record names the SidecarSet;
-// outdated when the revision it records is not revision.
-func countPod(status *sidecarsv1.SidecarSetStatus, pod *metav1.PartialObjectMetadata, name, revision string,
-	namespaceSelector labels.Selector, namespaceLabels map[string]map[string]string) {
-	if !pod.DeletionTimestamp.IsZero() || sidecars.Excluded(pod.Namespace) {
+// countPod counts one pod set's selector matches into status: matched unless it is
+// being deleted, lives in a namespace of excluded or in one the namespace selector (nil:
+// none) does not match; injected when its record names the SidecarSet and it runs the
+// SidecarSet's sidecars (a record alone is anyone's to write); outdated when the
+// revision it records is not revision. pod is what TrimPod keeps of it.
+func countPod(status *sidecarsv1.SidecarSetStatus, pod *corev1.Pod, set *sidecarsv1.SidecarSet, revision string,
+	excluded []string, namespaceSelector labels.Selector, namespaceLabels map[string]map[string]string) {
+	if !pod.DeletionTimestamp.IsZero() || slices.Contains(excluded, pod.Namespace) {
 		return
 	}
 	if namespaceSelector != nil && !namespaceSelector.Matches(labels.Set(namespaceLabels[pod.Namespace])) {
 		return
 	}
 	status.MatchedPods++
-	got, injected := sidecars.Injected(pod.Annotations)[name]
-	if !injected {
+	got, recorded := sidecars.Injected(pod.Annotations)[set.Name]
+	if !recorded || !sidecars.Runs(pod, set) {
 		return
 	}
 	status.InjectedPods++
@@ -154,14 +163,15 @@ func (r *SidecarSetReconciler) namespaceLabels(ctx context.Context, namespaceSel
 	return byName, nil
 }
 
-// SetupWithManager registers the controller. It hears of SidecarSets whose spec changed,
-// of pods whose labels, injection record or deletion changed (as metadata only, see
-// sidecarset_cache.go), and of namespaces whose labels changed.
+// SetupWithManager registers the controller. It hears of every change of a SidecarSet,
+// its status included (see patchStatus), of pods whose labels, injection record or
+// deletion changed (trimmed as sidecarset_cache.go says), and of namespaces whose labels
+// changed.
 func (r *SidecarSetReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&sidecarsv1.SidecarSet{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		For(&sidecarsv1.SidecarSet{}).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.sidecarSetsOfPod),
-			builder.OnlyMetadata, builder.WithPredicates(podChanged())).
+			builder.WithPredicates(podChanged())).
 		Watches(&corev1.Namespace{}, handler.EnqueueRequestsFromMapFunc(r.sidecarSetsWithNamespaceSelector),
 			builder.WithPredicates(predicate.LabelChangedPredicate{})).
 		Named("sidecarset").

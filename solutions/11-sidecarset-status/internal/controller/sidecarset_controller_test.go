@@ -1,64 +1,137 @@
 package controller
 
 import (
+	"context"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/api/sidecars/v1"
 	"github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/internal/sidecars"
 )
 
 // What countPod makes of one pod the SidecarSet's selector matches, without an API
 // server: matched unless it is being deleted or outside the SidecarSet's namespaces,
-// injected when its record names the SidecarSet, outdated when that record's revision
-// is not the current one.
+// injected when its record names the SidecarSet and it runs the sidecar, outdated when
+// that record's revision is not the current one.
 func TestCountPod(t *testing.T) {
 	team := labels.SelectorFromSet(labels.Set{"team": "web"})
 	namespaceLabels := map[string]map[string]string{"web": {"team": "web"}, "db": {"team": "db"}}
 	now := metav1.Now()
-	record := func(value string) func(*metav1.PartialObjectMetadata) {
-		return func(pod *metav1.PartialObjectMetadata) {
+	set := &sidecarsv1.SidecarSet{ObjectMeta: metav1.ObjectMeta{Name: "logging"},
+		Spec: sidecarsv1.SidecarSetSpec{Containers: []corev1.Container{{Name: "log-shipper", Image: "busybox:1.37"}}}}
+	// injected gives the pod the sidecar and the record value.
+	injected := func(value string) func(*corev1.Pod) {
+		return func(pod *corev1.Pod) {
+			pod.Spec.InitContainers = []corev1.Container{{Name: "log-shipper"}}
 			pod.Annotations = map[string]string{sidecars.InjectedAnnotation: value}
 		}
 	}
-	in := func(namespace string) func(*metav1.PartialObjectMetadata) {
-		return func(pod *metav1.PartialObjectMetadata) { pod.Namespace = namespace }
+	in := func(namespace string) func(*corev1.Pod) {
+		return func(pod *corev1.Pod) { pod.Namespace = namespace }
 	}
 	tests := []struct {
 		name              string
-		pod               func(*metav1.PartialObjectMetadata)
+		pod               func(*corev1.Pod)
 		namespaceSelector labels.Selector
 		want              counts
 	}{
 		{"a pod without a record", nil, nil, counts{Matched: 1}},
-		{"a pod of the current revision", record(`{"logging":"rev-2"}`), nil, counts{Matched: 1, Injected: 1}},
-		{"a pod of an older revision", record(`{"logging":"rev-1"}`), nil, counts{Matched: 1, Injected: 1, Outdated: 1}},
-		{"a pod another SidecarSet injected", record(`{"metrics":"rev-2"}`), nil, counts{Matched: 1}},
-		{"a record that does not parse", record(`{"logging":`), nil, counts{Matched: 1}},
-		{"a pod being deleted", func(pod *metav1.PartialObjectMetadata) { pod.DeletionTimestamp = &now }, nil, counts{}},
-		{"a pod in an excluded namespace", in("kube-system"), nil, counts{}},
+		{"a pod of the current revision", injected(`{"logging":"rev-2"}`), nil, counts{Matched: 1, Injected: 1}},
+		{"a pod of an older revision", injected(`{"logging":"rev-1"}`), nil, counts{Matched: 1, Injected: 1, Outdated: 1}},
+		{"a pod another SidecarSet injected", injected(`{"metrics":"rev-2"}`), nil, counts{Matched: 1}},
+		{"a record that does not parse", injected(`{"logging":`), nil, counts{Matched: 1}},
+		{"a record without the sidecar", func(pod *corev1.Pod) {
+			pod.Annotations = map[string]string{sidecars.InjectedAnnotation: `{"logging":"rev-2"}`}
+		}, nil, counts{Matched: 1}},
+		{"a pod being deleted", func(pod *corev1.Pod) { pod.DeletionTimestamp = &now }, nil, counts{}},
+		{"a pod in kube-system", in("kube-system"), nil, counts{}},
+		{"a pod in the manager's namespace", in("operators"), nil, counts{}},
 		{"a namespace the namespaceSelector matches", in("web"), team, counts{Matched: 1}},
 		{"a namespace it does not match", in("db"), team, counts{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			pod := podMetadata()
-			pod.Namespace, pod.Name = "web", "web-1"
+			pod := &corev1.Pod{
+				ObjectMeta: metav1.ObjectMeta{Namespace: "web", Name: "web-1"},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app"}}},
+			}
 			if tt.pod != nil {
 				tt.pod(pod)
 			}
 			var status sidecarsv1.SidecarSetStatus
-			countPod(&status, pod, "logging", "rev-2", tt.namespaceSelector, namespaceLabels)
+			countPod(&status, pod, set, "rev-2", sidecars.ExcludedNamespaces("operators"), tt.namespaceSelector, namespaceLabels)
 			g.Expect(countsOf(status)).To(Equal(tt.want), "what countPod counts of %s", tt.name)
 		})
 	}
+}
+
+// The manager's cache may hand the controller a SidecarSet older than the controller's
+// own last status write. A pass from that stale copy must not write a status made of
+// the two: here the pass drives Reconcile by hand, through a cache that lags one status
+// write (laggingCache), on a SidecarSet the running manager does not see.
+func TestAPassFromAStaleCacheWritesTheStatusItCounted(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.WebhookNamespace(t)
+	value := newCase("stale")
+	set := &sidecarsv1.SidecarSet{
+		ObjectMeta: metav1.ObjectMeta{Name: value, Labels: map[string]string{testenv.UnmanagedLabel: "true"}},
+		Spec: sidecarsv1.SidecarSetSpec{
+			Selector:   &metav1.LabelSelector{MatchLabels: map[string]string{caseLabel: value}},
+			Containers: []corev1.Container{{Name: "log-shipper", Image: "busybox:1.37"}},
+		},
+	}
+	g.Expect(env.Client.Create(env.Context(), set)).To(Succeed())
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), set) })
+	r := &SidecarSetReconciler{
+		Client:             newLaggingCache(env.Client),
+		APIReader:          env.Client,
+		Scheme:             env.Client.Scheme(),
+		Recorder:           events.NewFakeRecorder(100),
+		ExcludedNamespaces: sidecars.ExcludedNamespaces(sidecars.DefaultManagerNamespace),
+	}
+	pass := func() {
+		_, err := r.Reconcile(env.Context(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(set)})
+		g.ExpectWithOffset(1, err).NotTo(HaveOccurred())
+	}
+	// pod makes a pod the SidecarSet selects, with its sidecar and record when injected:
+	// the webhook does not see this SidecarSet.
+	pod := func(name string, injected bool) *corev1.Pod {
+		p := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{caseLabel: value}},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}},
+		}
+		if injected {
+			p.Spec.InitContainers = []corev1.Container{{Name: "log-shipper", Image: "busybox:1.37"}}
+			p.Annotations = map[string]string{sidecars.InjectedAnnotation: sidecars.FormatInjected(map[string]string{
+				set.Name: sidecars.Revision(&set.Spec)})}
+		}
+		g.ExpectWithOffset(1, env.Client.Create(env.Context(), p)).To(Succeed())
+		return p
+	}
+
+	pod("plain-1", false)
+	pass()
+	g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 1}))
+	injected := pod("injected", true)
+	pass() // the cache will hand the next pass the SidecarSet as it was before this one's write
+	g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 2, Injected: 1}))
+
+	g.Expect(env.Client.Delete(env.Context(), injected, client.GracePeriodSeconds(0))).To(Succeed())
+	pod("plain-2", false)
+	pass()
+	g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 2}),
+		"a merge patch from the stale copy leaves out injectedPods, 0 there and 0 now, and the API server keeps 1: "+
+			"patch with the optimistic lock (client.MergeFromWithOptimisticLock), and on a conflict start again from a fresh read")
 }
 
 // A pod whose labels change leaves the SidecarSet's counts; one in another SidecarSet's
@@ -78,30 +151,81 @@ func TestAPodThatLosesTheLabelLeavesTheCounts(t *testing.T) {
 		Should(Succeed(), "the controller should hear of a pod's new labels, through its old ones")
 }
 
+// A pod that got no sidecar and then a record it did not earn (anyone who may update a
+// pod may write it) is matched, not injected: the controller checks the record against
+// the pod's containers.
+func TestAForgedRecordIsNotCounted(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.WebhookNamespace(t)
+	value := newCase("forged")
+	early := createPods(g, ns, "early", value, 2)
+	set := createSidecarSet(t, g, value, "busybox:1.37")
+	g.Eventually(func(g Gomega) { g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 2})) }).Should(Succeed())
+
+	patch := client.MergeFrom(early[0].DeepCopy())
+	early[0].Annotations = map[string]string{sidecars.InjectedAnnotation: sidecars.FormatInjected(map[string]string{
+		set.Name: sidecars.Revision(&set.Spec),
+	})}
+	g.Expect(env.Client.Patch(env.Context(), early[0], patch)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		var cached corev1.Pod
+		g.Expect(env.Manager.GetCache().Get(env.Context(), client.ObjectKeyFromObject(early[0]), &cached)).To(Succeed())
+		g.Expect(cached.Annotations).To(HaveKey(sidecars.InjectedAnnotation))
+	}).Should(Succeed(), "the manager's cache should hold the forged record")
+
+	// One pod more, which the webhook injects: the pass that counts it counts the forged
+	// one too.
+	createPods(g, ns, "late", value, 1)
+	g.Eventually(func(g Gomega) { g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 3, Injected: 1})) }).
+		Should(Succeed(), "of three matched pods only the one with the sidecar is injected, whatever the others' records say")
+}
+
+// The status is the controller's. One written behind its back, by someone else or by
+// the controller itself from a cache that had not caught up with its own last write, is
+// rewritten by the pass its event brings. A status update leaves the generation as it
+// was: a controller that hears only of generation changes (GenerationChangedPredicate)
+// would leave it wrong for ever.
+func TestAStatusWrittenBehindTheControllersBackIsRewritten(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.WebhookNamespace(t)
+	value := newCase("rewritten")
+	createPods(g, ns, "pod", value, 2)
+	set := createSidecarSet(t, g, value, "busybox:1.37")
+	g.Eventually(func(g Gomega) { g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 2})) }).Should(Succeed())
+
+	var stored sidecarsv1.SidecarSet
+	g.Expect(env.Client.Get(env.Context(), client.ObjectKeyFromObject(set), &stored)).To(Succeed())
+	patch := client.MergeFrom(stored.DeepCopy())
+	stored.Status.MatchedPods, stored.Status.InjectedPods = 7, 7
+	g.Expect(env.Client.Status().Patch(env.Context(), &stored, patch)).To(Succeed())
+	g.Eventually(func(g Gomega) { g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 2})) }).Should(Succeed(),
+		"a status update should bring a pass that writes the counts again: watch SidecarSets without GenerationChangedPredicate")
+}
+
 // Of the pod updates the controller hears of, only those that can change a count reach
 // it: most updates of a pod are the kubelet's writes of its status.
 func TestPodChangedLetsThroughOnlyWhatChangesACount(t *testing.T) {
 	now := metav1.Now()
 	tests := []struct {
 		name   string
-		change func(*metav1.PartialObjectMetadata)
+		change func(*corev1.Pod)
 		want   bool
 	}{
-		{"a new label", func(pod *metav1.PartialObjectMetadata) { pod.Labels["tier"] = "front" }, true},
-		{"a label removed", func(pod *metav1.PartialObjectMetadata) { delete(pod.Labels, "app") }, true},
-		{"a new record", func(pod *metav1.PartialObjectMetadata) {
+		{"a new label", func(pod *corev1.Pod) { pod.Labels["tier"] = "front" }, true},
+		{"a label removed", func(pod *corev1.Pod) { delete(pod.Labels, "app") }, true},
+		{"a new record", func(pod *corev1.Pod) {
 			pod.Annotations[sidecars.InjectedAnnotation] = `{"logging":"rev-2"}`
 		}, true},
-		{"the deletion starts", func(pod *metav1.PartialObjectMetadata) { pod.DeletionTimestamp = &now }, true},
-		{"a status write: a new resourceVersion only", func(pod *metav1.PartialObjectMetadata) { pod.ResourceVersion = "2" }, false},
-		{"another annotation", func(pod *metav1.PartialObjectMetadata) { pod.Annotations["note"] = "restarted" }, false},
-		{"a finalizer", func(pod *metav1.PartialObjectMetadata) { pod.Finalizers = []string{"example.com/hold"} }, false},
+		{"the deletion starts", func(pod *corev1.Pod) { pod.DeletionTimestamp = &now }, true},
+		{"a status write: a new resourceVersion only", func(pod *corev1.Pod) { pod.ResourceVersion = "2" }, false},
+		{"another annotation", func(pod *corev1.Pod) { pod.Annotations["note"] = "restarted" }, false},
+		{"a finalizer", func(pod *corev1.Pod) { pod.Finalizers = []string{"example.com/hold"} }, false},
 	}
 	changed := podChanged()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			before := podMetadata()
+			before := &corev1.Pod{}
 			before.ObjectMeta = metav1.ObjectMeta{
 				Namespace: "web", Name: "web-1", ResourceVersion: "1",
 				Labels:      map[string]string{"app": "web"},
@@ -114,8 +238,8 @@ func TestPodChangedLetsThroughOnlyWhatChangesACount(t *testing.T) {
 		})
 	}
 	g := NewWithT(t)
-	g.Expect(changed.Create(event.CreateEvent{Object: podMetadata()})).To(BeTrue(), "a new pod can change a count")
-	g.Expect(changed.Delete(event.DeleteEvent{Object: podMetadata()})).To(BeTrue(), "so can a pod deleted")
+	g.Expect(changed.Create(event.CreateEvent{Object: &corev1.Pod{}})).To(BeTrue(), "a new pod can change a count")
+	g.Expect(changed.Delete(event.DeleteEvent{Object: &corev1.Pod{}})).To(BeTrue(), "so can a pod deleted")
 }
 
 // Pods created before the SidecarSet match it but run no sidecar; the pods created after

@@ -2,7 +2,6 @@ package sidecars
 
 import (
 	"fmt"
-	"slices"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -10,17 +9,21 @@ import (
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/api/sidecars/v1"
 )
 
-// ExcludedNamespaces are never given a sidecar. The pod webhook's configuration leaves
-// them out (the namespaceSelector of its marker, in internal/webhook/v1/pod_webhook.go),
-// so the API server does not even call the manager for their pods: kube-system, whose
-// pods the cluster needs to run at all, and the manager's own namespace (config/default),
-// whose pods must start for the webhook to answer. Keep the two lists the same;
-// TestTheWebhookConfigurationLeavesTheExcludedNamespacesOut checks it.
-var ExcludedNamespaces = []string{"kube-system", "sidecarset-system"}
+// DefaultManagerNamespace is the namespace config/default runs the manager in, and the
+// manager's own namespace when it runs outside a pod (its --manager-namespace).
+const DefaultManagerNamespace = "sidecarset-system"
 
-// Excluded reports whether the pods of namespace are never given a sidecar.
-func Excluded(namespace string) bool {
-	return slices.Contains(ExcludedNamespaces, namespace)
+// ExcludedNamespaces returns the namespaces whose pods are never given a sidecar, nor
+// counted: kube-system, whose pods the cluster needs to run at all, and managerNamespace,
+// the manager's own, whose pods must start for the webhook to answer. The pod webhook's
+// configuration leaves out the same namespaces (the namespaceSelector of its marker, in
+// internal/webhook/v1/pod_webhook.go, and config/default, which names the manager's), so
+// that the API server does not even call the manager for their pods; the webhook and
+// the controller check again, for a configuration installed without it.
+// TestTheWebhookConfigurationLeavesTheExcludedNamespacesOut checks that the marker
+// leaves out ExcludedNamespaces(DefaultManagerNamespace).
+func ExcludedNamespaces(managerNamespace string) []string {
+	return []string{metav1.NamespaceSystem, managerNamespace}
 }
 
 // Selects reports whether set selects a pod with podLabels in a namespace with

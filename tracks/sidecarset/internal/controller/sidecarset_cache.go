@@ -9,36 +9,27 @@ import (
 	"github.com/kube-workshop/operator-workshop/tracks/sidecarset/internal/sidecars"
 )
 
-// podMetadata returns an empty pod of the kind the controller reads pods as: metadata
-// only. Reading a pod as a corev1.Pod anywhere in the manager would start a second
-// informer, of whole pods, next to the metadata one.
-func podMetadata() *metav1.PartialObjectMetadata {
-	pod := &metav1.PartialObjectMetadata{}
-	pod.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Pod"))
-	return pod
-}
-
-// CacheOptions says what the manager caches of every pod of the cluster. The controller
-// watches pods as metadata only (builder.OnlyMetadata in SetupWithManager): the API
-// server sends no spec and no status, which are most of a pod. TrimPod then drops from
-// that metadata what the controller never reads.
+// CacheOptions says what the manager caches of every pod of the cluster: what TrimPod
+// keeps of it, a small part of each pod the API server sends.
 func CacheOptions() cache.Options {
 	//lesson:11.7
 	//lesson:stub return cache.Options{}
 	return cache.Options{ByObject: map[client.Object]cache.ByObject{
-		podMetadata(): {Transform: TrimPod},
+		&corev1.Pod{}: {Transform: TrimPod},
 	}}
 	//lesson:end
 }
 
-// TrimPod keeps of a pod's metadata what the controller reads: its name, namespace, UID
-// and resourceVersion (which the cache itself needs), its labels, its deletion time, and
-// of its annotations only sidecars.InjectedAnnotation. Everything else, managedFields,
+// TrimPod keeps of a pod what the controller reads: its name, namespace, UID and
+// resourceVersion (which the cache itself needs), its labels, its deletion time, of its
+// annotations only sidecars.InjectedAnnotation, and of its spec only the names of its init
+// containers and containers, which tell whether it runs a SidecarSet's sidecars
+// (sidecars.Runs). Everything else, the rest of the spec, the status, managedFields,
 // owner references and the other annotations (kubectl's last-applied-configuration alone
 // can be kilobytes), never enters the cache. The object it returns is new: the informer
 // owns the one it is given.
 func TrimPod(obj any) (any, error) {
-	pod, ok := obj.(*metav1.PartialObjectMetadata)
+	pod, ok := obj.(*corev1.Pod)
 	if !ok {
 		// A tombstone of a pod deleted while the watch was down, or some other kind:
 		// stored as it is.
@@ -46,7 +37,7 @@ func TrimPod(obj any) (any, error) {
 	}
 	//lesson:11.6
 	//lesson:stub return pod, nil
-	trimmed := &metav1.PartialObjectMetadata{
+	trimmed := &corev1.Pod{
 		TypeMeta: pod.TypeMeta,
 		ObjectMeta: metav1.ObjectMeta{
 			Name:              pod.Name,
@@ -56,10 +47,26 @@ func TrimPod(obj any) (any, error) {
 			Labels:            pod.Labels,
 			DeletionTimestamp: pod.DeletionTimestamp,
 		},
+		Spec: corev1.PodSpec{
+			InitContainers: namesOnly(pod.Spec.InitContainers),
+			Containers:     namesOnly(pod.Spec.Containers),
+		},
 	}
 	if record, ok := pod.Annotations[sidecars.InjectedAnnotation]; ok {
 		trimmed.Annotations = map[string]string{sidecars.InjectedAnnotation: record}
 	}
 	return trimmed, nil
 	//lesson:end
+}
+
+// namesOnly returns new containers that hold nothing but the names of containers.
+func namesOnly(containers []corev1.Container) []corev1.Container {
+	if containers == nil {
+		return nil
+	}
+	names := make([]corev1.Container, len(containers))
+	for i := range containers {
+		names[i].Name = containers[i].Name
+	}
+	return names
 }

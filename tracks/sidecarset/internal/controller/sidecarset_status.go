@@ -6,8 +6,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -30,22 +32,50 @@ const (
 // one merge patch of the status subresource, only when it differs from orig's. passErr is
 // the pass's error; only a pass without one moves observedGeneration. Then it tells what
 // changed with events.
+//
+// orig comes from the cache, which may not hold the controller's own last status write
+// yet. A merge patch from it would carry only what differs from that older copy, and
+// leave what changed since as the API server has it: a status made of two passes. So the
+// patch carries orig's resourceVersion (the optimistic lock), the API server refuses it
+// when the stored SidecarSet is newer (409 Conflict), and the patch is made again from
+// the SidecarSet read from the API server. When the stale copy equals what the pass
+// counted, nothing is written: the event of the newer status, which every SidecarSet
+// update brings (SetupWithManager), makes a pass that compares with it.
 func (r *SidecarSetReconciler) patchStatus(ctx context.Context, orig, set *sidecarsv1.SidecarSet, passErr error) error {
-	setConditions(set, passErr)
-	if passErr == nil {
-		set.Status.ObservedGeneration = set.Generation
-	}
-	if equality.Semantic.DeepEqual(orig.Status, set.Status) {
+	counted := set.Status
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		setConditions(set, passErr)
+		if passErr == nil {
+			set.Status.ObservedGeneration = set.Generation
+		}
+		if equality.Semantic.DeepEqual(orig.Status, set.Status) {
+			return nil
+		}
+		log.FromContext(ctx).Info("Updating status", "matched", set.Status.MatchedPods,
+			"injected", set.Status.InjectedPods, "outdated", set.Status.OutdatedPods, "revision", set.Status.Revision)
+		err := r.Status().Patch(ctx, set, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
+		switch {
+		case apierrors.IsConflict(err):
+			fresh := &sidecarsv1.SidecarSet{}
+			if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(set), fresh); err != nil {
+				return client.IgnoreNotFound(err)
+			}
+			if fresh.Generation != set.Generation {
+				// The spec changed after this pass counted: its event brings a pass of its own.
+				return nil
+			}
+			orig, set = fresh, fresh.DeepCopy()
+			set.Status.MatchedPods, set.Status.InjectedPods = counted.MatchedPods, counted.InjectedPods
+			set.Status.OutdatedPods, set.Status.Revision = counted.OutdatedPods, counted.Revision
+			return err
+		case apierrors.IsNotFound(err):
+			return nil // Deleted meanwhile: no status to write.
+		case err != nil:
+			return fmt.Errorf("patching the status: %w", err)
+		}
+		r.tellChanges(orig, set, passErr)
 		return nil
-	}
-	log.FromContext(ctx).Info("Updating status", "matched", set.Status.MatchedPods,
-		"injected", set.Status.InjectedPods, "outdated", set.Status.OutdatedPods, "revision", set.Status.Revision)
-	// A merge patch carries no resourceVersion: it cannot conflict with a spec change.
-	if err := r.Status().Patch(ctx, set, client.MergeFrom(orig)); err != nil {
-		return fmt.Errorf("patching the status: %w", err)
-	}
-	r.tellChanges(orig, set, passErr)
-	return nil
+	})
 }
 
 // setConditions sets Injected and UpToDate from the counts, or Injected from the pass's

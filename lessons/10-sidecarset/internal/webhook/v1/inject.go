@@ -12,12 +12,15 @@ import (
 
 // Inject gives pod the sidecars and volumes of sets, the SidecarSets that select it,
 // in their order, and records each SidecarSet it took something from, with its
-// revision, in the pod's sidecars.InjectedAnnotation. It changes pod in place.
+// revision, in the pod's sidecars.InjectedAnnotation. It changes pod in place. A sidecar
+// goes in as a native sidecar (asSidecar): an init container that restarts Always, after
+// the pod's own init containers.
 //
 // It never makes a valid pod invalid, and never refuses one: what it cannot add is left
 // out, with a warning the API server hands back to whoever created the pod:
-//   - a SidecarSet the annotation already lists: the pod has its sidecars (admitted
-//     again, or copied from a pod that was injected);
+//   - a SidecarSet the annotation already lists, silently, when the pod has its sidecars
+//     (admitted again, or copied from a pod that was injected): sidecars.Runs. A record
+//     without them was written by someone else, and is overwritten;
 //   - a sidecar whose name a container of the pod, or an earlier sidecar, already has;
 //   - a volume whose name the pod already uses, and every sidecar that mounts it;
 //   - a sidecar that mounts a volume that is neither the SidecarSet's nor the pod's;
@@ -25,8 +28,9 @@ import (
 func Inject(pod *corev1.Pod, sets []sidecarsv1.SidecarSet) []string {
 	// TODO(4): Inject each SidecarSet once, and record it.
 	// Read the pod's record (sidecars.Injected). For each SidecarSet the record
-	// does not list, call injectSet; when it added something, record the
-	// SidecarSet's name with sidecars.Revision of its spec. When anything was
+	// does not list, or lists while the pod lacks its sidecars (sidecars.Runs:
+	// anyone can write the record), call injectSet; when it added something,
+	// record the SidecarSet's name with sidecars.Revision of its spec. When anything was
 	// added, write the record back (sidecars.FormatInjected) into the pod's
 	// annotations, creating the map when it is nil. Return every warning. See
 	// "Injecting" in docs/lesson-10.md.
@@ -66,11 +70,25 @@ func injectSet(pod *corev1.Pod, set *sidecarsv1.SidecarSet) (bool, []string) {
 	// TODO(3): Add the sidecars of one SidecarSet that fit.
 	// For each container of the SidecarSet: skip it, with a warning (warn),
 	// when validateContainer refuses it, when containerNamesIn(pod) has its name, or
-	// when missingVolume finds a volume it cannot mount. Else append a deep copy
-	// to pod.Spec.Containers and remember its name. When none was
-	// added, return false and the warnings; else append volumes to
-	// pod.Spec.Volumes and return true. See "Injecting" in docs/lesson-10.md.
+	// when missingVolume finds a volume it cannot mount. Else append
+	// asSidecar(c), a native sidecar, to pod.Spec.InitContainers and remember
+	// its name. When none was added, return false and the warnings; else
+	// append volumes to pod.Spec.Volumes and return true. See "Injecting" and
+	// "Native sidecars" in docs/lesson-10.md.
 	return false, warnings
+}
+
+// asSidecar returns a copy of c as a native sidecar: an init container whose
+// restartPolicy is Always. The kubelet starts it before the pod's containers, in the
+// order of the init containers, restarts it when it exits, stops it after them, and
+// leaves it out of the pod's completion: a Job's pod completes when its own containers
+// do (see "Native sidecars" in docs/lesson-10.md). A container in spec.containers would
+// keep that pod running for ever.
+func asSidecar(c *corev1.Container) corev1.Container {
+	sidecar := *c.DeepCopy()
+	always := corev1.ContainerRestartPolicyAlways
+	sidecar.RestartPolicy = &always
+	return sidecar
 }
 
 // missingVolume returns the first volume c mounts (or uses as a device) that the pod

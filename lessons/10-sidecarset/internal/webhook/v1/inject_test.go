@@ -11,47 +11,51 @@ import (
 )
 
 // What injectSet adds of one SidecarSet to a pod, without an API server: the sidecars
-// that fit, with the SidecarSet's volumes, and a warning for each thing it leaves out.
+// that fit, as native sidecars (init containers that restart Always), with the
+// SidecarSet's volumes, and a warning for each thing it leaves out.
 func TestInjectSet(t *testing.T) {
 	logs := corev1.VolumeMount{Name: "logs", MountPath: "/var/log/app"}
 	data := corev1.VolumeMount{Name: "data", MountPath: "/data"}
 	logging := newSidecarSet("logging", "x", []corev1.Container{sidecar("log-shipper", logs)}, emptyDir("logs"))
 	reader := newSidecarSet("reader", "x", []corev1.Container{sidecar("reader", data)})
 	tests := []struct {
-		name           string
-		pod            func(*corev1.Pod)
-		set            *sidecarsv1.SidecarSet
-		wantAdded      bool
-		wantContainers []string
-		wantVolumes    []string
-		wantWarnings   []string // each warning's start
+		name         string
+		pod          func(*corev1.Pod)
+		set          *sidecarsv1.SidecarSet
+		wantAdded    bool
+		wantSidecars []string
+		wantVolumes  []string
+		wantWarnings []string // each warning's start
 	}{
-		{"its sidecar and its volume", nil, logging, true, []string{"app", "log-shipper"}, []string{"logs"}, nil},
+		{"its sidecar and its volume", nil, logging, true, []string{"log-shipper"}, []string{"logs"}, nil},
+		{"after the pod's own init containers", func(p *corev1.Pod) {
+			p.Spec.InitContainers = []corev1.Container{{Name: "migrate", Image: appImage}}
+		}, logging, true, []string{"log-shipper"}, []string{"logs"}, nil},
 		{"a container of the sidecar's name: no sidecar, no volume", func(p *corev1.Pod) {
 			p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "log-shipper", Image: appImage})
-		}, logging, false, []string{"app", "log-shipper"}, nil,
+		}, logging, false, nil, nil,
 			[]string{`SidecarSet logging: sidecar "log-shipper" is not injected: the pod has a container of that name`}},
 		{"an init container of the sidecar's name", func(p *corev1.Pod) {
 			p.Spec.InitContainers = []corev1.Container{{Name: "log-shipper", Image: appImage}}
-		}, logging, false, []string{"app"}, nil,
+		}, logging, false, nil, nil,
 			[]string{`SidecarSet logging: sidecar "log-shipper" is not injected: the pod has a container of that name`}},
 		{"a volume of the SidecarSet's volume's name: neither it nor its sidecar", func(p *corev1.Pod) {
 			p.Spec.Volumes = []corev1.Volume{emptyDir("logs")}
-		}, logging, false, []string{"app"}, []string{"logs"}, []string{
+		}, logging, false, nil, []string{"logs"}, []string{
 			`SidecarSet logging: volume "logs" is not added: the pod has a volume of that name`,
 			`SidecarSet logging: sidecar "log-shipper" is not injected: it mounts the volume "logs", which was not added`,
 		}},
 		{"a mount of the pod's own volume", func(p *corev1.Pod) { p.Spec.Volumes = []corev1.Volume{emptyDir("data")} },
-			reader, true, []string{"app", "reader"}, []string{"data"}, nil},
-		{"a mount of a volume nobody has", nil, reader, false, []string{"app"}, nil,
+			reader, true, []string{"reader"}, []string{"data"}, nil},
+		{"a mount of a volume nobody has", nil, reader, false, nil, nil,
 			[]string{`SidecarSet reader: sidecar "reader" is not injected: it mounts the volume "data", which is neither`}},
 		{"a sidecar the validator refuses, stored without it", nil,
-			newSidecarSet("bad", "x", []corev1.Container{{Name: "no-image"}}), false, []string{"app"}, nil,
+			newSidecarSet("bad", "x", []corev1.Container{{Name: "no-image"}}), false, nil, nil,
 			[]string{`SidecarSet bad: sidecar "no-image" is not injected: container.image: Required value`}},
 		{"one sidecar of two fits: it goes in, with the volumes", func(p *corev1.Pod) {
 			p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "metrics-agent", Image: appImage})
 		}, newSidecarSet("both", "x", []corev1.Container{sidecar("metrics-agent"), sidecar("log-shipper", logs)}, emptyDir("logs")),
-			true, []string{"app", "metrics-agent", "log-shipper"}, []string{"logs"},
+			true, []string{"log-shipper"}, []string{"logs"},
 			[]string{`SidecarSet both: sidecar "metrics-agent" is not injected: the pod has a container of that name`}},
 	}
 	for _, tt := range tests {
@@ -61,9 +65,16 @@ func TestInjectSet(t *testing.T) {
 			if tt.pod != nil {
 				tt.pod(pod)
 			}
+			original := pod.DeepCopy()
 			added, warnings := injectSet(pod, tt.set)
 			g.Expect(added).To(Equal(tt.wantAdded), "injectSet should report whether it added a sidecar")
-			g.Expect(containerNames(pod)).To(Equal(tt.wantContainers), "the pod's containers")
+			g.Expect(pod.Spec.Containers).To(Equal(original.Spec.Containers), "the pod's own containers stay as they were")
+			if n := len(original.Spec.InitContainers); n > 0 {
+				g.Expect(pod.Spec.InitContainers[:n]).To(Equal(original.Spec.InitContainers),
+					"the pod's own init containers stay first, as they were")
+			}
+			g.Expect(sidecarNames(pod)).To(Equal(tt.wantSidecars),
+				"the sidecars, as init containers that restart Always (native sidecars), after the pod's own: asSidecar")
 			g.Expect(volumeNames(pod)).To(Equal(tt.wantVolumes), "the pod's volumes")
 			g.Expect(warnings).To(HaveLen(len(tt.wantWarnings)), "the warnings: %q", warnings)
 			for i, want := range tt.wantWarnings {
@@ -82,32 +93,35 @@ func TestInject(t *testing.T) {
 	logging := *newSidecarSet("logging", "x", []corev1.Container{sidecar("log-shipper", logs)}, emptyDir("logs"))
 	metrics := *newSidecarSet("metrics", "x", []corev1.Container{sidecar("metrics-agent")})
 	tests := []struct {
-		name           string
-		pod            func(*corev1.Pod)
-		sets           []sidecarsv1.SidecarSet
-		wantContainers []string
-		wantVolumes    []string
-		wantRecord     []string // the SidecarSets the record lists
-		wantWarnings   []string // each warning's start
+		name         string
+		pod          func(*corev1.Pod)
+		sets         []sidecarsv1.SidecarSet
+		wantSidecars []string
+		wantVolumes  []string
+		wantRecord   []string // the SidecarSets the record lists
+		wantWarnings []string // each warning's start
 	}{
 		{"one SidecarSet: its sidecar and its volume", nil, []sidecarsv1.SidecarSet{logging},
-			[]string{"app", "log-shipper"}, []string{"logs"}, []string{"logging"}, nil},
+			[]string{"log-shipper"}, []string{"logs"}, []string{"logging"}, nil},
 		{"two SidecarSets, in their order", nil, []sidecarsv1.SidecarSet{logging, metrics},
-			[]string{"app", "log-shipper", "metrics-agent"}, []string{"logs"}, []string{"logging", "metrics"}, nil},
-		{"no SidecarSet: the pod is unchanged", nil, nil, []string{"app"}, nil, nil, nil},
+			[]string{"log-shipper", "metrics-agent"}, []string{"logs"}, []string{"logging", "metrics"}, nil},
+		{"no SidecarSet: the pod is unchanged", nil, nil, nil, nil, nil, nil},
 		{"a SidecarSet that adds nothing is not recorded", func(p *corev1.Pod) {
 			p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "log-shipper", Image: appImage})
 		}, []sidecarsv1.SidecarSet{logging, metrics},
-			[]string{"app", "log-shipper", "metrics-agent"}, nil, []string{"metrics"},
+			[]string{"metrics-agent"}, nil, []string{"metrics"},
 			[]string{`SidecarSet logging: sidecar "log-shipper" is not injected: the pod has a container of that name`}},
 		{"two SidecarSets of one sidecar name: the first one's", nil, []sidecarsv1.SidecarSet{
 			*newSidecarSet("a", "x", []corev1.Container{sidecar("proxy")}),
 			*newSidecarSet("b", "x", []corev1.Container{sidecar("proxy")}),
-		}, []string{"app", "proxy"}, nil, []string{"a"},
+		}, []string{"proxy"}, nil, []string{"a"},
 			[]string{`SidecarSet b: sidecar "proxy" is not injected: the pod has a container of that name`}},
 		{"a pod injected already: nothing twice, no warning", func(p *corev1.Pod) {
 			Inject(p, []sidecarsv1.SidecarSet{logging})
-		}, []sidecarsv1.SidecarSet{logging}, []string{"app", "log-shipper"}, []string{"logs"}, []string{"logging"}, nil},
+		}, []sidecarsv1.SidecarSet{logging}, []string{"log-shipper"}, []string{"logs"}, []string{"logging"}, nil},
+		{"a record that lists the SidecarSet, without its sidecar: injected all the same", func(p *corev1.Pod) {
+			p.Annotations = map[string]string{sidecars.InjectedAnnotation: `{"logging":"opted-out"}`}
+		}, []sidecarsv1.SidecarSet{logging}, []string{"log-shipper"}, []string{"logs"}, []string{"logging"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,13 +130,19 @@ func TestInject(t *testing.T) {
 			if tt.pod != nil {
 				tt.pod(pod)
 			}
+			own := pod.DeepCopy().Spec.Containers
 			warnings := Inject(pod, tt.sets)
-			g.Expect(containerNames(pod)).To(Equal(tt.wantContainers), "the pod's containers")
+			g.Expect(pod.Spec.Containers).To(Equal(own), "the pod's own containers stay as they were")
+			g.Expect(sidecarNames(pod)).To(Equal(tt.wantSidecars), "the pod's sidecars")
 			g.Expect(volumeNames(pod)).To(Equal(tt.wantVolumes), "the pod's volumes")
 			var record []string
 			for name, revision := range sidecars.Injected(pod.Annotations) {
 				record = append(record, name)
-				g.Expect(revision).NotTo(BeEmpty(), "the record should hold the revision of %s", name)
+				for _, set := range tt.sets {
+					if set.Name == name {
+						g.Expect(revision).To(Equal(sidecars.Revision(&set.Spec)), "the record should hold the revision of %s", name)
+					}
+				}
 			}
 			if tt.wantRecord == nil {
 				g.Expect(record).To(BeEmpty(), "the record %q", pod.Annotations[sidecars.InjectedAnnotation])

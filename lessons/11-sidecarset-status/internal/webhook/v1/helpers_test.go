@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/lessons/11-sidecarset-status/api/sidecars/v1"
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
@@ -106,6 +107,18 @@ func containerNames(pod *corev1.Pod) []string {
 	return names
 }
 
+// sidecarNames returns the names of a pod's native sidecars, in order: its init
+// containers whose restartPolicy is Always, which is how the webhook adds sidecars.
+func sidecarNames(pod *corev1.Pod) []string {
+	var names []string
+	for _, c := range pod.Spec.InitContainers {
+		if c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			names = append(names, c.Name)
+		}
+	}
+	return names
+}
+
 // volumeNames returns the names of a pod's volumes, in order.
 func volumeNames(pod *corev1.Pod) []string {
 	var names []string
@@ -179,4 +192,10 @@ func checkPod(pod *corev1.Pod) error {
 		return errors.New(strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// acceptingAPIServer returns a client whose dry runs succeed, whatever the pod: for a
+// validator tested without an API server, where only the webhook's own rules refuse.
+func acceptingAPIServer() client.Client {
+	return fake.NewClientBuilder().Build()
 }

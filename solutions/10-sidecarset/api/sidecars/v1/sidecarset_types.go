@@ -8,8 +8,9 @@ import (
 // SidecarSetSpec says which pods get which sidecars. The pod webhook reads it when a pod
 // is created; a pod that already runs is never changed.
 type SidecarSetSpec struct {
-	// Selector picks the pods, by their labels, in every namespace the webhook sees. An
-	// empty selector ({}) picks every pod there.
+	// Selector picks the pods, by their labels, in every namespace the webhook sees. It
+	// must name some label: an empty selector ({}), which would pick every pod of the
+	// cluster, is refused.
 	// +required
 	Selector *metav1.LabelSelector `json:"selector"`
 
@@ -18,8 +19,10 @@ type SidecarSetSpec struct {
 	// +optional
 	NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector,omitempty"`
 
-	// Containers are the sidecars, appended to the containers of every matching pod:
-	// Kubernetes containers, whose fields `kubectl explain pod.spec.containers` describes.
+	// Containers are the sidecars, added to every matching pod as native sidecars: init
+	// containers whose restartPolicy is Always, after the pod's own init containers. They
+	// are Kubernetes containers, whose fields `kubectl explain pod.spec.initContainers`
+	// describes.
 	// +kubebuilder:validation:MinItems=1
 	// +required
 	Containers []corev1.Container `json:"containers"`

@@ -13,12 +13,15 @@ import (
 
 // Inject gives pod the sidecars and volumes of sets, the SidecarSets that select it,
 // in their order, and records each SidecarSet it took something from, with its
-// revision, in the pod's sidecars.InjectedAnnotation. It changes pod in place.
+// revision, in the pod's sidecars.InjectedAnnotation. It changes pod in place. A sidecar
+// goes in as a native sidecar (asSidecar): an init container that restarts Always, after
+// the pod's own init containers.
 //
 // It never makes a valid pod invalid, and never refuses one: what it cannot add is left
 // out, with a warning the API server hands back to whoever created the pod:
-//   - a SidecarSet the annotation already lists: the pod has its sidecars (admitted
-//     again, or copied from a pod that was injected);
+//   - a SidecarSet the annotation already lists, silently, when the pod has its sidecars
+//     (admitted again, or copied from a pod that was injected): sidecars.Runs. A record
+//     without them was written by someone else, and is overwritten;
 //   - a sidecar whose name a container of the pod, or an earlier sidecar, already has;
 //   - a volume whose name the pod already uses, and every sidecar that mounts it;
 //   - a sidecar that mounts a volume that is neither the SidecarSet's nor the pod's;
@@ -29,7 +32,7 @@ func Inject(pod *corev1.Pod, sets []sidecarsv1.SidecarSet) []string {
 	changed := false
 	for i := range sets {
 		set := &sets[i]
-		if _, done := record[set.Name]; done {
+		if _, done := record[set.Name]; done && sidecars.Runs(pod, set) {
 			continue
 		}
 		added, setWarnings := injectSet(pod, set)
@@ -94,7 +97,7 @@ func injectSet(pod *corev1.Pod, set *sidecarsv1.SidecarSet) (bool, []string) {
 			warn("sidecar %q is not injected: it mounts the volume %q, %s", c.Name, missing, why)
 			continue
 		}
-		pod.Spec.Containers = append(pod.Spec.Containers, *c.DeepCopy())
+		pod.Spec.InitContainers = append(pod.Spec.InitContainers, asSidecar(c))
 		containerNames.Insert(c.Name)
 		added = true
 	}
@@ -103,6 +106,19 @@ func injectSet(pod *corev1.Pod, set *sidecarsv1.SidecarSet) (bool, []string) {
 	}
 	pod.Spec.Volumes = append(pod.Spec.Volumes, volumes...)
 	return true, warnings
+}
+
+// asSidecar returns a copy of c as a native sidecar: an init container whose
+// restartPolicy is Always. The kubelet starts it before the pod's containers, in the
+// order of the init containers, restarts it when it exits, stops it after them, and
+// leaves it out of the pod's completion: a Job's pod completes when its own containers
+// do (see "Native sidecars" in docs/lesson-10.md). A container in spec.containers would
+// keep that pod running for ever.
+func asSidecar(c *corev1.Container) corev1.Container {
+	sidecar := *c.DeepCopy()
+	always := corev1.ContainerRestartPolicyAlways
+	sidecar.RestartPolicy = &always
+	return sidecar
 }
 
 // missingVolume returns the first volume c mounts (or uses as a device) that the pod

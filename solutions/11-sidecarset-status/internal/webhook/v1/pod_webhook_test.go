@@ -1,6 +1,7 @@
 package v1
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,24 +19,30 @@ import (
 var logsMount = corev1.VolumeMount{Name: "logs", MountPath: "/var/log/app", ReadOnly: true}
 
 // Through the API server: a pod the SidecarSet selects is stored with its sidecar, its
-// volume and the record, and the pod's own container stays first and unchanged.
+// volume and the record, and the pod's own container stays unchanged. The sidecar is a
+// native sidecar, an init container that restarts Always: in a pod that restarts Never,
+// as a Job's does, the pod completes when its own container exits.
 func TestASelectedPodIsStoredWithTheSidecar(t *testing.T) {
 	g := NewWithT(t)
 	ns := env.WebhookNamespace(t)
 	value := newCase("selected")
 	set := createSidecarSet(t, g, newSidecarSet(value, value, []corev1.Container{sidecar("log-shipper", logsMount)}, emptyDir("logs")))
 
-	pod, warnings := createPod(g, newPod(ns, "web", value))
-	g.Expect(containerNames(pod)).To(Equal([]string{"app", "log-shipper"}), "the sidecar should follow the pod's own container")
+	job := newPod(ns, "web", value)
+	job.Spec.RestartPolicy = corev1.RestartPolicyNever
+	pod, warnings := createPod(g, job)
+	g.Expect(containerNames(pod)).To(Equal([]string{"app"}), "the pod's own containers stay as they were")
 	g.Expect(pod.Spec.Containers[0].Image).To(Equal(appImage))
-	g.Expect(pod.Spec.Containers[1].Image).To(Equal(sidecarImage))
-	g.Expect(pod.Spec.Containers[1].VolumeMounts).To(ContainElement(logsMount))
+	g.Expect(sidecarNames(pod)).To(Equal([]string{"log-shipper"}),
+		"the sidecar should be a native sidecar: an init container whose restartPolicy is Always")
+	g.Expect(pod.Spec.InitContainers[0].Image).To(Equal(sidecarImage))
+	g.Expect(pod.Spec.InitContainers[0].VolumeMounts).To(ContainElement(logsMount))
 	g.Expect(volumeNames(pod)).To(ContainElement("logs"))
 	g.Expect(sidecars.Injected(pod.Annotations)).To(Equal(map[string]string{set.Name: sidecars.Revision(&set.Spec)}),
 		"the pod should record the SidecarSet and its revision in %s", sidecars.InjectedAnnotation)
 	g.Expect(warnings).To(BeEmpty())
 	// The API server defaulted the sidecar like any container after the webhook's patch.
-	g.Expect(pod.Spec.Containers[1].TerminationMessagePolicy).To(Equal(corev1.TerminationMessageReadFile))
+	g.Expect(pod.Spec.InitContainers[0].TerminationMessagePolicy).To(Equal(corev1.TerminationMessageReadFile))
 }
 
 func TestPodsTheSidecarSetDoesNotSelectAreUntouched(t *testing.T) {
@@ -45,6 +52,7 @@ func TestPodsTheSidecarSetDoesNotSelectAreUntouched(t *testing.T) {
 	createSidecarSet(t, g, newSidecarSet(value, value, []corev1.Container{sidecar("log-shipper")}))
 	pod, warnings := createPod(g, newPod(ns, "other", "someone-else"))
 	g.Expect(containerNames(pod)).To(Equal([]string{"app"}))
+	g.Expect(sidecarNames(pod)).To(BeEmpty())
 	g.Expect(pod.Annotations).NotTo(HaveKey(sidecars.InjectedAnnotation))
 	g.Expect(warnings).To(BeEmpty())
 }
@@ -71,8 +79,8 @@ func TestTheNamespaceSelectorLimitsTheNamespaces(t *testing.T) {
 
 	inWeb, _ := createPod(g, newPod(web, "pod", value))
 	inDB, _ := createPod(g, newPod(db, "pod", value))
-	g.Expect(containerNames(inWeb)).To(Equal([]string{"app", "metrics-agent"}), "a pod in a namespace labelled team=web")
-	g.Expect(containerNames(inDB)).To(Equal([]string{"app"}), "a pod in a namespace labelled team=db")
+	g.Expect(sidecarNames(inWeb)).To(Equal([]string{"metrics-agent"}), "a pod in a namespace labelled team=web")
+	g.Expect(sidecarNames(inDB)).To(BeEmpty(), "a pod in a namespace labelled team=db")
 }
 
 // kube-system's pods, and the manager's own, never go through the webhook: its
@@ -82,12 +90,12 @@ func TestPodsInExcludedNamespacesAreUntouched(t *testing.T) {
 	env.WebhookNamespace(t)
 	value := newCase("excluded")
 	createSidecarSet(t, g, newSidecarSet(value, value, []corev1.Container{sidecar("log-shipper")}))
-	for _, ns := range sidecars.ExcludedNamespaces {
+	for _, ns := range sidecars.ExcludedNamespaces(sidecars.DefaultManagerNamespace) {
 		err := env.Client.Create(env.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
 		g.Expect(client.IgnoreAlreadyExists(err)).To(Succeed())
 		pod, warnings := createPod(g, newPod(ns, value, value))
 		t.Cleanup(func() { _ = env.Client.Delete(env.Context(), pod) })
-		g.Expect(containerNames(pod)).To(Equal([]string{"app"}), "a pod in %s should get no sidecar", ns)
+		g.Expect(sidecarNames(pod)).To(BeEmpty(), "a pod in %s should get no sidecar", ns)
 		g.Expect(warnings).To(BeEmpty())
 	}
 }
@@ -100,7 +108,7 @@ func TestTwoSidecarSetsOnOnePod(t *testing.T) {
 	metrics := createSidecarSet(t, g, newSidecarSet(value+"-b-metrics", value, []corev1.Container{sidecar("metrics-agent")}))
 
 	pod, warnings := createPod(g, newPod(ns, "web", value))
-	g.Expect(containerNames(pod)).To(Equal([]string{"app", "log-shipper", "metrics-agent"}),
+	g.Expect(sidecarNames(pod)).To(Equal([]string{"log-shipper", "metrics-agent"}),
 		"both SidecarSets' sidecars, in the order of their names")
 	g.Expect(sidecars.Injected(pod.Annotations)).To(Equal(map[string]string{
 		logging.Name: sidecars.Revision(&logging.Spec), metrics.Name: sidecars.Revision(&metrics.Spec),
@@ -120,7 +128,8 @@ func TestANameClashSkipsTheSidecarWithAWarning(t *testing.T) {
 	pod.Spec.Containers = append(pod.Spec.Containers, corev1.Container{Name: "metrics-agent", Image: appImage})
 	pod.Spec.Volumes = []corev1.Volume{emptyDir("logs")}
 	stored, warnings := createPod(g, pod)
-	g.Expect(containerNames(stored)).To(Equal([]string{"app", "metrics-agent"}), "neither sidecar fits")
+	g.Expect(containerNames(stored)).To(Equal([]string{"app", "metrics-agent"}))
+	g.Expect(sidecarNames(stored)).To(BeEmpty(), "neither sidecar fits")
 	g.Expect(stored.Spec.Containers[1].Image).To(Equal(appImage), "the pod's own metrics-agent stays")
 	g.Expect(volumeNames(stored)).To(Equal([]string{"logs"}))
 	g.Expect(warnings).To(ConsistOf(
@@ -144,10 +153,27 @@ func TestAPodAdmittedAgainIsNotInjectedTwice(t *testing.T) {
 		Spec:       *first.Spec.DeepCopy(),
 	}
 	second, warnings := createPod(g, copied)
-	g.Expect(containerNames(second)).To(Equal([]string{"app", "log-shipper"}))
+	g.Expect(sidecarNames(second)).To(Equal([]string{"log-shipper"}))
 	g.Expect(volumeNames(second)).To(Equal([]string{"logs"}))
 	g.Expect(second.Annotations[sidecars.InjectedAnnotation]).To(Equal(first.Annotations[sidecars.InjectedAnnotation]))
 	g.Expect(warnings).To(BeEmpty(), "the record says the pod has the sidecar: nothing to warn about")
+}
+
+// A pod created with a record it did not earn, to opt out of a sidecar, gets the
+// sidecar all the same: the record is anyone's to write, the containers are not.
+func TestAForgedRecordDoesNotOptAPodOut(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.WebhookNamespace(t)
+	value := newCase("forged")
+	set := createSidecarSet(t, g, newSidecarSet(value, value, []corev1.Container{sidecar("log-shipper", logsMount)}, emptyDir("logs")))
+
+	pod := newPod(ns, "forged", value)
+	pod.Annotations = map[string]string{sidecars.InjectedAnnotation: fmt.Sprintf(`{%q:"anything"}`, set.Name)}
+	stored, warnings := createPod(g, pod)
+	g.Expect(sidecarNames(stored)).To(Equal([]string{"log-shipper"}), "a record without the sidecar should not keep the sidecar out")
+	g.Expect(sidecars.Injected(stored.Annotations)).To(Equal(map[string]string{set.Name: sidecars.Revision(&set.Spec)}),
+		"the record should say what the pod got")
+	g.Expect(warnings).To(BeEmpty())
 }
 
 // Changing a SidecarSet changes no pod that exists; the pods created after it get the new
@@ -166,8 +192,8 @@ func TestAChangedSidecarSetLeavesExistingPodsAlone(t *testing.T) {
 
 	var again corev1.Pod
 	g.Expect(env.Client.Get(env.Context(), client.ObjectKeyFromObject(before), &again)).To(Succeed())
-	g.Expect(again.Spec.Containers[1].Image).To(Equal(sidecarImage), "the pod created before keeps its sidecar")
-	g.Expect(after.Spec.Containers[1].Image).To(Equal("busybox:1.38"))
+	g.Expect(again.Spec.InitContainers[0].Image).To(Equal(sidecarImage), "the pod created before keeps its sidecar")
+	g.Expect(after.Spec.InitContainers[0].Image).To(Equal("busybox:1.38"))
 	g.Expect(sidecars.Injected(after.Annotations)[set.Name]).NotTo(Equal(sidecars.Injected(again.Annotations)[set.Name]),
 		"the two pods should record different revisions")
 }
@@ -202,8 +228,10 @@ func TestTheWebhookConfigurationLeavesTheExcludedNamespacesOut(t *testing.T) {
 			g.Expect(hook.FailurePolicy).To(Equal("Ignore"), "a manager that is down must not stop pod creation")
 			g.Expect(hook.TimeoutSeconds).To(Equal(5), "a pod creation waits for the manager 5 seconds at most")
 			g.Expect(hook.NamespaceSelector).To(Equal(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
-				Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn, Values: sidecars.ExcludedNamespaces,
-			}}}), "the marker's namespaceSelector should leave out sidecars.ExcludedNamespaces (a patch=`{...}` in the marker)")
+				Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn,
+				Values: sidecars.ExcludedNamespaces(sidecars.DefaultManagerNamespace),
+			}}}), "the marker's namespaceSelector should leave out sidecars.ExcludedNamespaces(sidecars.DefaultManagerNamespace) "+
+				"(a patch=`{...}` in the marker)")
 		}
 	}
 	g.Expect(found).To(BeTrue(), "config/webhook/manifests.yaml should hold a webhook on pods")

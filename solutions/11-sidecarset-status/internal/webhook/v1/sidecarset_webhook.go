@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/api/sidecars/v1"
@@ -34,35 +35,65 @@ const (
 )
 
 // SetupSidecarSetWebhookWithManager registers the validating webhook of SidecarSets with
-// the manager's webhook server, at the path of the marker below.
-func SetupSidecarSetWebhookWithManager(mgr ctrl.Manager) error {
+// the manager's webhook server, at the path of the marker below. It has the API server
+// validate a pod with each SidecarSet's sidecars, created with a dry run in
+// managerNamespace, the manager's own.
+func SetupSidecarSetWebhookWithManager(mgr ctrl.Manager, managerNamespace string) error {
 	return ctrl.NewWebhookManagedBy(mgr, &sidecarsv1.SidecarSet{}).
-		WithValidator(&SidecarSetCustomValidator{}).
+		WithValidator(&SidecarSetCustomValidator{Pods: mgr.GetClient(), Namespace: managerNamespace}).
 		Complete()
 }
 
-// +kubebuilder:webhook:path=/validate-sidecars-workshop-dev-v1-sidecarset,mutating=false,failurePolicy=fail,sideEffects=None,groups=sidecars.workshop.dev,resources=sidecarsets,verbs=create;update,versions=v1,name=vsidecarset-v1.kb.io,admissionReviewVersions=v1
+// The validating webhook fails closed (failurePolicy=fail): a SidecarSet is written
+// rarely, by someone who can try again, and one let through unchecked can stop every
+// Deployment it selects. It waits for the manager 10 seconds at most, twice
+// DryRunTimeout.
+// +kubebuilder:webhook:path=/validate-sidecars-workshop-dev-v1-sidecarset,mutating=false,failurePolicy=fail,timeoutSeconds=10,sideEffects=None,groups=sidecars.workshop.dev,resources=sidecarsets,verbs=create;update,versions=v1,name=vsidecarset-v1.kb.io,admissionReviewVersions=v1
+
+// The SidecarSet webhook creates pods with a dry run, in the manager's namespace only:
+// a dry run needs the verb create, which no RBAC rule can limit to dry runs.
+// +kubebuilder:rbac:groups="",namespace=system,resources=pods,verbs=create
 
 // SidecarSetCustomValidator refuses the SidecarSets that would make the pods they select
 // invalid, or select pods by a selector that does not parse. The pod webhook adds a
 // SidecarSet's containers to pods the API server then validates: a sidecar the API server
-// would refuse must be refused here, once, rather than in every pod it selects.
-type SidecarSetCustomValidator struct{}
+// would refuse must be refused here, once, rather than in every pod it selects. Rather
+// than keep a copy of the API server's rules for containers (there are hundreds, and
+// each Kubernetes release adds some), it asks the API server (dryRunErrors).
+type SidecarSetCustomValidator struct {
+	// Pods creates the dry-run pods: the manager's client, which writes to the API server.
+	Pods client.Writer
+	// Namespace is where they are created: the manager's own, which the pod webhook
+	// leaves out, so that the dry run calls no webhook of this manager.
+	Namespace string
+}
 
 var _ admission.Validator[*sidecarsv1.SidecarSet] = &SidecarSetCustomValidator{}
 
 // ValidateCreate checks a new SidecarSet.
-func (v *SidecarSetCustomValidator) ValidateCreate(_ context.Context, set *sidecarsv1.SidecarSet) (admission.Warnings, error) {
-	return validateSidecarSet(set)
+func (v *SidecarSetCustomValidator) ValidateCreate(ctx context.Context, set *sidecarsv1.SidecarSet) (admission.Warnings, error) {
+	return v.validate(ctx, set)
 }
 
 // ValidateUpdate checks a changed spec as a create; an update that leaves the spec alone
 // (a label, a finalizer) goes through, even for a SidecarSet stored before these rules.
-func (v *SidecarSetCustomValidator) ValidateUpdate(_ context.Context, oldSet, set *sidecarsv1.SidecarSet) (admission.Warnings, error) {
+func (v *SidecarSetCustomValidator) ValidateUpdate(ctx context.Context, oldSet, set *sidecarsv1.SidecarSet) (admission.Warnings, error) {
 	if equality.Semantic.DeepEqual(oldSet.Spec, set.Spec) {
 		return nil, nil
 	}
-	return validateSidecarSet(set)
+	return v.validate(ctx, set)
+}
+
+// validate checks set by the webhook's own rules and by the API server's rules for a pod
+// that runs its sidecars. When the API server cannot be asked, the problems the webhook's
+// rules found are the answer, if any; else the SidecarSet is refused as unchecked.
+func (v *SidecarSetCustomValidator) validate(ctx context.Context, set *sidecarsv1.SidecarSet) (admission.Warnings, error) {
+	podErrs, err := dryRunErrors(ctx, v.Pods, v.Namespace, set)
+	warnings, invalid := validateSidecarSet(set, podErrs)
+	if err != nil && invalid == nil {
+		return nil, err
+	}
+	return warnings, invalid
 }
 
 // ValidateDelete is never called: the marker registers create and update only.
@@ -71,11 +102,23 @@ func (v *SidecarSetCustomValidator) ValidateDelete(context.Context, *sidecarsv1.
 }
 
 // validateSidecarSet returns every problem of set in one Invalid error, each with its
-// field, or else the warnings for what is allowed but surprising. It reads nothing but
-// set, so that the tests and the fuzzer can call it directly.
-func validateSidecarSet(set *sidecarsv1.SidecarSet) (admission.Warnings, error) {
+// field: those of the webhook's own rules, then podErrs, what the API server refused in a
+// pod that runs set's sidecars (dryRunErrors), but for a field the webhook's rules named
+// already. Else it returns the warnings for what is allowed but surprising. It reads
+// nothing but its arguments, so that the tests can call it directly.
+func validateSidecarSet(set *sidecarsv1.SidecarSet, podErrs field.ErrorList) (admission.Warnings, error) {
 	spec := field.NewPath("spec")
-	if errs := validateSpec(&set.Spec, spec); len(errs) > 0 {
+	errs := validateSpec(&set.Spec, spec)
+	named := sets.New[string]()
+	for _, err := range errs {
+		named.Insert(err.Field)
+	}
+	for _, err := range podErrs {
+		if !named.Has(err.Field) {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
 		return nil, apierrors.NewInvalid(sidecarsv1.GroupVersion.WithKind("SidecarSet").GroupKind(), set.Name, errs)
 	}
 	return warningsFor(&set.Spec, spec), nil
@@ -84,10 +127,16 @@ func validateSidecarSet(set *sidecarsv1.SidecarSet) (admission.Warnings, error) 
 // validateSpec returns the problems of every field of spec, each with its path.
 func validateSpec(spec *sidecarsv1.SidecarSetSpec, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if spec.Selector == nil {
-		errs = append(errs, field.Required(path.Child("selector"), "an empty selector ({}) selects every pod"))
-	} else {
-		errs = append(errs, validateSelector(spec.Selector, path.Child("selector"))...)
+	switch selector := spec.Selector; {
+	case selector == nil:
+		errs = append(errs, field.Required(path.Child("selector"), "the labels of the pods to give the sidecars"))
+	case len(selector.MatchLabels) == 0 && len(selector.MatchExpressions) == 0:
+		// As OpenKruise's SidecarSet: one forgotten line would give a sidecar to every pod
+		// of the cluster, the CNI's, cert-manager's and every add-on's.
+		errs = append(errs, field.Invalid(path.Child("selector"), "{}",
+			"an empty selector would select every pod of every namespace the webhook sees: name the pods by a label"))
+	default:
+		errs = append(errs, validateSelector(selector, path.Child("selector"))...)
 	}
 	if spec.NamespaceSelector != nil {
 		errs = append(errs, validateSelector(spec.NamespaceSelector, path.Child("namespaceSelector"))...)
@@ -127,7 +176,9 @@ func validateContainers(containers []corev1.Container, path *field.Path) field.E
 
 // validateContainer checks what of one sidecar the API server would refuse in a pod, or
 // what would make it fail there: a name, an image, mounts with a volume, a path of their
-// own and not the reserved one, and no host port. The CRD's schema has checked the types.
+// own and not the reserved one, no host port, and no restartPolicy but Always (every
+// sidecar is injected as a native sidecar, which restarts Always). The CRD's schema has
+// checked the types.
 // The pod webhook calls it too, and skips a sidecar it refuses: a SidecarSet stored
 // while this webhook was not installed must not make pods invalid.
 func validateContainer(c *corev1.Container, path *field.Path) field.ErrorList {
@@ -152,6 +203,10 @@ func validateContainer(c *corev1.Container, path *field.Path) field.ErrorList {
 				"the API server mounts the service account token there"))
 		}
 		mountPaths.Insert(mount.MountPath)
+	}
+	if c.RestartPolicy != nil && *c.RestartPolicy != corev1.ContainerRestartPolicyAlways {
+		errs = append(errs, field.NotSupported(path.Child("restartPolicy"), *c.RestartPolicy,
+			[]corev1.ContainerRestartPolicy{corev1.ContainerRestartPolicyAlways}))
 	}
 	for j, port := range c.Ports {
 		if port.HostPort != 0 {
@@ -204,15 +259,10 @@ func validateName(name string, path *field.Path) field.ErrorList {
 	return errs
 }
 
-// warningsFor warns about what is allowed but easy to get wrong: a selector that selects
-// every pod, and a mount of a volume the SidecarSet does not bring, which only pods with
-// a volume of that name can take.
+// warningsFor warns about what is allowed but easy to get wrong: a mount of a volume the
+// SidecarSet does not bring, which only pods with a volume of that name can take.
 func warningsFor(spec *sidecarsv1.SidecarSetSpec, path *field.Path) admission.Warnings {
 	var warnings admission.Warnings
-	if spec.Selector != nil && len(spec.Selector.MatchLabels) == 0 && len(spec.Selector.MatchExpressions) == 0 {
-		warnings = append(warnings, fmt.Sprintf("%s: an empty selector selects every pod of every namespace the webhook sees",
-			path.Child("selector")))
-	}
 	own := sets.New[string]()
 	for _, v := range spec.Volumes {
 		own.Insert(v.Name)

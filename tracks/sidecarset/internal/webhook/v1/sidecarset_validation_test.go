@@ -28,7 +28,7 @@ func checkValidation(t *testing.T, tests []validationCase) {
 			g := NewWithT(t)
 			set := newSidecarSet("logging", "x", []corev1.Container{sidecar("log-shipper", mount("logs", "/var/log/app"))}, emptyDir("logs"))
 			tt.change(set)
-			_, err := validateSidecarSet(set)
+			_, err := validateSidecarSet(set, nil)
 			if tt.want == nil {
 				g.Expect(err).NotTo(HaveOccurred(), "the SidecarSet should be admitted")
 				return
@@ -49,6 +49,12 @@ func TestValidateSelectors(t *testing.T) {
 		{"a selector label key with a space", func(s *sidecarsv1.SidecarSet) {
 			s.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"bad key": "x"}}
 		}, []string{"spec.selector.matchLabels"}},
+		{"an empty selector, which would select every pod", func(s *sidecarsv1.SidecarSet) {
+			s.Spec.Selector = &metav1.LabelSelector{}
+		}, []string{"spec.selector"}},
+		{"an empty namespace selector: every namespace", func(s *sidecarsv1.SidecarSet) {
+			s.Spec.NamespaceSelector = &metav1.LabelSelector{}
+		}, nil},
 		{"a bad namespace selector", func(s *sidecarsv1.SidecarSet) {
 			s.Spec.NamespaceSelector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 				{Key: "team", Operator: metav1.LabelSelectorOpIn}}}
@@ -75,6 +81,14 @@ func TestValidateContainers(t *testing.T) {
 		{"a host port", func(s *sidecarsv1.SidecarSet) {
 			s.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 9102, HostPort: 9102}}
 		}, []string{"spec.containers[0].ports[0].hostPort"}},
+		{"a sidecar that would not restart", func(s *sidecarsv1.SidecarSet) {
+			never := corev1.ContainerRestartPolicy("Never")
+			s.Spec.Containers[0].RestartPolicy = &never
+		}, []string{"spec.containers[0].restartPolicy"}},
+		{"a sidecar that says it restarts Always, as it will", func(s *sidecarsv1.SidecarSet) {
+			always := corev1.ContainerRestartPolicyAlways
+			s.Spec.Containers[0].RestartPolicy = &always
+		}, nil},
 	})
 }
 
@@ -82,7 +96,7 @@ func TestValidateContainers(t *testing.T) {
 // refuse; one that changes it is checked as a create.
 func TestValidateUpdateChecksOnlyAChangedSpec(t *testing.T) {
 	g := NewWithT(t)
-	validator := &SidecarSetCustomValidator{}
+	validator := &SidecarSetCustomValidator{Pods: acceptingAPIServer()}
 	stored := newSidecarSet("old", "x", []corev1.Container{sidecar("proxy"), sidecar("proxy")})
 	labelled := stored.DeepCopy()
 	labelled.Labels = map[string]string{"team": "web"}
@@ -131,11 +145,9 @@ func TestValidateSidecarSet(t *testing.T) {
 func TestAllowedButSurprisingSidecarSetsAreWarnedAbout(t *testing.T) {
 	g := NewWithT(t)
 	set := newSidecarSet("shared", "x", []corev1.Container{sidecar("reader", corev1.VolumeMount{Name: "data", MountPath: "/data"})})
-	set.Spec.Selector = &metav1.LabelSelector{}
-	warnings, err := validateSidecarSet(set)
+	warnings, err := validateSidecarSet(set, nil)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(warnings).To(ConsistOf(
-		HavePrefix("spec.selector: an empty selector selects every pod"),
 		HavePrefix(`spec.containers[0].volumeMounts[0].name: "data" is no volume of this SidecarSet`),
 	))
 }

@@ -1,0 +1,93 @@
+// Package index reads and writes lessons/index.json: what make check-N, make hint-N and
+// make progress know about each lesson's tasks. lessongen writes it from the tracks'
+// lessons.yaml; todos and lessongen's lint read it; nobody edits it.
+package index
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+)
+
+// A Lesson is one lesson of the workshop and its tasks.
+type Lesson struct {
+	Number   int    `json:"number"`
+	Title    string `json:"title"`
+	Operator string `json:"operator"` // the kind the lesson's controller manages
+	Folder   string `json:"folder"`   // lessons/NN-name, and its solution solutions/NN-name
+	Timeout  string `json:"timeout"`  // go test's -timeout for the lesson's tests
+	Todos    []Todo `json:"todos"`
+}
+
+// A Todo is one task of a lesson: where its TODO stands, its hints and its tests.
+type Todo struct {
+	ID    int      `json:"id"`
+	Title string   `json:"title"`
+	File  string   `json:"file"`
+	Line  int      `json:"line"`
+	Hints []string `json:"hints"`
+	Tests []string `json:"tests"`
+}
+
+type file struct {
+	Comment string   `json:"//"`
+	Lessons []Lesson `json:"lessons"`
+}
+
+const comment = "Written by scripts/tools/lessongen from tracks/*/lessons.yaml (make generate); do not edit."
+
+// Write writes lessons, in the order of their numbers, to the file name.
+func Write(name string, lessons []Lesson) error {
+	slices.SortFunc(lessons, func(a, b Lesson) int { return a.Number - b.Number })
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(file{Comment: comment, Lessons: lessons}); err != nil {
+		return err
+	}
+	return os.WriteFile(name, out.Bytes(), 0o644)
+}
+
+// Read reads every lesson of the file name.
+func Read(name string) ([]Lesson, error) {
+	src, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	var f file
+	if err := json.Unmarshal(src, &f); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return f.Lessons, nil
+}
+
+// ReadLesson reads lesson number of the file name.
+func ReadLesson(name string, number int) (Lesson, error) {
+	lessons, err := Read(name)
+	if err != nil {
+		return Lesson{}, err
+	}
+	for _, l := range lessons {
+		if l.Number == number {
+			return l, nil
+		}
+	}
+	return Lesson{}, fmt.Errorf("%s: there is no lesson %d", name, number)
+}
+
+// Row is the row of the task l.Todos[i] in make check-N's checklist, in state (not run,
+// failing, done): the columns are as wide as the lesson's widest, so that the rows align.
+func (l Lesson) Row(i int, state string) string {
+	width, idWidth := 0, 0
+	for _, t := range l.Todos {
+		width = max(width, len(t.Title))
+		idWidth = max(idWidth, len(todoID(t)))
+	}
+	t := l.Todos[i]
+	return fmt.Sprintf("  %-8s %-*s %-*s  %s:%d", state, idWidth, todoID(t), width, t.Title, t.File, t.Line)
+}
+
+func todoID(t Todo) string { return fmt.Sprintf("TODO(%d)", t.ID) }
