@@ -27,22 +27,8 @@ func main() {
 	// --cache-pods=all says otherwise (see "Cache only what you need" in docs/lesson-03.md).
 	opts := bootstrap.Options{Name: "mydaemonset", Cache: controller.CacheOptions()}
 	// Deployed, the manager serves its metrics to the cluster: only over HTTPS, and only
-	// to whoever the API server says may read them (secureMetrics).
-	opts.Configure = secureMetrics
-	flag.BoolFunc("metrics-secure",
-		"Serve the metrics over HTTPS, to callers the API server allows to get /metrics (the default); "+
-			"false serves plain HTTP, for a manager on this machine only (make bench-mydaemonset reads its memory so).",
-		func(value string) error {
-			secure, err := strconv.ParseBool(value)
-			if err != nil {
-				return err
-			}
-			opts.Configure = nil
-			if secure {
-				opts.Configure = secureMetrics
-			}
-			return nil
-		})
+	// to whoever the API server says may read them, unless --metrics-secure=false.
+	bindMetricsSecure(flag.CommandLine, &opts)
 	opts.BindFlags(flag.CommandLine)
 	flag.Func("cache-pods",
 		`Which pods the manager caches: "own" (the default), only the pods MyDaemonSets created, `+
@@ -110,6 +96,26 @@ func setup(mgr ctrl.Manager, maxConcurrentReconciles int) error {
 // whether it may read /metrics. controller-gen writes them into config/rbac/role.yaml.
 // +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
+
+// bindMetricsSecure makes secureMetrics how the manager serves its metrics, and registers
+// --metrics-secure on fs: false serves them in plain HTTP instead.
+func bindMetricsSecure(fs *flag.FlagSet, opts *bootstrap.Options) {
+	opts.Configure = secureMetrics
+	fs.BoolFunc("metrics-secure",
+		"Serve the metrics over HTTPS, to callers the API server allows to get /metrics (the default); "+
+			"false serves plain HTTP, for a manager on this machine only (make bench-mydaemonset reads its memory so).",
+		func(value string) error {
+			secure, err := strconv.ParseBool(value)
+			if err != nil {
+				return err
+			}
+			opts.Configure = nil
+			if secure {
+				opts.Configure = secureMetrics
+			}
+			return nil
+		})
+}
 
 // secureMetrics serves /metrics over HTTPS to whoever the API server says may read it,
 // as lesson 09's NodePool manager and kubebuilder's scaffold do: the filter checks the

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"flag"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -23,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/kube-workshop/operator-workshop/shared/bootstrap"
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	appsv1 "github.com/kube-workshop/operator-workshop/tracks/mydaemonset/api/apps/v1"
 	"github.com/kube-workshop/operator-workshop/tracks/mydaemonset/internal/controller"
@@ -73,6 +76,25 @@ func TestTheManagerServesItsWebhooksOnceReady(t *testing.T) {
 	}
 	g.Expect(env.Client.Create(ctx, mds)).To(Succeed(),
 		"the API server calls the manager's webhooks for every MyDaemonSet: setup should register them")
+}
+
+// main serves the metrics with secureMetrics unless --metrics-secure=false says otherwise:
+// a Deployment that passes no flag gets HTTPS and the filter.
+func TestTheMetricsAreSecureUnlessTheFlagSaysFalse(t *testing.T) {
+	for _, args := range [][]string{{}, {"--metrics-secure"}, {"--metrics-secure=true"}, {"--metrics-secure=false"}} {
+		g := NewWithT(t)
+		fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+		var opts bootstrap.Options
+		bindMetricsSecure(fs, &opts)
+		g.Expect(fs.Parse(args)).To(Succeed())
+		var o ctrl.Options
+		if opts.Configure != nil {
+			opts.Configure(&o)
+		}
+		secure := !slices.Contains(args, "--metrics-secure=false")
+		g.Expect(o.Metrics.SecureServing).To(Equal(secure), "Metrics.SecureServing with the flags %q", args)
+		g.Expect(o.Metrics.FilterProvider != nil).To(Equal(secure), "a Metrics.FilterProvider with the flags %q", args)
+	}
 }
 
 // A deployed manager serves its metrics to the whole cluster network. secureMetrics, which
