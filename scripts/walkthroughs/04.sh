@@ -1,19 +1,23 @@
 # Stage 04: MyDaemonSet's admission webhooks. Sourced by scripts/run-stage.sh, which has
 # installed the webhook configurations pointed at the manager on this machine and defines
-# ROOT, STAGE_DIR, host, WEBHOOK_PORT, PROBE_PORT, log, manager_errors and the walkthrough
-# vocabulary.
+# ROOT, STAGE_DIR, host, WEBHOOK_PORT, PROBE_PORT, METRICS_PORT, log, manager_errors and
+# the walkthrough vocabulary.
 NS=workshop-04
 SAMPLES=$STAGE_DIR/config/samples
 SELECTOR=apps.workshop.dev/mydaemonset=demo
 POD_NODES="kubectl get pods -n $NS -l $SELECTOR --no-headers -o custom-columns=NODE:.spec.nodeName,PHASE:.status.phase,DELETING:.metadata.deletionTimestamp | awk '\$2==\"Running\" && \$3==\"<none>\" {print \$1}' | LC_ALL=C sort | xargs"
 IMAGE_AND_POLICY="kubectl get mds demo -n $NS -o jsonpath='{.spec.image} {.spec.imagePullPolicy} {.metadata.generation}'"
+# The ClusterRole of config/rbac/metrics_reader_role.yaml, under the name config/default
+# gives it, and the binding that lets a scraper read the metrics.
+READER=mydaemonset-metrics-reader
+SCRAPER_BINDING=mydaemonset-metrics-scraper-04
 
 # all_nodes prints the names of the cluster's nodes, sorted, on one line.
 all_nodes() {
   kubectl get nodes -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' | LC_ALL=C sort | xargs
 }
 
-remove_leftovers namespace/$NS
+remove_leftovers namespace/$NS clusterrolebinding/$SCRAPER_BINDING clusterrole/$READER
 
 # pod_policies NAME prints the pull policies of the pods of the MyDaemonSet NAME, once each.
 pod_policies() {
@@ -85,6 +89,25 @@ expect "its pods run with Always, one on every node" "Always $(all_nodes | wc -w
   "echo \$(pod_policies latest) \$(kubectl get pods -n $NS -l apps.workshop.dev/mydaemonset=latest --no-headers | wc -l)" \
   "newDaemonPod should copy spec.imagePullPolicy into the container"
 run kubectl get mds -n $NS
+
+step "The metrics endpoint: HTTPS, for those the API server says may read it"
+expect "plain HTTP gets no metrics" "400" "curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$METRICS_PORT/metrics" \
+  "200? cmd/main.go should serve the metrics with secureMetrics (opts.Configure), unless --metrics-secure=false"
+expect "without a token, 401" "401" "curl -sk -o /dev/null -w '%{http_code}' https://127.0.0.1:$METRICS_PORT/metrics"
+run kubectl -n $NS create serviceaccount metrics-scraper
+show "sed 's/name: metrics-reader/name: $READER/' ${STAGE_DIR#"$ROOT"/}/config/rbac/metrics_reader_role.yaml | kubectl apply -f -"
+sed "s/name: metrics-reader/name: $READER/" "$STAGE_DIR/config/rbac/metrics_reader_role.yaml" | kubectl apply -f - | sed 's/^/    /'
+run kubectl create clusterrolebinding $SCRAPER_BINDING --clusterrole=$READER --serviceaccount=$NS:metrics-scraper
+# The manager's filter keeps a refusal for 30 s: scrape once the API server's authorizer
+# knows the binding.
+expect "the API server lets the service account get /metrics" "yes" \
+  "kubectl auth can-i get /metrics --as=system:serviceaccount:$NS:metrics-scraper"
+scraper=$(kubectl -n $NS create token metrics-scraper --duration=10m)
+expect "with the service account's token, the metrics" "200" \
+  "curl -sk -o /dev/null -w '%{http_code}' -H \"Authorization: Bearer \$scraper\" https://127.0.0.1:$METRICS_PORT/metrics" \
+  "403? the manager could not ask the API server: its role needs create on tokenreviews and subjectaccessreviews"
+kubectl delete clusterrolebinding $SCRAPER_BINDING >/dev/null
+kubectl delete clusterrole $READER >/dev/null
 
 step "The manager's log"
 expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${log#"$ROOT"/}"
