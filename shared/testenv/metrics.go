@@ -87,7 +87,7 @@ func (e *Env) ExpectMetricsOnlyForReaders(t testing.TB, o ctrl.Options, readerRo
 	}
 	scraper, stranger := token("scraper"), token("stranger")
 	reader := &rbacv1.ClusterRole{}
-	g.Expect(readManifest(readerRolePath, reader)).To(gomega.Succeed())
+	g.Expect(ReadManifest(readerRolePath, reader)).To(gomega.Succeed())
 	reader.ObjectMeta = metav1.ObjectMeta{GenerateName: "metrics-reader-"}
 	e.bind(t, reader, "", rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: "scraper"},
 		authorizationv1.SubjectAccessReviewSpec{

@@ -25,7 +25,7 @@ func (e *Env) AsRole(t testing.TB, rolePath, namespace string) *rest.Config {
 	t.Helper()
 	g := gomega.NewWithT(t)
 	role := &rbacv1.ClusterRole{}
-	g.Expect(readManifest(rolePath, role)).To(gomega.Succeed())
+	g.Expect(ReadManifest(rolePath, role)).To(gomega.Succeed())
 	g.Expect(role.Rules).NotTo(gomega.BeEmpty(), "the rules of %s", rolePath)
 	role.ObjectMeta = metav1.ObjectMeta{GenerateName: "manager-role-"}
 	first := role.Rules[0]
@@ -95,8 +95,8 @@ func (e *Env) bind(t testing.TB, role *rbacv1.ClusterRole, namespace string, sub
 	return user
 }
 
-// readManifest reads the one object of the YAML file path (a file of config/) into obj.
-func readManifest(path string, obj client.Object) error {
+// ReadManifest reads the one object of the YAML file path (a file of config/) into obj.
+func ReadManifest(path string, obj client.Object) error {
 	file, err := os.Open(path)
 	if err != nil {
 		return err
