@@ -85,10 +85,17 @@ manager_install_crds "$stage"
 if manager_has_webhooks "$stage"; then
   manager_install_webhooks "$stage" 127.0.0.1 "$WEBHOOK_PORT" "$CACHE/stage/certs-bench"
 fi
+# A stage that serves its metrics over HTTPS, to the callers the API server allows
+# (--metrics-secure: SidecarSet, MyDaemonSet from stage 04 on), serves them in plain HTTP
+# here, on this machine only: scalebench reads the managers' memory from them.
+metrics_flags=()
+if grep -rqs '"metrics-secure"' "$stage/cmd"; then
+  metrics_flags=(--metrics-secure=false)
+fi
 # MANAGER_FLAGS passes more flags, e.g. MANAGER_FLAGS=--kube-api-qps=1000 to see what
 # the client-side rate limit costs.
 # shellcheck disable=SC2086
-start_manager manager-bench "$stage" 0 ${MANAGER_FLAGS:-}
+start_manager manager-bench "$stage" 0 "${metrics_flags[@]}" ${MANAGER_FLAGS:-}
 say "Running the benchmark"
 results=()
 [[ $workload == imoocpod ]] && results=(-results "$CACHE/stage/bench-imoocpod.json")
@@ -118,7 +125,7 @@ fi
 
 if [[ $workload == mydaemonset ]]; then
   say "Starting a second manager of ${stage#"$ROOT"/}, with --cache-pods=all, to compare their memory"
-  start_manager manager-bench-all "$stage" 1 --cache-pods=all
+  start_manager manager-bench-all "$stage" 1 "${metrics_flags[@]}" --cache-pods=all
   name=${stage#"$ROOT"/solutions/}
   tool scalebench -workload unrelated-pods -unrelated-pods 10000 \
     -managers "$name (own pods)=http://127.0.0.1:$METRICS_PORT/metrics,$name (every pod)=http://127.0.0.1:$((METRICS_PORT + 1))/metrics" ||
