@@ -86,10 +86,10 @@ if manager_has_webhooks "$stage"; then
   manager_install_webhooks "$stage" 127.0.0.1 "$WEBHOOK_PORT" "$CACHE/stage/certs-bench"
 fi
 # A stage that serves its metrics over HTTPS, to the callers the API server allows
-# (--metrics-secure, MyDaemonSet from stage 04 on), serves them in plain HTTP here, on
-# this machine only: scalebench reads the managers' memory from them.
+# (--metrics-secure: SidecarSet, MyDaemonSet from stage 04 on), serves them in plain HTTP
+# here, on this machine only: scalebench reads the managers' memory from them.
 metrics_flags=()
-if [[ $workload == mydaemonset ]] && grep -q '"metrics-secure"' "$stage/cmd/main.go"; then
+if grep -rqs '"metrics-secure"' "$stage/cmd"; then
   metrics_flags=(--metrics-secure=false)
 fi
 # MANAGER_FLAGS passes more flags, e.g. MANAGER_FLAGS=--kube-api-qps=1000 to see what

@@ -68,11 +68,16 @@ expect "one event tells of the new revision" "PodsNotInjected RevisionChanged" "
 run kubectl get sidecarsets -o wide
 
 step "Pod updates that change no count write no status and no event"
+# The SidecarSet's resourceVersion moves with every write of it, its status included.
+VERSION=$(kubectl get sidecarset logging -o jsonpath='{.metadata.resourceVersion}')
 run kubectl label pods -n $NS -l app=web tier=front
 run kubectl annotate pods -n $NS -l app=web example.com/note=hello
 sleep 2
+expect "the SidecarSet was not written: its resourceVersion is still $VERSION" "$VERSION" \
+  "kubectl get sidecarset logging -o jsonpath='{.metadata.resourceVersion}'" \
+  "TODO(4): setConditions leaves a condition as it was when the counts are the same (no time in a message); a new label is a pass, which must find the status equal and write nothing"
 expect "still one event of each" "PodsNotInjected RevisionChanged" "set_events" \
-  "tellChanges emits an event only when something changed"
+  "TODO(5): tellChanges emits an event only when something changed"
 
 step "Recreated again, the pods run the new revision"
 run kubectl rollout restart deployment web -n $NS

@@ -31,6 +31,9 @@ func main() {
 	// Of every pod, the manager caches only what the controller reads (see "Cache only
 	// what you read" in docs/lesson-11.md).
 	opts.Cache = controller.CacheOptions()
+	// Deployed, the manager serves its metrics to the cluster: only over HTTPS, and only
+	// to whoever the API server says may read them (cmd/metrics.go).
+	serveMetricsSecurely(flag.CommandLine, &opts)
 	opts.BindFlags(flag.CommandLine)
 	var f flags
 	f.bind(flag.CommandLine, serviceAccountNamespaceFile)

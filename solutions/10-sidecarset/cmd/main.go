@@ -27,6 +27,9 @@ import (
 
 func main() {
 	opts := bootstrap.Options{Name: "sidecarset"}
+	// Deployed, the manager serves its metrics to the cluster: only over HTTPS, and only
+	// to whoever the API server says may read them (cmd/metrics.go).
+	serveMetricsSecurely(flag.CommandLine, &opts)
 	opts.BindFlags(flag.CommandLine)
 	var f flags
 	f.bind(flag.CommandLine, serviceAccountNamespaceFile)

@@ -33,6 +33,9 @@ func main() {
 	// what you read" in docs/lesson-11.md).
 	opts.Cache = controller.CacheOptions()
 	//stage:end
+	// Deployed, the manager serves its metrics to the cluster: only over HTTPS, and only
+	// to whoever the API server says may read them (cmd/metrics.go).
+	serveMetricsSecurely(flag.CommandLine, &opts)
 	opts.BindFlags(flag.CommandLine)
 	var f flags
 	f.bind(flag.CommandLine, serviceAccountNamespaceFile)

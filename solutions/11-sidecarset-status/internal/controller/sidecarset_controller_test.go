@@ -2,10 +2,12 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/events"
@@ -44,7 +46,7 @@ func TestCountPod(t *testing.T) {
 		namespaceSelector labels.Selector
 		want              counts
 	}{
-		{"a pod without a record", nil, nil, counts{Matched: 1}},
+		{"a pod without a record: matched; only an injected pod can be outdated", nil, nil, counts{Matched: 1}},
 		{"a pod of the current revision", injected(`{"logging":"rev-2"}`), nil, counts{Matched: 1, Injected: 1}},
 		{"a pod of an older revision", injected(`{"logging":"rev-1"}`), nil, counts{Matched: 1, Injected: 1, Outdated: 1}},
 		{"a pod another SidecarSet injected", injected(`{"metrics":"rev-2"}`), nil, counts{Matched: 1}},
@@ -180,6 +182,34 @@ func TestAForgedRecordIsNotCounted(t *testing.T) {
 		Should(Succeed(), "of three matched pods only the one with the sidecar is injected, whatever the others' records say")
 }
 
+// A namespace that gets the label a SidecarSet's namespace selector wants brings its pods
+// into the counts. Its pods do not change: the controller hears of it only by watching
+// namespaces.
+func TestANamespaceThatGetsTheLabelBringsItsPodsIn(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.WebhookNamespace(t)
+	value := newCase("namespace")
+	createPods(g, ns, "pod", value, 2)
+	set := createSidecarSet(t, g, value, "busybox:1.37")
+	patch := client.MergeFrom(set.DeepCopy())
+	set.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"team": value}}
+	g.Expect(env.Client.Patch(env.Context(), set, patch)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		s := statusOf(g, set)
+		g.Expect(s.ObservedGeneration).To(Equal(set.Generation))
+		g.Expect(countsOf(s)).To(Equal(counts{}))
+	}).Should(Succeed(), "no namespace has the label the namespace selector wants")
+
+	var namespace corev1.Namespace
+	g.Expect(env.Client.Get(env.Context(), client.ObjectKey{Name: ns}, &namespace)).To(Succeed())
+	patch = client.MergeFrom(namespace.DeepCopy())
+	namespace.Labels["team"] = value
+	g.Expect(env.Client.Patch(env.Context(), &namespace, patch)).To(Succeed())
+	g.Eventually(func(g Gomega) { g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 2})) }).Should(Succeed(),
+		"a namespace that gets the label should bring its pods into the counts: watch namespaces, mapped to "+
+			"the SidecarSets with a namespace selector")
+}
+
 // The status is the controller's. One written behind its back, by someone else or by
 // the controller itself from a cache that had not caught up with its own last write, is
 // rewritten by the pass its event brings. A status update leaves the generation as it
@@ -279,6 +309,27 @@ func TestTheStatusCountsMatchedAndInjectedPods(t *testing.T) {
 		g.Expect(countsOf(s)).To(Equal(counts{Matched: 3, Injected: 3}))
 		g.Expect(condition(s, sidecarsv1.ConditionInjected)).To(Equal("True AllPodsInjected"))
 	}).Should(Succeed(), "deleted pods leave the counts")
+}
+
+// A failed pass counted nothing it can trust: it says so in Injected, and leaves UpToDate
+// as the last pass that counted set it.
+func TestAFailedPassChangesOnlyInjected(t *testing.T) {
+	g := NewWithT(t)
+	set := &sidecarsv1.SidecarSet{ObjectMeta: metav1.ObjectMeta{Name: "logging", Generation: 3}}
+	upToDate := metav1.Condition{Type: sidecarsv1.ConditionUpToDate, Status: metav1.ConditionFalse,
+		Reason: sidecarsv1.ReasonOlderRevisions, Message: "2 of 2 injected pods run an older revision",
+		ObservedGeneration: 2, LastTransitionTime: metav1.Now()}
+	set.Status.Conditions = []metav1.Condition{upToDate}
+
+	setConditions(set, errors.New("listing pods: the cache is stopping"))
+	injected := meta.FindStatusCondition(set.Status.Conditions, sidecarsv1.ConditionInjected)
+	g.Expect(injected).NotTo(BeNil(), "a failed pass should set the Injected condition")
+	g.Expect(condition(set.Status, sidecarsv1.ConditionInjected)).To(Equal("False ReconcileError"))
+	g.Expect(injected.Message).To(ContainSubstring("the cache is stopping"), "Injected's message should hold the error")
+	g.Expect(injected.ObservedGeneration).To(Equal(set.Generation),
+		"a condition's observedGeneration should be the generation of the SidecarSet the pass read")
+	g.Expect(set.Status.Conditions).To(ContainElement(upToDate),
+		"a failed pass should change only Injected (False, ReconcileError) and return: it counted nothing to set UpToDate from")
 }
 
 // Changing a SidecarSet changes no running pod: the status counts the pods of the older

@@ -25,7 +25,7 @@ func TestInjectSet(t *testing.T) {
 		wantAdded    bool
 		wantSidecars []string
 		wantVolumes  []string
-		wantWarnings []string // each warning's start
+		wantWarnings []string // the sidecar or volume each warning names, in order
 	}{
 		{"its sidecar and its volume", nil, logging, true, []string{"log-shipper"}, []string{"logs"}, nil},
 		{"after the pod's own init containers", func(p *corev1.Pod) {
@@ -34,29 +34,29 @@ func TestInjectSet(t *testing.T) {
 		{"a container of the sidecar's name: no sidecar, no volume", func(p *corev1.Pod) {
 			p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "log-shipper", Image: appImage})
 		}, logging, false, nil, nil,
-			[]string{`SidecarSet logging: sidecar "log-shipper" is not injected: the pod has a container of that name`}},
+			[]string{"log-shipper"}},
 		{"an init container of the sidecar's name", func(p *corev1.Pod) {
 			p.Spec.InitContainers = []corev1.Container{{Name: "log-shipper", Image: appImage}}
 		}, logging, false, nil, nil,
-			[]string{`SidecarSet logging: sidecar "log-shipper" is not injected: the pod has a container of that name`}},
+			[]string{"log-shipper"}},
 		{"a volume of the SidecarSet's volume's name: neither it nor its sidecar", func(p *corev1.Pod) {
 			p.Spec.Volumes = []corev1.Volume{emptyDir("logs")}
-		}, logging, false, nil, []string{"logs"}, []string{
-			`SidecarSet logging: volume "logs" is not added: the pod has a volume of that name`,
-			`SidecarSet logging: sidecar "log-shipper" is not injected: it mounts the volume "logs", which was not added`,
-		}},
+		}, logging, false, nil, []string{"logs"}, []string{"logs", "log-shipper"}},
 		{"a mount of the pod's own volume", func(p *corev1.Pod) { p.Spec.Volumes = []corev1.Volume{emptyDir("data")} },
 			reader, true, []string{"reader"}, []string{"data"}, nil},
 		{"a mount of a volume nobody has", nil, reader, false, nil, nil,
-			[]string{`SidecarSet reader: sidecar "reader" is not injected: it mounts the volume "data", which is neither`}},
+			[]string{"reader"}},
 		{"a sidecar the validator refuses, stored without it", nil,
 			newSidecarSet("bad", "x", []corev1.Container{{Name: "no-image"}}), false, nil, nil,
-			[]string{`SidecarSet bad: sidecar "no-image" is not injected: container.image: Required value`}},
+			[]string{"no-image"}},
 		{"one sidecar of two fits: it goes in, with the volumes", func(p *corev1.Pod) {
 			p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "metrics-agent", Image: appImage})
 		}, newSidecarSet("both", "x", []corev1.Container{sidecar("metrics-agent"), sidecar("log-shipper", logs)}, emptyDir("logs")),
 			true, []string{"log-shipper"}, []string{"logs"},
-			[]string{`SidecarSet both: sidecar "metrics-agent" is not injected: the pod has a container of that name`}},
+			[]string{"metrics-agent"}},
+		{"two sidecars of one name, stored without the validator: the first", nil,
+			newSidecarSet("twice", "x", []corev1.Container{sidecar("proxy"), sidecar("proxy")}),
+			true, []string{"proxy"}, nil, []string{"proxy"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,6 +68,8 @@ func TestInjectSet(t *testing.T) {
 			original := pod.DeepCopy()
 			added, warnings := injectSet(pod, tt.set)
 			g.Expect(added).To(Equal(tt.wantAdded), "injectSet should report whether it added a sidecar")
+			g.Expect(checkPod(pod)).To(Succeed(), "the pod should be valid: a sidecar whose name the pod has, "+
+				"or an earlier sidecar added (remember each name you add), must be left out")
 			g.Expect(pod.Spec.Containers).To(Equal(original.Spec.Containers), "the pod's own containers stay as they were")
 			if n := len(original.Spec.InitContainers); n > 0 {
 				g.Expect(pod.Spec.InitContainers[:n]).To(Equal(original.Spec.InitContainers),
@@ -76,14 +78,39 @@ func TestInjectSet(t *testing.T) {
 			g.Expect(sidecarNames(pod)).To(Equal(tt.wantSidecars),
 				"the sidecars, as init containers that restart Always (native sidecars), after the pod's own: asSidecar")
 			g.Expect(volumeNames(pod)).To(Equal(tt.wantVolumes), "the pod's volumes")
-			g.Expect(warnings).To(HaveLen(len(tt.wantWarnings)), "the warnings: %q", warnings)
-			for i, want := range tt.wantWarnings {
-				g.Expect(warnings[i]).To(HavePrefix(want))
-			}
+			expectWarnings(g, warnings, tt.set.Name, tt.wantWarnings)
 			g.Expect(pod.Annotations).NotTo(HaveKey(sidecars.InjectedAnnotation), "the record is Inject's to write, not injectSet's")
-			g.Expect(checkPod(pod)).To(Succeed(), "the pod should be valid")
 		})
 	}
+}
+
+// The record holds each SidecarSet's revision, sidecars.Revision of its spec: a hash of
+// what the SidecarSet gives a pod, its containers and volumes, and of nothing else. A new
+// label, selector, generation or resourceVersion gives a running pod nothing new, and
+// must not count it as outdated (lesson 11); a new image does.
+func TestTheRecordHoldsTheRevision(t *testing.T) {
+	g := NewWithT(t)
+	recorded := func(set *sidecarsv1.SidecarSet) string {
+		pod := newPod("ns", "pod", "x")
+		Inject(pod, []sidecarsv1.SidecarSet{*set})
+		return sidecars.Injected(pod.Annotations)[set.Name]
+	}
+	set := newSidecarSet("logging", "x", []corev1.Container{sidecar("log-shipper", mount("logs", "/var/log"))}, emptyDir("logs"))
+	set.UID, set.ResourceVersion, set.Generation = "4b1f6a0e", "1041", 1
+
+	relabelled := set.DeepCopy()
+	relabelled.Labels = map[string]string{"team": "web"}
+	relabelled.Spec.Selector.MatchLabels["tier"] = "front"
+	relabelled.ResourceVersion, relabelled.Generation = "1187", 2
+	g.Expect(recorded(relabelled)).To(Equal(recorded(set)), "the revision recorded should depend only on the "+
+		"SidecarSet's containers and volumes (sidecars.Revision of its spec), not on the whole object: a new label, "+
+		"selector, generation or resourceVersion is no new revision")
+	g.Expect(recorded(set)).To(Equal(sidecars.Revision(&set.Spec)),
+		"the record should hold sidecars.Revision of the SidecarSet's spec")
+
+	changed := set.DeepCopy()
+	changed.Spec.Containers[0].Image = "busybox:1.38"
+	g.Expect(recorded(changed)).NotTo(Equal(recorded(set)), "a new image of a sidecar is a new revision")
 }
 
 // What Inject makes of one pod with several SidecarSets, without an API server: each
@@ -99,7 +126,7 @@ func TestInject(t *testing.T) {
 		wantSidecars []string
 		wantVolumes  []string
 		wantRecord   []string // the SidecarSets the record lists
-		wantWarnings []string // each warning's start
+		wantWarnings []string // the SidecarSet and the sidecar each warning names, in order
 	}{
 		{"one SidecarSet: its sidecar and its volume", nil, []sidecarsv1.SidecarSet{logging},
 			[]string{"log-shipper"}, []string{"logs"}, []string{"logging"}, nil},
@@ -110,12 +137,12 @@ func TestInject(t *testing.T) {
 			p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: "log-shipper", Image: appImage})
 		}, []sidecarsv1.SidecarSet{logging, metrics},
 			[]string{"metrics-agent"}, nil, []string{"metrics"},
-			[]string{`SidecarSet logging: sidecar "log-shipper" is not injected: the pod has a container of that name`}},
+			[]string{"logging", "log-shipper"}},
 		{"two SidecarSets of one sidecar name: the first one's", nil, []sidecarsv1.SidecarSet{
 			*newSidecarSet("a", "x", []corev1.Container{sidecar("proxy")}),
 			*newSidecarSet("b", "x", []corev1.Container{sidecar("proxy")}),
 		}, []string{"proxy"}, nil, []string{"a"},
-			[]string{`SidecarSet b: sidecar "proxy" is not injected: the pod has a container of that name`}},
+			[]string{"b", "proxy"}},
 		{"a pod injected already: nothing twice, no warning", func(p *corev1.Pod) {
 			Inject(p, []sidecarsv1.SidecarSet{logging})
 		}, []sidecarsv1.SidecarSet{logging}, []string{"log-shipper"}, []string{"logs"}, []string{"logging"}, nil},
@@ -140,7 +167,7 @@ func TestInject(t *testing.T) {
 				record = append(record, name)
 				for _, set := range tt.sets {
 					if set.Name == name {
-						g.Expect(revision).To(Equal(sidecars.Revision(&set.Spec)), "the record should hold the revision of %s", name)
+						g.Expect(revision).To(Equal(sidecars.Revision(&set.Spec)), "the record should hold sidecars.Revision of %s's spec", name)
 					}
 				}
 			}
@@ -149,28 +176,23 @@ func TestInject(t *testing.T) {
 			} else {
 				g.Expect(record).To(ConsistOf(tt.wantRecord), "the record %q", pod.Annotations[sidecars.InjectedAnnotation])
 			}
-			g.Expect(warnings).To(HaveLen(len(tt.wantWarnings)), "the warnings: %q", warnings)
-			for i, want := range tt.wantWarnings {
-				g.Expect(warnings[i]).To(HavePrefix(want))
+			if tt.wantWarnings == nil {
+				expectWarnings(g, warnings, "", nil)
+			} else {
+				expectWarnings(g, warnings, tt.wantWarnings[0], tt.wantWarnings[1:])
 			}
 			g.Expect(checkPod(pod)).To(Succeed(), "the pod should be valid")
 		})
 	}
 }
 
-// The record holds each SidecarSet's revision: a change of its sidecars is a new one,
-// a change of its selector is not.
-func TestTheRecordHoldsTheRevision(t *testing.T) {
-	g := NewWithT(t)
-	set := newSidecarSet("logging", "x", []corev1.Container{sidecar("log-shipper")})
-	pod := newPod("ns", "pod", "x")
-	Inject(pod, []sidecarsv1.SidecarSet{*set})
-	g.Expect(sidecars.Injected(pod.Annotations)).To(Equal(map[string]string{"logging": sidecars.Revision(&set.Spec)}))
-
-	reselected := set.DeepCopy()
-	reselected.Spec.Selector.MatchLabels = map[string]string{"other": "label"}
-	g.Expect(sidecars.Revision(&reselected.Spec)).To(Equal(sidecars.Revision(&set.Spec)), "a selector is no part of the revision")
-	changed := set.DeepCopy()
-	changed.Spec.Containers[0].Image = "busybox:1.38"
-	g.Expect(sidecars.Revision(&changed.Spec)).NotTo(Equal(sidecars.Revision(&set.Spec)), "a new image is a new revision")
+// expectWarnings checks that there is one warning for each of names, in order, each
+// starting with what warn writes for SidecarSet set and naming the sidecar or volume it
+// left out. The rest of its words are the writer's.
+func expectWarnings(g Gomega, warnings []string, set string, names []string) {
+	g.ExpectWithOffset(1, warnings).To(HaveLen(len(names)), "one warning for each of %q: %q", names, warnings)
+	for i, name := range names {
+		g.ExpectWithOffset(1, warnings[i]).To(And(HavePrefix("SidecarSet %s: ", set), ContainSubstring(name)),
+			"a warning should say what it left out, %s", name)
+	}
 }

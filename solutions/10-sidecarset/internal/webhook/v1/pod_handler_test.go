@@ -3,6 +3,7 @@ package v1
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
@@ -15,6 +16,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/solutions/10-sidecarset/api/sidecars/v1"
@@ -116,6 +118,37 @@ func TestThePatchAddsWhatThePodLacks(t *testing.T) {
 	g.Expect(spec["volumes"]).To(ConsistOf(HaveKeyWithValue("name", "logs")))
 }
 
+// When the SidecarSets cannot be listed (the cache is stopping, or not allowed to read
+// them), the pod is admitted all the same, without sidecars and with a warning that says
+// so: refusing it would stop every ReplicaSet, Job and DaemonSet of the cluster from
+// creating pods, in every namespace the webhook sees.
+func TestAPodIsAdmittedWhenListingSidecarSetsFails(t *testing.T) {
+	g := NewWithT(t)
+	injector := newInjector(newSidecarSet("logging", "web", []corev1.Container{sidecar("log-shipper")}))
+	injector.Client = interceptor.NewClient(injector.Client.(client.WithWatch), interceptor.Funcs{
+		List: func(context.Context, client.WithWatch, client.ObjectList, ...client.ListOption) error {
+			return errors.New("the cache is stopping")
+		},
+	})
+	const pod = `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "labels": {"` + caseLabel + `": "web"}},
+	  "spec": {"containers": [{"name": "app", "image": "` + appImage + `"}]}}`
+	resp := injector.Handle(context.Background(), admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		Operation: admissionv1.Create,
+		Namespace: "shop",
+		Object:    runtime.RawExtension{Raw: []byte(pod)},
+	}})
+	var refusal string
+	if resp.Result != nil {
+		refusal = resp.Result.Message
+	}
+	g.Expect(resp.Allowed).To(BeTrue(), "when listing SidecarSets fails, the pod should still be admitted, without "+
+		"sidecars and with a warning: refusing it (admission.Errored) stops its ReplicaSet or Job from creating it; "+
+		"the webhook refused it: %s", refusal)
+	g.Expect(resp.Patches).To(BeEmpty(), "a pod admitted without sidecars needs no patch")
+	g.Expect(resp.Warnings).NotTo(BeEmpty(),
+		"when listing SidecarSets fails, the pod should be admitted with a warning that says it got no sidecars")
+}
+
 // A manager deployed to a namespace of another name (--manager-namespace) leaves that
 // namespace's pods alone, as it does kube-system's, and injects the others.
 func TestTheManagersOwnNamespaceIsLeftAlone(t *testing.T) {
@@ -131,6 +164,35 @@ func TestTheManagersOwnNamespaceIsLeftAlone(t *testing.T) {
 	}
 	resp, _ := admit(g, injector, "shop", pod)
 	g.Expect(resp.Patches).NotTo(BeEmpty(), "a pod in shop should get the sidecar")
+}
+
+// The API server sends a new pod without its namespace when its creator left it out, as
+// the controllers of the cluster do (kubectl apply and every ReplicaSet create pods in a
+// namespace given by the request's path): the namespace is the request's.
+func TestThePodsNamespaceIsTheRequests(t *testing.T) {
+	g := NewWithT(t)
+	set := newSidecarSet("metrics", "web", []corev1.Container{sidecar("metrics-agent")})
+	set.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"team": "web"}}
+	shop := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop", Labels: map[string]string{"team": "web"}}}
+	const pod = `{"apiVersion": "v1", "kind": "Pod", "metadata": {"generateName": "web-", "labels": {"` + caseLabel + `": "web"}},
+	  "spec": {"containers": [{"name": "app", "image": "` + appImage + `"}]}}`
+	_, patched := admit(g, newInjector(set, shop), "shop", pod)
+	g.Expect(patched["spec"]).To(HaveKeyWithValue("initContainers", ConsistOf(HaveKeyWithValue("name", "metrics-agent"))),
+		"the pod should get the sidecar: its namespace is req.Namespace, a new pod's own metadata.namespace may be empty")
+}
+
+// A SidecarSet whose selector does not parse (stored before the validating webhook was
+// installed) selects nothing; the pod's creator is told, with a warning that names it.
+func TestASidecarSetThatCannotSelectIsNamedInAWarning(t *testing.T) {
+	g := NewWithT(t)
+	broken := newSidecarSet("broken", "web", []corev1.Container{sidecar("log-shipper")})
+	broken.Spec.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "app", Operator: "Like"}}
+	const pod = `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "labels": {"` + caseLabel + `": "web"}},
+	  "spec": {"containers": [{"name": "app", "image": "` + appImage + `"}]}}`
+	resp, _ := admit(g, newInjector(broken), "shop", pod)
+	g.Expect(resp.Patches).To(BeEmpty(), "no SidecarSet selects the pod")
+	g.Expect(resp.Warnings).To(ContainElement(ContainSubstring("broken")),
+		"when no SidecarSet selects the pod, it should be allowed with selecting's warnings, which name the SidecarSet left out")
 }
 
 // A namespace created a moment ago may not be in the manager's cache yet when its first

@@ -34,7 +34,7 @@ func checkValidation(t *testing.T, tests []validationCase) {
 				return
 			}
 			g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "the refusal should be an Invalid error (apierrors.NewInvalid), got %v", err)
-			g.Expect(causeFields(err)).To(Equal(tt.want), "the fields of the refusal: %v", err)
+			g.Expect(causeFields(err)).To(Equal(tt.want), "%s: the fields of the refusal: %v", tt.name, err)
 		})
 	}
 }
@@ -68,6 +68,12 @@ func TestValidateContainers(t *testing.T) {
 		{"two sidecars of one name", func(s *sidecarsv1.SidecarSet) {
 			s.Spec.Containers = append(s.Spec.Containers, sidecar("log-shipper"))
 		}, []string{"spec.containers[1].name"}},
+		{"every problem of every sidecar, not only the first", func(s *sidecarsv1.SidecarSet) {
+			s.Spec.Containers = []corev1.Container{{Name: "Log_Shipper"}, sidecar("log-shipper"), sidecar("log-shipper")}
+		}, []string{"spec.containers[0].name", "spec.containers[0].image", "spec.containers[2].name"}},
+		{"two sidecars without a name: each one's name is required, neither is a duplicate", func(s *sidecarsv1.SidecarSet) {
+			s.Spec.Containers = []corev1.Container{{Image: sidecarImage}, {Image: sidecarImage}}
+		}, []string{"spec.containers[0].name", "spec.containers[1].name"}},
 		{"a sidecar name that is no DNS label", func(s *sidecarsv1.SidecarSet) { s.Spec.Containers[0].Name = "Log_Shipper" },
 			[]string{"spec.containers[0].name"}},
 		{"a sidecar without an image", func(s *sidecarsv1.SidecarSet) { s.Spec.Containers[0].Image = "" },
