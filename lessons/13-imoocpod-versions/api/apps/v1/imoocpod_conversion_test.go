@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"testing"
+	"unicode/utf8"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -79,6 +80,9 @@ func FuzzRoundTripThroughV2(f *testing.F) {
 		if key == TemplateAnnotation {
 			t.Skip("the annotation the conversion writes")
 		}
+		if !validUTF8(image, key, value) {
+			t.Skip("the API server holds JSON: valid UTF-8 only")
+		}
 		v1 := &ImoocPod{
 			ObjectMeta: metav1.ObjectMeta{Name: "fuzz", Annotations: map[string]string{key: value}},
 			Spec:       ImoocPodSpec{Replicas: ptr.To(replicas), Image: image},
@@ -108,7 +112,11 @@ func FuzzRoundTripThroughV1(f *testing.F) {
 	f.Add(pause, ContainerName, "", "", "sidecar", "busybox", int32(0))
 	f.Add(pause, ContainerName, "", "", "", "", int32(8080))
 	f.Add("", "", "", "", "", "", int32(0))
+	f.Add("\xff", ContainerName, "", "", "", "", int32(0))
 	f.Fuzz(func(t *testing.T, image, name, labelKey, labelValue, secondName, secondImage string, port int32) {
+		if !validUTF8(image, name, labelKey, labelValue, secondName, secondImage) {
+			t.Skip("the API server holds JSON: valid UTF-8 only")
+		}
 		first := corev1.Container{Name: name, Image: image}
 		if port != 0 {
 			first.Ports = []corev1.ContainerPort{{ContainerPort: port}}
@@ -175,6 +183,17 @@ func TestAV1ClientsNewImageWinsAndTheLabelsStay(t *testing.T) {
 	if _, ok := written.Annotations[TemplateAnnotation]; ok {
 		t.Errorf("a v1 client's write, in v2: the %s annotation is v1's alone and should be gone", TemplateAnnotation)
 	}
+}
+
+// validUTF8 says whether every string is valid UTF-8, as every string the API server
+// hands a conversion is: JSON replaces anything else.
+func validUTF8(strings ...string) bool {
+	for _, s := range strings {
+		if !utf8.ValidString(s) {
+			return false
+		}
+	}
+	return true
 }
 
 func someStatus() ImoocPodStatus {
