@@ -34,8 +34,9 @@ source "$ROOT/scripts/lib/stage.sh"
 
 workload=${1:?usage: $0 imoocpod|mydaemonset|nodepool|sidecarset}
 case $workload in
-  # solutions/12-clientgo serves the same API: it is the second ImoocPod contender.
-  imoocpod) nodes=10 ;;
+  # solutions/12-clientgo serves the same API, lesson 02's: it is the second ImoocPod
+  # contender. Lesson 13's v2 would need its manager up to convert for the v1-only one.
+  imoocpod) nodes=10 BENCH_STAGE=${BENCH_STAGE:-$(stage_dir solutions 2)} ;;
   # One pod per node: the nodes are the scale. 10,000 unrelated pods are 50 a node.
   mydaemonset) nodes=200 ;;
   nodepool) nodes=1000 ;;

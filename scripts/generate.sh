@@ -18,6 +18,8 @@ source "$(dirname "$0")/lib/common.sh"
 embedded=(
   sidecarsets.sidecars.workshop.dev:spec.containers
   sidecarsets.sidecars.workshop.dev:spec.volumes
+  # v2 of ImoocPod (lesson 13 on) has it; the v1-only CRD of lessons 01-02 does not.
+  imoocpods.apps.workshop.dev:spec.template.spec.containers?
 )
 crddesc=$(tool_path crddesc)
 for dir in "$@"; do

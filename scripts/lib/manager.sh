@@ -31,8 +31,11 @@ manager_install_crds() {
   kubectl wait --for=condition=Established -f "$1/config/crd/bases" --timeout=30s >/dev/null
 }
 
-# manager_has_webhooks DIR succeeds when the stage in DIR has admission webhooks.
-manager_has_webhooks() { [[ -f $1/config/webhook/manifests.yaml ]]; }
+# manager_has_webhooks DIR succeeds when the stage in DIR has admission webhooks, or a
+# CRD with a version it does not store, whose conversions the manager serves.
+manager_has_webhooks() {
+  [[ -f $1/config/webhook/manifests.yaml ]] || grep -qs '^    storage: false$' "$1"/config/crd/bases/*.yaml
+}
 
 # manager_webhook_host prints the address the API server calls a manager on this machine
 # at: 127.0.0.1 for the embedded cluster, whose API server runs here; a kind cluster's
@@ -49,17 +52,19 @@ manager_webhook_host() {
 
 # manager_install_webhooks DIR HOST PORT CERT_DIR installs the webhook configurations of
 # the stage in DIR (scripts/tools/localwebhook), calling the manager at
-# https://HOST:PORT, and writes the certificate it serves to CERT_DIR: start it with
-# --webhook-port PORT --webhook-cert-dir CERT_DIR.
+# https://HOST:PORT, and points the conversions of its CRDs that serve several versions
+# at https://HOST:PORT/convert; it writes the certificate the manager serves to
+# CERT_DIR: start it with --webhook-port PORT --webhook-cert-dir CERT_DIR.
 manager_install_webhooks() {
-  tool localwebhook -webhooks "$1/config/webhook" -host "$2" -port "$3" -cert-dir "$4" >/dev/null
+  tool localwebhook -webhooks "$1/config/webhook" -crds "$1/config/crd/bases" -host "$2" -port "$3" -cert-dir "$4" >/dev/null
 }
 
-# manager_remove_webhooks DIR deletes the webhook configurations of the stage in DIR: with
-# no manager to answer them, they would make the API server refuse (failurePolicy Fail)
-# every change they cover.
+# manager_remove_webhooks DIR deletes the webhook configurations of the stage in DIR and
+# sets its CRDs' conversions back to None: with no manager to answer them, they would make
+# the API server refuse (failurePolicy Fail) every change they cover, and every read of
+# a version other than the stored one.
 manager_remove_webhooks() {
-  tool localwebhook -webhooks "$1/config/webhook" -uninstall
+  tool localwebhook -webhooks "$1/config/webhook" -crds "$1/config/crd/bases" -uninstall
 }
 
 # manager_remove_stale_webhooks HOST PORT deletes the webhook configurations that call a

@@ -36,6 +36,7 @@ import (
 	"github.com/onsi/gomega"
 	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -198,10 +199,24 @@ func start(opts Options) (*Env, func() error, error) {
 			return nil, nil, errors.Join(fmt.Errorf("setting up the manager: %w", err), stopControlPlane())
 		}
 		env.Manager = mgr
+		// envtest points the CRD of a convertible kind at the manager's webhook server,
+		// whose /convert the API server then calls for every read in another version:
+		// the server runs, whatever the stage registered, and the tests start once it
+		// answers.
+		converts := convertsThroughWebhook(te.CRDs)
+		if converts {
+			mgr.GetWebhookServer()
+		}
 		go func() { done <- mgr.Start(ctx) }()
 		if !mgr.GetCache().WaitForCacheSync(ctx) {
 			cancel()
 			return nil, nil, errors.Join(errors.New("the manager's cache never synced"), <-done, stopControlPlane())
+		}
+		if converts {
+			if err := waitForWebhookServer(ctx, mgr); err != nil {
+				cancel()
+				return nil, nil, errors.Join(err, <-done, stopControlPlane())
+			}
 		}
 	} else {
 		done <- nil
@@ -230,6 +245,36 @@ func newManager(cfg *rest.Config, opts Options, wh envtest.WebhookInstallOptions
 			CertDir: wh.LocalServingCertDir,
 		}),
 	})
+}
+
+// convertsThroughWebhook says whether a CRD of crds sends its conversions to a webhook.
+func convertsThroughWebhook(crds []*apiextensionsv1.CustomResourceDefinition) bool {
+	for _, crd := range crds {
+		if crd.Spec.Conversion != nil && crd.Spec.Conversion.Strategy == apiextensionsv1.WebhookConverter {
+			return true
+		}
+	}
+	return false
+}
+
+// waitForWebhookServer waits until the manager's webhook server answers, for at most
+// EventuallyTimeout.
+func waitForWebhookServer(ctx context.Context, mgr ctrl.Manager) error {
+	ctx, cancel := context.WithTimeout(ctx, EventuallyTimeout)
+	defer cancel()
+	ticker := time.NewTicker(EventuallyInterval)
+	defer ticker.Stop()
+	for {
+		err := mgr.GetWebhookServer().StartedChecker()(nil)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the manager's webhook server, which serves the CRDs' conversions, never answered: %w", err)
+		case <-ticker.C:
+		}
+	}
 }
 
 // withoutUnmanaged adds "not labelled UnmanagedLabel" to the cache's default label

@@ -7,10 +7,12 @@
 // For each CRD:FIELD (sidecarsets.sidecars.workshop.dev:spec.containers), every version's
 // schema keeps FIELD's own description and loses every description below it. Nothing
 // else changes: only "description" keys of schemas go, and the file is written the way
-// controller-gen writes it. A CRD that is not in DIR is skipped; a FIELD that is not in
-// the CRD's schema is an error. Files with nothing to drop are left untouched.
+// controller-gen writes it. A CRD that is not in DIR is skipped; a FIELD that is in none
+// of the CRD's versions is an error, unless it ends in ? (CRD:FIELD?): a field of a later
+// stage's version, which the earlier stages' CRD lacks. Files with nothing to drop are
+// left untouched.
 //
-// Usage: crddesc DIR CRD:FIELD...
+// Usage: crddesc DIR CRD:FIELD[?]...
 package main
 
 import (
@@ -79,19 +81,29 @@ func dropDescriptions(raw []byte, fields map[string][]string) ([]byte, error) {
 	if len(fields[name]) == 0 {
 		return raw, nil
 	}
+	// A field new in a later version is in that version's schema only; a field in none
+	// is a misspelt one.
 	versions, _ := dig(crd, "spec", "versions").([]any)
-	for _, v := range versions {
-		version, _ := v.(map[string]any)
-		schema, _ := dig(version, "schema", "openAPIV3Schema").(map[string]any)
-		for _, field := range fields[name] {
-			s := schema
+	for _, field := range fields[name] {
+		field, optional := strings.CutSuffix(field, "?")
+		var found []string
+		for _, v := range versions {
+			version, _ := v.(map[string]any)
+			s, _ := dig(version, "schema", "openAPIV3Schema").(map[string]any)
 			for _, property := range strings.Split(field, ".") {
 				s, _ = dig(s, "properties", property).(map[string]any)
 			}
-			if s == nil {
-				return nil, fmt.Errorf("%s version %v has no field %s in its schema", name, version["name"], field)
+			if s != nil {
+				found = append(found, fmt.Sprint(version["name"]))
+				forEachSubschema(s, dropAllDescriptions)
 			}
-			forEachSubschema(s, dropAllDescriptions)
+		}
+		if len(found) == 0 && !optional {
+			var names []string
+			for _, v := range versions {
+				names = append(names, fmt.Sprint(dig(v, "name")))
+			}
+			return nil, fmt.Errorf("%s version %s has no field %s in its schema", name, strings.Join(names, ", "), field)
 		}
 	}
 	// Marshalled as controller-gen's genall.WriteYAML does: sigs.k8s.io/yaml.Marshal of a

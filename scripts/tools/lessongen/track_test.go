@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -287,5 +288,19 @@ func TestStagesBeforeALessonReadTheWordsItRenames(t *testing.T) {
 		if got := readTree(t, filepath.Join(root, dir))["pick.go"]; !strings.Contains(got, want) {
 			t.Errorf("%s/pick.go should say %s:\n%s", dir, want, got)
 		}
+	}
+}
+
+// A fuzz target runs its corpus as a test of go test, and checks a task as well as a
+// test does.
+func TestAFuzzTargetIsATestOfTheStage(t *testing.T) {
+	got := testNames(map[string][]byte{
+		"a_test.go": []byte("package a\n\nfunc TestA(t *testing.T) {}\n\nfunc FuzzB(f *testing.F) {}\n\nfunc FuzzC(t *testing.T) {}\n"),
+		"a.go":      []byte("package a\n\nfunc TestD(t *testing.T) {}\n"),
+		"b_test.go": []byte("package a\n\nfunc helper(t *testing.T) {}\n"),
+	})
+	want := map[string]bool{"TestA": true, "FuzzB": true}
+	if !maps.Equal(got, want) {
+		t.Errorf("testNames: got %v, want %v", got, want)
 	}
 }

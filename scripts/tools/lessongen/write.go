@@ -154,15 +154,16 @@ func (st *stage) tasks(l *lessonSpec) ([]index.Todo, error) {
 	return out, nil
 }
 
-var testFunc = regexp.MustCompile(`(?m)^func (Test\w*)\(\w+ \*testing\.T\)`)
+var testFunc = regexp.MustCompile(`(?m)^func (?:(Test\w*)\(\w+ \*testing\.T\)|(Fuzz\w*)\(\w+ \*testing\.F\))`)
 
-// testNames returns the top-level tests of a stage.
+// testNames returns the top-level tests of a stage, with its fuzz targets: go test runs
+// a target's corpus as a test of that name.
 func testNames(files map[string][]byte) map[string]bool {
 	names := map[string]bool{}
 	for rel, src := range files {
 		if strings.HasSuffix(rel, "_test.go") {
 			for _, m := range testFunc.FindAllSubmatch(src, -1) {
-				names[string(m[1])] = true
+				names[string(m[1])+string(m[2])] = true
 			}
 		}
 	}

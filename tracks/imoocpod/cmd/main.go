@@ -3,6 +3,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -11,8 +12,14 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/kube-workshop/operator-workshop/shared/bootstrap"
+	//stage:13
 	appsv1 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/api/apps/v1"
+	//stage:end
+	appsv2 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/api/apps/v2"
 	"github.com/kube-workshop/operator-workshop/tracks/imoocpod/internal/controller"
+	//stage:13
+	webhookv1 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/internal/webhook/v1"
+	//stage:end
 )
 
 func main() {
@@ -39,9 +46,22 @@ func main() {
 
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	//stage:13
 	utilruntime.Must(appsv1.AddToScheme(scheme))
+	//stage:end
+	utilruntime.Must(appsv2.AddToScheme(scheme))
 
 	err := bootstrap.Run(opts, scheme, func(mgr ctrl.Manager) error {
+		//stage:13
+		// The API server converts every v1 read and write through the manager: ready only
+		// once the webhook server answers.
+		if err := webhookv1.SetupImoocPodWebhookWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up the ImoocPod conversion webhook: %w", err)
+		}
+		if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
+			return fmt.Errorf("adding the webhook server's ready check: %w", err)
+		}
+		//stage:end
 		return (&controller.ImoocPodReconciler{
 			Client: mgr.GetClient(),
 			Scheme: mgr.GetScheme(),

@@ -30,8 +30,9 @@ func TestTheCRDHasSubresourcesAndColumns(t *testing.T) {
 	crd.SetGroupVersionKind(schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"})
 	g.Expect(env.Client.Get(env.Context(), client.ObjectKey{Name: "imoocpods." + appsv1.GroupVersion.Group}, crd)).To(Succeed())
 	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
-	g.Expect(versions).To(HaveLen(1), "the CRD's versions")
-	version := versions[0].(map[string]any)
+	g.Expect(versions).NotTo(BeEmpty(), "the CRD's versions")
+	// The newest version, the one the controller reads.
+	version := versions[len(versions)-1].(map[string]any)
 
 	_, found, _ := unstructured.NestedMap(version, "subresources", "status")
 	g.Expect(found).To(BeTrue(), "the CRD should have a status subresource: a +kubebuilder:subresource:status marker on ImoocPod")

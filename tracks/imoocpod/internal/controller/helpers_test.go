@@ -15,7 +15,7 @@ import (
 
 	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
-	appsv1 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/api/apps/v1"
+	appsv2 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/api/apps/v2"
 )
 
 // The helpers of the tests. A failure should read in a line or two and name what to fix,
@@ -23,10 +23,15 @@ import (
 // hundred lines of managedFields.
 
 // newImoocPod returns an ImoocPod asking for replicas pods in namespace ns.
-func newImoocPod(ns, name string, replicas int32) *appsv1.ImoocPod {
-	return &appsv1.ImoocPod{
+func newImoocPod(ns, name string, replicas int32) *appsv2.ImoocPod {
+	return &appsv2.ImoocPod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec:       appsv1.ImoocPodSpec{Replicas: ptr.To(replicas)},
+		//stage:13
+		Spec: appsv2.ImoocPodSpec{Replicas: ptr.To(replicas), Template: appsv2.PodTemplate{
+			Spec: appsv2.PodTemplateSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}},
+		}},
+		//stage:old Spec:       appsv1.ImoocPodSpec{Replicas: ptr.To(replicas)},
+		//stage:end
 	}
 }
 
@@ -35,7 +40,7 @@ func newImoocPod(ns, name string, replicas int32) *appsv1.ImoocPod {
 // the ImoocPod's (its label, a name that starts with the ImoocPod's) but has no
 // controller OwnerReference to it fails the caller, naming the missing reference:
 // otherwise the count alone would say that the controller made too few pods.
-func podsOf(g Gomega, ip *appsv1.ImoocPod) []corev1.Pod {
+func podsOf(g Gomega, ip *appsv2.ImoocPod) []corev1.Pod {
 	var pods corev1.PodList
 	g.ExpectWithOffset(1, env.Client.List(env.Context(), &pods, client.InNamespace(ip.Namespace))).To(Succeed())
 	var owned []corev1.Pod
@@ -55,7 +60,7 @@ func podsOf(g Gomega, ip *appsv1.ImoocPod) []corev1.Pod {
 
 // waitForPods waits until the controller running in the manager shows n pods for ip,
 // and returns them.
-func waitForPods(g Gomega, ip *appsv1.ImoocPod, n int) []corev1.Pod {
+func waitForPods(g Gomega, ip *appsv2.ImoocPod, n int) []corev1.Pod {
 	var pods []corev1.Pod
 	g.EventuallyWithOffset(1, func(g Gomega) {
 		pods = podsOf(g, ip)
@@ -102,7 +107,7 @@ func boolString(b *bool) string {
 }
 
 // unmanaged hides ip from the running manager, for tests that call Reconcile themselves.
-func unmanaged(ip *appsv1.ImoocPod) *appsv1.ImoocPod {
+func unmanaged(ip *appsv2.ImoocPod) *appsv2.ImoocPod {
 	ip.Labels = map[string]string{testenv.UnmanagedLabel: "true"}
 	return ip
 }
@@ -110,7 +115,7 @@ func unmanaged(ip *appsv1.ImoocPod) *appsv1.ImoocPod {
 // scaleTo sets spec.replicas with a merge patch, as `kubectl patch` does. Unlike an
 // Update it sends no resourceVersion, so it does not conflict with the status patches
 // the controller makes in between.
-func scaleTo(g Gomega, ip *appsv1.ImoocPod, replicas int32) {
+func scaleTo(g Gomega, ip *appsv2.ImoocPod, replicas int32) {
 	patch := client.MergeFrom(ip.DeepCopy())
 	ip.Spec.Replicas = ptr.To(replicas)
 	g.ExpectWithOffset(1, env.Client.Patch(env.Context(), ip, patch)).To(Succeed())
@@ -128,22 +133,22 @@ func labelledPod(ns, name, imoocPod string) *corev1.Pod {
 }
 
 // cachedPods lists the pods of ip's namespace as the manager's cache shows them.
-func cachedPods(g Gomega, cache client.Reader, ip *appsv1.ImoocPod) []corev1.Pod {
+func cachedPods(g Gomega, cache client.Reader, ip *appsv2.ImoocPod) []corev1.Pod {
 	var pods corev1.PodList
 	g.Expect(cache.List(env.Context(), &pods, client.InNamespace(ip.Namespace))).To(Succeed())
 	return pods.Items
 }
 
 // cachedImoocPod reads ip as the manager's cache shows it.
-func cachedImoocPod(g Gomega, cache client.Reader, ip *appsv1.ImoocPod) *appsv1.ImoocPod {
-	var cached appsv1.ImoocPod
+func cachedImoocPod(g Gomega, cache client.Reader, ip *appsv2.ImoocPod) *appsv2.ImoocPod {
+	var cached appsv2.ImoocPod
 	g.Expect(cache.Get(env.Context(), client.ObjectKeyFromObject(ip), &cached)).To(Succeed())
 	return &cached
 }
 
 // waitUntilSettled waits until the cache's copy of ip has not changed for a second: the
 // running controller has written all it had to.
-func waitUntilSettled(g Gomega, cache client.Reader, ip *appsv1.ImoocPod) {
+func waitUntilSettled(g Gomega, cache client.Reader, ip *appsv2.ImoocPod) {
 	last := ""
 	g.Eventually(func(g Gomega) {
 		now := cachedImoocPod(g, cache, ip).ResourceVersion
@@ -212,7 +217,7 @@ func terminatingNamespace(g Gomega, obj client.Object) {
 // wrote anything or asked to requeue. Its reconciler, its own and reading the manager's
 // cache, counts the writes of that pass only: the running controller may still be
 // finishing a pass that began before the cache showed the status it had just written.
-func idlePasses(t *testing.T, g Gomega, ip *appsv1.ImoocPod) func(why string) {
+func idlePasses(t *testing.T, g Gomega, ip *appsv2.ImoocPod) func(why string) {
 	var writes testenv.WriteCounter
 	r := &ImoocPodReconciler{Client: writes.Wrap(env.Manager.GetClient()), Scheme: env.Client.Scheme()}
 	return func(why string) {

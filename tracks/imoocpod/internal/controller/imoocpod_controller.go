@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -20,7 +21,7 @@ import (
 
 	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
 
-	appsv1 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/api/apps/v1"
+	appsv2 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/api/apps/v2"
 )
 
 // NameLabel marks every pod an ImoocPod creates with the ImoocPod's name, so that the
@@ -84,7 +85,7 @@ func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	//stage:end
 	// The cache is where reads come from. NotFound means the ImoocPod is gone: the
 	// garbage collector deletes its pods through their OwnerReferences, so we are done.
-	var imoocPod appsv1.ImoocPod
+	var imoocPod appsv2.ImoocPod
 	if err := r.Get(ctx, req.NamespacedName, &imoocPod); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.expectations.Forget(req.NamespacedName)
@@ -126,7 +127,7 @@ func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 }
 
 // reconcilePods creates or deletes pods until spec.replicas of them are active.
-func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1.ImoocPod) (ctrl.Result, error) {
+func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv2.ImoocPod) (ctrl.Result, error) {
 	log := log.FromContext(ctx)
 
 	var pods corev1.PodList
@@ -195,7 +196,7 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 
 // createPods creates count pods for imoocPod in growing batches and records each one it
 // created as expected, so that the next pass waits for the cache to show them.
-func (r *ImoocPodReconciler) createPods(ctx context.Context, imoocPod *appsv1.ImoocPod, count int) error {
+func (r *ImoocPodReconciler) createPods(ctx context.Context, imoocPod *appsv2.ImoocPod, count int) error {
 	created, err := podcontrol.SlowStart(count, func(int) error {
 		pod, err := r.newPod(imoocPod)
 		if err != nil {
@@ -220,17 +221,32 @@ func (r *ImoocPodReconciler) createPods(ctx context.Context, imoocPod *appsv1.Im
 }
 
 // newPod returns the pod imoocPod asks for, labelled with its name and controlled by it.
-func (r *ImoocPodReconciler) newPod(imoocPod *appsv1.ImoocPod) (*corev1.Pod, error) {
+func (r *ImoocPodReconciler) newPod(imoocPod *appsv2.ImoocPod) (*corev1.Pod, error) {
 	//lesson:1.3
 	//lesson:stub return nil, errors.New("newPod is not written yet")
+	//stage:13
+	// The template's labels, and the ImoocPod's own label, which no template may change:
+	// it is how the next pass finds the pod.
+	labels := maps.Clone(imoocPod.Spec.Template.Metadata.Labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[NameLabel] = imoocPod.Name
+	//stage:end
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
 			GenerateName: imoocPod.Name + "-",
 			Namespace:    imoocPod.Namespace,
-			Labels:       map[string]string{NameLabel: imoocPod.Name},
+			//stage:13
+			Labels: labels,
+			//stage:old Labels:       map[string]string{NameLabel: imoocPod.Name},
+			//stage:end
 		},
 		Spec: corev1.PodSpec{
-			Containers: []corev1.Container{{Name: "app", Image: imoocPod.Spec.Image}},
+			//stage:13
+			Containers: imoocPod.Spec.Template.DeepCopy().Spec.Containers,
+			//stage:old Containers: []corev1.Container{{Name: "app", Image: imoocPod.Spec.Image}},
+			//stage:end
 		},
 	}
 	if err := controllerutil.SetControllerReference(imoocPod, pod, r.Scheme); err != nil {
@@ -241,7 +257,7 @@ func (r *ImoocPodReconciler) newPod(imoocPod *appsv1.ImoocPod) (*corev1.Pod, err
 }
 
 // deletePods deletes pods in parallel and records each one as expected to go.
-func (r *ImoocPodReconciler) deletePods(ctx context.Context, imoocPod *appsv1.ImoocPod, pods []corev1.Pod) error {
+func (r *ImoocPodReconciler) deletePods(ctx context.Context, imoocPod *appsv2.ImoocPod, pods []corev1.Pod) error {
 	deleted, err := podcontrol.InParallel(len(pods), func(i int) error {
 		// A pod that is already gone is as good as deleted.
 		if err := r.Delete(ctx, &pods[i]); client.IgnoreNotFound(err) != nil {
@@ -265,13 +281,13 @@ func (r *ImoocPodReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	// The predicates of eventFilters drop the events that cannot change what a pass does.
 	imoocPodFilters, podFilters := r.eventFilters()
 	return ctrl.NewControllerManagedBy(mgr).
-		For(&appsv1.ImoocPod{}, builder.WithPredicates(imoocPodFilters...)).
+		For(&appsv2.ImoocPod{}, builder.WithPredicates(imoocPodFilters...)).
 		Owns(&corev1.Pod{}, builder.WithPredicates(podFilters...)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		Named("imoocpod").
 		Complete(r)
 	//stage:old return ctrl.NewControllerManagedBy(mgr).
-	//stage:old 	For(&appsv1.ImoocPod{}).
+	//stage:old 	For(&appsv2.ImoocPod{}).
 	//stage:old 	Owns(&corev1.Pod{}).
 	//stage:old 	Named("imoocpod").
 	//stage:old 	Complete(r)

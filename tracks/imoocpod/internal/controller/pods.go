@@ -7,13 +7,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
-	appsv1 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/api/apps/v1"
+	appsv2 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/api/apps/v2"
 )
 
 // activePods returns the pods that count towards spec.replicas: the ones this ImoocPod
 // controls that are neither being deleted nor finished. A pod with the right label but
 // another controller, or none, belongs to someone else and is never touched.
-func activePods(owner *appsv1.ImoocPod, pods []corev1.Pod) []corev1.Pod {
+func activePods(owner *appsv2.ImoocPod, pods []corev1.Pod) []corev1.Pod {
 	//lesson:1.4
 	//lesson:stub return pods
 	var active []corev1.Pod

@@ -9,7 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	appsv1 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/api/apps/v1"
+	appsv2 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/api/apps/v2"
 )
 
 // patchStatus completes the status a pass found and writes it with one merge patch of
@@ -18,7 +18,7 @@ import (
 // older than the last status patch, so its status is the one the API server holds.
 // passErr is the pass's error; only a pass without one has acted on the spec, so only
 // such a pass moves observedGeneration.
-func (r *ImoocPodReconciler) patchStatus(ctx context.Context, orig, imoocPod *appsv1.ImoocPod, passErr error) error {
+func (r *ImoocPodReconciler) patchStatus(ctx context.Context, orig, imoocPod *appsv2.ImoocPod, passErr error) error {
 	//lesson:2.3
 	//lesson:stub return nil
 	setReadyCondition(imoocPod, passErr)
@@ -29,7 +29,7 @@ func (r *ImoocPodReconciler) patchStatus(ctx context.Context, orig, imoocPod *ap
 		return nil
 	}
 
-	ready := meta.FindStatusCondition(imoocPod.Status.Conditions, appsv1.ConditionReady)
+	ready := meta.FindStatusCondition(imoocPod.Status.Conditions, appsv2.ConditionReady)
 	log.FromContext(ctx).Info("Updating status", "replicas", imoocPod.Status.Replicas,
 		"readyReplicas", imoocPod.Status.ReadyReplicas, "ready", ready.Status, "reason", ready.Reason)
 	// A merge patch carries only the fields that changed and no resourceVersion, so it

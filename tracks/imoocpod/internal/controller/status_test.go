@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
-	appsv1 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/api/apps/v1"
+	appsv2 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/api/apps/v2"
 )
 
 // The markers on ImoocPod give its CRD a status subresource (the spec and the status are
@@ -28,10 +28,11 @@ func TestTheCRDHasSubresourcesAndColumns(t *testing.T) {
 	g := NewWithT(t)
 	crd := &unstructured.Unstructured{}
 	crd.SetGroupVersionKind(schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"})
-	g.Expect(env.Client.Get(env.Context(), client.ObjectKey{Name: "imoocpods." + appsv1.GroupVersion.Group}, crd)).To(Succeed())
+	g.Expect(env.Client.Get(env.Context(), client.ObjectKey{Name: "imoocpods." + appsv2.GroupVersion.Group}, crd)).To(Succeed())
 	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
-	g.Expect(versions).To(HaveLen(1), "the CRD's versions")
-	version := versions[0].(map[string]any)
+	g.Expect(versions).NotTo(BeEmpty(), "the CRD's versions")
+	// The newest version, the one the controller reads.
+	version := versions[len(versions)-1].(map[string]any)
 
 	_, found, _ := unstructured.NestedMap(version, "subresources", "status")
 	g.Expect(found).To(BeTrue(), "the CRD should have a status subresource: a +kubebuilder:subresource:status marker on ImoocPod")
@@ -63,11 +64,11 @@ func TestSetReadyConditionFollowsTheCounts(t *testing.T) {
 		status          metav1.ConditionStatus
 		reason          string
 	}{
-		{"fewer pods than asked for", 1, 0, nil, metav1.ConditionFalse, appsv1.ReasonScalingUp},
-		{"more pods than asked for", 5, 5, nil, metav1.ConditionFalse, appsv1.ReasonScalingDown},
-		{"some pods not ready", 3, 2, nil, metav1.ConditionFalse, appsv1.ReasonPodsNotReady},
-		{"every pod ready", 3, 3, nil, metav1.ConditionTrue, appsv1.ReasonAllReplicasReady},
-		{"the pass failed", 3, 3, quota, metav1.ConditionFalse, appsv1.ReasonReconcileError},
+		{"fewer pods than asked for", 1, 0, nil, metav1.ConditionFalse, appsv2.ReasonScalingUp},
+		{"more pods than asked for", 5, 5, nil, metav1.ConditionFalse, appsv2.ReasonScalingDown},
+		{"some pods not ready", 3, 2, nil, metav1.ConditionFalse, appsv2.ReasonPodsNotReady},
+		{"every pod ready", 3, 3, nil, metav1.ConditionTrue, appsv2.ReasonAllReplicasReady},
+		{"the pass failed", 3, 3, quota, metav1.ConditionFalse, appsv2.ReasonReconcileError},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,7 +102,7 @@ func TestAFailedPassReportsTheErrorAndDoesNotObserveTheSpec(t *testing.T) {
 	_, err := broken.Reconcile(ctx, requestFor(ip))
 	g.Expect(err).To(MatchError(quota), "a pass whose creates fail should return their error, to be retried")
 	got := latest(g, ip)
-	g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv1.ReasonReconcileError), "the Ready condition after a failed "+
+	g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv2.ReasonReconcileError), "the Ready condition after a failed "+
 		"pass: if it says nothing of the error, the deferred patchStatus got the error before the pass ended "+
 		"(`defer r.patchStatus(..., retErr)` reads retErr at the defer line; defer a closure instead)")
 	g.Expect(readyCondition(got).Message).To(ContainSubstring(quota.Error()), "the Ready condition should say what failed")
@@ -119,7 +120,7 @@ func TestAFailedPassReportsTheErrorAndDoesNotObserveTheSpec(t *testing.T) {
 	got = latest(g, ip)
 	g.Expect(got.Status.ObservedGeneration).To(BeEquivalentTo(1),
 		"status.observedGeneration should stay at the last generation a pass succeeded with")
-	g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv1.ReasonReconcileError), "the Ready condition")
+	g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv2.ReasonReconcileError), "the Ready condition")
 	g.Expect(readyCondition(got).Message).To(ContainSubstring(quota.Error()), "the Ready condition should say what failed")
 }
 
@@ -143,7 +144,7 @@ func TestAPassThatFailsOnManyPodsStillReportsIt(t *testing.T) {
 	_, err = broken.Reconcile(ctx, requestFor(ip))
 	g.Expect(err).To(MatchError(ContainSubstring("denied the request")), "a pass whose deletes fail should return their error")
 	got := latest(g, ip)
-	g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv1.ReasonReconcileError), "the Ready condition after a pass "+
+	g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv2.ReasonReconcileError), "the Ready condition after a pass "+
 		"whose 40 deletes failed: if it does not say ReconcileError, the API server refused the status patch, whose "+
 		"message may not exceed 32 KiB (the pass's error: %.300s...)", testenv.ErrorText(err))
 	message := readyCondition(got).Message
@@ -168,7 +169,7 @@ func TestARetryThatReadsAStaleCopyStillClearsTheError(t *testing.T) {
 
 	_, err := r.Reconcile(ctx, requestFor(ip))
 	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the first pass's error")
-	g.Expect(latest(g, ip)).To(haveReady(metav1.ConditionTrue, appsv1.ReasonAllReplicasReady),
+	g.Expect(latest(g, ip)).To(haveReady(metav1.ConditionTrue, appsv2.ReasonAllReplicasReady),
 		"the Ready condition of an ImoocPod of 0 pods")
 
 	// The cache falls behind, and the next pass fails.
@@ -177,7 +178,7 @@ func TestARetryThatReadsAStaleCopyStillClearsTheError(t *testing.T) {
 	cache.listErr = timeout
 	_, err = r.Reconcile(ctx, requestFor(ip))
 	g.Expect(err).To(MatchError(timeout), "the failed pass's error")
-	g.Expect(latest(g, ip)).To(haveReady(metav1.ConditionFalse, appsv1.ReasonReconcileError),
+	g.Expect(latest(g, ip)).To(haveReady(metav1.ConditionFalse, appsv2.ReasonReconcileError),
 		"the Ready condition after the failed pass")
 
 	// The retry succeeds, reading the ImoocPod from before the failed pass's patch.
@@ -189,7 +190,7 @@ func TestARetryThatReadsAStaleCopyStillClearsTheError(t *testing.T) {
 		_, err = r.Reconcile(ctx, requestFor(ip))
 	}
 	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the retry's error")
-	g.Expect(latest(g, ip)).To(haveReady(metav1.ConditionTrue, appsv1.ReasonAllReplicasReady), "the Ready condition "+
+	g.Expect(latest(g, ip)).To(haveReady(metav1.ConditionTrue, appsv2.ReasonAllReplicasReady), "the Ready condition "+
 		"after the retry succeeded: if it still says ReconcileError, the retry compared equal with a stale copy of the "+
 		"ImoocPod, which the cache showed as it was before the failed pass's status patch, and wrote nothing; that patch "+
 		"starts no pass, so nothing would correct it. When r.statusWrites says the ImoocPod predates your last status "+
@@ -205,7 +206,7 @@ func TestTheStatusHoldsCountsOfZero(t *testing.T) {
 
 	g.Eventually(func(g Gomega) {
 		got := &unstructured.Unstructured{}
-		got.SetGroupVersionKind(appsv1.GroupVersion.WithKind("ImoocPod"))
+		got.SetGroupVersionKind(appsv2.GroupVersion.WithKind("ImoocPod"))
 		g.Expect(env.Client.Get(env.Context(), client.ObjectKeyFromObject(ip), got)).To(Succeed())
 		g.Expect(got.Object).To(HaveKeyWithValue("status", HaveKey("conditions")), "the status after a pass")
 		for _, field := range []string{"replicas", "readyReplicas"} {
@@ -258,7 +259,7 @@ func TestStatusCountsActiveAndReadyPods(t *testing.T) {
 		g.Expect(got.Status.Replicas).To(BeEquivalentTo(3), "status.replicas should count the active pods")
 		g.Expect(got.Status.ReadyReplicas).To(BeZero(), "no pod is ready yet")
 		g.Expect(got.Status.ObservedGeneration).To(Equal(got.Generation), "status.observedGeneration")
-		g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv1.ReasonPodsNotReady), "the Ready condition")
+		g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv2.ReasonPodsNotReady), "the Ready condition")
 	}).Should(Succeed())
 
 	// envtest runs no kubelet: play its part, one pod at a time.
@@ -274,7 +275,7 @@ func TestStatusCountsActiveAndReadyPods(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		got := latest(g, ip)
 		g.Expect(got.Status.Replicas).To(BeEquivalentTo(3), "status.replicas")
-		g.Expect(got).To(haveReady(metav1.ConditionTrue, appsv1.ReasonAllReplicasReady), "the Ready condition")
+		g.Expect(got).To(haveReady(metav1.ConditionTrue, appsv2.ReasonAllReplicasReady), "the Ready condition")
 	}).Should(Succeed())
 }
 
@@ -309,7 +310,7 @@ func TestReadyConditionSaysWhatAPassFound(t *testing.T) {
 	r := &ImoocPodReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
 	ip := unmanaged(newImoocPod(env.Namespace(t), "passes", 3))
 	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
-	pass := func() *appsv1.ImoocPod {
+	pass := func() *appsv2.ImoocPod {
 		t.Helper()
 		_, err := r.Reconcile(ctx, requestFor(ip))
 		g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass's error")
@@ -318,16 +319,16 @@ func TestReadyConditionSaysWhatAPassFound(t *testing.T) {
 
 	got := pass()
 	g.Expect(got.Status.Replicas).To(BeZero(), "the first pass found no pods; it created them")
-	g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv1.ReasonScalingUp), "the Ready condition")
+	g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv2.ReasonScalingUp), "the Ready condition")
 	g.Expect(got.Status.ObservedGeneration).To(BeEquivalentTo(1), "status.observedGeneration after a successful pass")
 
 	got = pass()
 	g.Expect(got.Status.Replicas).To(BeEquivalentTo(3), "the second pass found the pods the first created")
-	g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv1.ReasonPodsNotReady), "the Ready condition")
+	g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv2.ReasonPodsNotReady), "the Ready condition")
 
 	scaleTo(g, ip, 1)
 	got = pass()
-	g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv1.ReasonScalingDown), "the Ready condition")
+	g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv2.ReasonScalingDown), "the Ready condition")
 	g.Expect(got.Status.ObservedGeneration).To(BeEquivalentTo(2), "status.observedGeneration after the spec changed")
 
 	got = pass()
@@ -335,7 +336,7 @@ func TestReadyConditionSaysWhatAPassFound(t *testing.T) {
 	markReady(g, ip.Namespace, podsOf(g, ip)[0].Name)
 	got = pass()
 	g.Expect(got.Status.ReadyReplicas).To(BeEquivalentTo(1), "status.readyReplicas")
-	g.Expect(got).To(haveReady(metav1.ConditionTrue, appsv1.ReasonAllReplicasReady), "the Ready condition")
+	g.Expect(got).To(haveReady(metav1.ConditionTrue, appsv2.ReasonAllReplicasReady), "the Ready condition")
 }
 
 // Once the status says what the pods are, a pass that finds them unchanged writes nothing:
@@ -385,7 +386,7 @@ func TestTheManagersRoleAllowsAWholePass(t *testing.T) {
 	asManager, err := client.New(cfg, client.Options{Scheme: env.Client.Scheme()})
 	g.Expect(err).NotTo(HaveOccurred())
 
-	for _, list := range []client.ObjectList{&appsv1.ImoocPodList{}, &corev1.PodList{}} {
+	for _, list := range []client.ObjectList{&appsv2.ImoocPodList{}, &corev1.PodList{}} {
 		g.Expect(testenv.ErrorText(env.Watch(cfg, list))).To(BeEmpty(),
 			"the manager's cache watches %T; add the RBAC marker it lacks", list)
 	}
@@ -410,8 +411,8 @@ func TestTheManagersRoleAllowsAWholePass(t *testing.T) {
 }
 
 // latest reads ip straight from the API server.
-func latest(g Gomega, ip *appsv1.ImoocPod) *appsv1.ImoocPod {
-	var got appsv1.ImoocPod
+func latest(g Gomega, ip *appsv2.ImoocPod) *appsv2.ImoocPod {
+	var got appsv2.ImoocPod
 	g.Expect(env.Client.Get(env.Context(), client.ObjectKeyFromObject(ip), &got)).To(Succeed())
 	return &got
 }
@@ -423,8 +424,8 @@ func haveReady(status metav1.ConditionStatus, reason string) types.GomegaMatcher
 }
 
 // readyCondition returns ip's Ready condition, or an empty one when it has none.
-func readyCondition(ip *appsv1.ImoocPod) metav1.Condition {
-	if ready := meta.FindStatusCondition(ip.Status.Conditions, appsv1.ConditionReady); ready != nil {
+func readyCondition(ip *appsv2.ImoocPod) metav1.Condition {
+	if ready := meta.FindStatusCondition(ip.Status.Conditions, appsv2.ConditionReady); ready != nil {
 		return *ready
 	}
 	return metav1.Condition{}
@@ -457,12 +458,12 @@ func (f *failingDeletes) Delete(_ context.Context, obj client.Object, _ ...clien
 // While listErr is set, its pod lists fail, like those of an API server that times out.
 type lateCache struct {
 	client.Client
-	behind  *appsv1.ImoocPod
+	behind  *appsv2.ImoocPod
 	listErr error
 }
 
 func (c *lateCache) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	if ip, ok := obj.(*appsv1.ImoocPod); ok && c.behind != nil && key == client.ObjectKeyFromObject(c.behind) {
+	if ip, ok := obj.(*appsv2.ImoocPod); ok && c.behind != nil && key == client.ObjectKeyFromObject(c.behind) {
 		c.behind.DeepCopyInto(ip)
 		return nil
 	}

@@ -7,15 +7,31 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
+	//stage:13
 	appsv1 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/api/apps/v1"
+	//stage:end
+	appsv2 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/api/apps/v2"
+	//stage:13
+	webhookv1 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/internal/webhook/v1"
+	//stage:end
 )
 
 var env *testenv.Env
 
 func TestMain(m *testing.M) {
 	os.Exit(testenv.Run(m, testenv.Options{
-		Scheme: testenv.Scheme(appsv1.AddToScheme),
+		//stage:13
+		// v1 is still served: the lessons' tests of its schema run through the conversion
+		// webhook.
+		Scheme: testenv.Scheme(appsv1.AddToScheme, appsv2.AddToScheme),
+		//stage:old Scheme: testenv.Scheme(appsv1.AddToScheme),
+		//stage:end
 		Setup: func(mgr ctrl.Manager) error {
+			//stage:13
+			if err := webhookv1.SetupImoocPodWebhookWithManager(mgr); err != nil {
+				return err
+			}
+			//stage:end
 			return (&ImoocPodReconciler{
 				Client: mgr.GetClient(),
 				Scheme: mgr.GetScheme(),

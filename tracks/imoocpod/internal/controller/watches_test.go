@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
-	appsv1 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/api/apps/v1"
+	appsv2 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/api/apps/v2"
 )
 
 func TestPodPredicatePassesOnlyWhatTheControllerReads(t *testing.T) {
@@ -240,7 +240,7 @@ func recordEvents(t *testing.T, g Gomega, ns string) *eventLog {
 			}
 		},
 	}
-	for _, kind := range []client.Object{&appsv1.ImoocPod{}, &corev1.Pod{}} {
+	for _, kind := range []client.Object{&appsv2.ImoocPod{}, &corev1.Pod{}} {
 		informer, err := env.Manager.GetCache().GetInformer(env.Context(), kind)
 		g.Expect(err).NotTo(HaveOccurred())
 		registration, err := informer.AddEventHandler(handler)
@@ -272,7 +272,7 @@ func (l *eventLog) passesAskedFor(r *ImoocPodReconciler) int {
 	n := 0
 	for _, e := range l.snapshot() {
 		filters := podFilters
-		if _, ok := e.obj.(*appsv1.ImoocPod); ok {
+		if _, ok := e.obj.(*appsv2.ImoocPod); ok {
 			filters = imoocPodFilters
 		}
 		if passesAll(filters, e) {

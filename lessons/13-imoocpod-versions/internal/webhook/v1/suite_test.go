@@ -1,0 +1,22 @@
+package v1
+
+import (
+	"os"
+	"testing"
+
+	appsv1 "github.com/kube-workshop/operator-workshop/lessons/13-imoocpod-versions/api/apps/v1"
+	appsv2 "github.com/kube-workshop/operator-workshop/lessons/13-imoocpod-versions/api/apps/v2"
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
+)
+
+var env *testenv.Env
+
+// The API server of these tests calls the conversion webhook of the manager: envtest
+// points the CRD's spec.conversion at the manager's webhook server, as the types in the
+// scheme are convertible. No controller runs: the tests read and write ImoocPods only.
+func TestMain(m *testing.M) {
+	os.Exit(testenv.Run(m, testenv.Options{
+		Scheme: testenv.Scheme(appsv1.AddToScheme, appsv2.AddToScheme),
+		Setup:  SetupImoocPodWebhookWithManager,
+	}, &env))
+}
