@@ -12,14 +12,10 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/kube-workshop/operator-workshop/shared/bootstrap"
-	//stage:13
 	appsv1 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/api/apps/v1"
-	//stage:end
 	appsv2 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/api/apps/v2"
 	"github.com/kube-workshop/operator-workshop/tracks/imoocpod/internal/controller"
-	//stage:13
 	webhookv1 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/internal/webhook/v1"
-	//stage:end
 )
 
 func main() {

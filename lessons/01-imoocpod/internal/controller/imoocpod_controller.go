@@ -44,8 +44,9 @@ type ImoocPodReconciler struct {
 
 // Reconcile compares the pods that exist with spec.replicas and creates or deletes the
 // difference, all in one pass. It is called for every change of an ImoocPod and of the
-// pods it owns, and must give the same answer however often it runs.
-func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+// pods it owns, and must give the same answer however often it runs. retErr is the
+// pass's error, named so that what a pass defers can read it.
+func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
 	// The cache is where reads come from. NotFound means the ImoocPod is gone: the
 	// garbage collector deletes its pods through their OwnerReferences, so we are done.
 	var imoocPod appsv1.ImoocPod

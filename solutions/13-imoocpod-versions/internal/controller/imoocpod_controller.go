@@ -67,10 +67,10 @@ type ImoocPodReconciler struct {
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
 
-// Reconcile compares the pods that exist with spec.replicas, creates or deletes the
-// difference, all in one pass, and reports what it found in the status. It is called for
-// every change of an ImoocPod's spec and of the pods it owns, and must give the same
-// answer however often it runs.
+// Reconcile compares the pods that exist with spec.replicas and creates or deletes the
+// difference, all in one pass. It is called for every change of an ImoocPod and of the
+// pods it owns, and must give the same answer however often it runs. retErr is the
+// pass's error, named so that what a pass defers can read it.
 func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
 	// The cache is where reads come from. NotFound means the ImoocPod is gone: the
 	// garbage collector deletes its pods through their OwnerReferences, so we are done.
