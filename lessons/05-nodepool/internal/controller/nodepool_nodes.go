@@ -197,9 +197,13 @@ func claimedByOtherPools(node *corev1.Node, pool string, pools map[string]poolKe
 // longer gives goes, and nothing else the node carries is touched. pools are the keys
 // every existing NodePool lists, by name (listPools).
 func withPool(node *corev1.Node, pool *nodesv1.NodePool, pools map[string]poolKeys) (*corev1.Node, nodeChange, error) {
+	// A record this controller cannot read is dropped: the node's kubelet may write its
+	// annotations, and refusing it would fail every pass of the pool, and hold a deleted
+	// pool for ever. Read as empty, it is replaced (member) or removed. What the pool gave
+	// the node stays: without the record, it is no longer told from anyone else's.
 	record, recorded, err := readPoolRecord(node, pool.Name)
 	if err != nil {
-		return nil, nodeUnchanged, err
+		record, recorded = poolRecord{}, false
 	}
 	labels, taints, member := poolShare(node, pool, pools)
 

@@ -170,6 +170,29 @@ func TestTheDeletionPassSeesNodesTheCacheDoesNotShowYet(t *testing.T) {
 	g.Expect(got.Annotations).NotTo(HaveKey(poolRecordAnnotation(name)))
 }
 
+// A record is an annotation, which the node's kubelet may write: one that is not JSON
+// must not keep a deleted pool, and with it the CRD's removal, waiting for ever.
+func TestADeletedPoolGoesDespiteARecordItCannotRead(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	name := uniqueName("unreadable")
+	member := createMember(t, g, name)
+	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
+	r := newReconciler(env.Client)
+
+	_, err := r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	annotateNode(g, member, poolRecordAnnotation(name), "written by the kubelet")
+
+	g.Expect(env.Client.Delete(ctx, pool)).To(Succeed())
+	_, err = r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred(), "a record the pool cannot read should be dropped, not hold the pool")
+	err = env.Client.Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})
+	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the deletion pass should let the pool go; got %v", err)
+	g.Expect(latestNode(g, member).Annotations).NotTo(HaveKey(poolRecordAnnotation(name)),
+		"the unreadable record should be gone with the pool")
+}
+
 // nodeCacheBehind is a client whose cache lists nodes as they were: a copy taken before.
 type nodeCacheBehind struct {
 	client.Client

@@ -169,6 +169,34 @@ func setPoolConflictCondition(pool *nodesv1.NodePool, conflicts []string) {
 	meta.SetStatusCondition(&pool.Status.Conditions, condition)
 }
 
+// reportDroppedRecords sets the UnreadableRecords condition and, when the pass dropped
+// records it could not read (withPool), tells so with one Warning event: what the pool
+// gave those nodes stays there, and only someone who reads the event can remove it.
+// nodes are the nodes the pass went through, as it read them, and results what it did.
+func (r *NodePoolReconciler) reportDroppedRecords(pool *nodesv1.NodePool, nodes []*corev1.Node, results []nodeResult) {
+	var dropped []string
+	for i, node := range nodes {
+		if _, _, err := readPoolRecord(node, pool.Name); err != nil && results[i].err == nil {
+			dropped = append(dropped, fmt.Sprintf("node %s: %v", node.Name, err))
+		}
+	}
+	condition := metav1.Condition{
+		Type:               nodesv1.ConditionUnreadableRecords,
+		Status:             metav1.ConditionFalse,
+		Reason:             nodesv1.ReasonRecordsRead,
+		Message:            "every record of the pool on its nodes was readable",
+		ObservedGeneration: pool.Generation,
+	}
+	if len(dropped) > 0 {
+		message := fmt.Sprintf("dropped the unreadable record of %s; the labels and taints the pool gave there stay: first: %s",
+			nodeCount(len(dropped)), dropped[0])
+		condition.Status, condition.Reason = metav1.ConditionTrue, nodesv1.ReasonRecordsDropped
+		condition.Message = shorten(message, maxConditionMessage)
+		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, EventRecordDropped, "Unlabel", "%s", eventNote(message))
+	}
+	meta.SetStatusCondition(&pool.Status.Conditions, condition)
+}
+
 // heldByOtherPools describes, sorted, the labels and taints of pool's spec that node
 // does not carry as the pool gives them because another pool holds them there
 // (claimedByOtherPools): "label tier (pool gold)". A pool whose value the node carries

@@ -192,6 +192,39 @@ func TestAPoolThatLosesAKeyToAnotherPoolReportsTheConflict(t *testing.T) {
 		"1 of 2 members carry another pool's value for a key of this pool; first: node %s: label pool.test/tier (pool %s)", shared.Name, first)))
 }
 
+// A record the pool cannot read is dropped (lesson 05), and what the pool gave that node
+// stays there: the pool says so, in a condition and in a Warning event, once.
+func TestAPoolTellsOfARecordItDropped(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	name := uniqueName("dropped")
+	member := createMember(t, g, name)
+	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
+	recorder := events.NewFakeRecorder(10)
+	r := newReconciler(env.Client)
+	r.Recorder = recorder
+
+	_, err := r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	takeEvents(recorder)
+	annotateNode(g, member, poolRecordAnnotation(name), "written by the kubelet")
+
+	_, err = r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	dropped := meta.FindStatusCondition(latestPool(g, pool).Status.Conditions, nodesv1.ConditionUnreadableRecords)
+	g.Expect(dropped).NotTo(BeNil(), "the pool should say that it dropped a record")
+	g.Expect(*dropped).To(And(HaveField("Status", metav1.ConditionTrue), HaveField("Reason", nodesv1.ReasonRecordsDropped),
+		HaveField("Message", ContainSubstring("node "+member.Name))))
+	g.Expect(takeEvents(recorder)).To(ContainElement(HavePrefix("Warning RecordDropped")),
+		"a dropped record should be told in a Warning event")
+
+	_, err = r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(takeEvents(recorder)).To(BeEmpty(), "the record is the pool's own again: nothing more to tell")
+	g.Expect(latestPool(g, pool).Status.Conditions).To(ContainElement(And(
+		HaveField("Type", nodesv1.ConditionUnreadableRecords), HaveField("Status", metav1.ConditionFalse))))
+}
+
 // setAllocatable gives node allocatable resources, as its kubelet would report them.
 func setAllocatable(g Gomega, node *corev1.Node, cpu, memory string) {
 	got := latestNode(g, node)

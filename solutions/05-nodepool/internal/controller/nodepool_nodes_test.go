@@ -176,14 +176,32 @@ func TestWithPoolLeavesAKeyToThePoolThatSetItFirst(t *testing.T) {
 	g.Expect(change).To(Equal(nodeUnchanged), "the two pools do not take turns overwriting each other")
 }
 
-func TestWithPoolRefusesARecordItCannotRead(t *testing.T) {
+// A record is an annotation, which the node's kubelet may write: one that is not JSON
+// must not stop the pool for ever (from lesson 06, a deleted pool would never go). The
+// pool treats it as empty and writes its own in its place.
+func TestWithPoolDropsARecordItCannotRead(t *testing.T) {
 	g := NewWithT(t)
+	pool := poolWith("web", map[string]string{"pool.example/web": "1"},
+		corev1.Taint{Key: "pool.example/web", Effect: corev1.TaintEffectNoSchedule})
 	node := nodeWith("n1", map[string]string{poolMemberLabel("web"): ""})
 	node.Annotations = map[string]string{poolRecordAnnotation("web"): "edited by hand"}
 
-	_, _, err := withPool(node, poolWith("web", map[string]string{"a": "1"}), nil)
-	g.Expect(err).To(MatchError(ContainSubstring("annotation applied.nodes.workshop.dev/web is not a record")),
-		"without its record the pool cannot tell its labels from someone else's: it must not guess")
+	got, change, err := withPool(node, pool, knownPools(pool))
+	g.Expect(err).NotTo(HaveOccurred(), "a record the pool cannot read is dropped, not an error of every pass")
+	g.Expect(change).To(Equal(nodeJoined), "without a record, the pool had given the node nothing")
+	g.Expect(got.Labels).To(HaveKeyWithValue("pool.example/web", "1"))
+	g.Expect(got.Spec.Taints).To(ConsistOf(corev1.Taint{Key: "pool.example/web", Effect: corev1.TaintEffectNoSchedule}))
+	g.Expect(got.Annotations[poolRecordAnnotation("web")]).To(HavePrefix("{"), "the pool's own record replaces it")
+
+	delete(got.Labels, poolMemberLabel("web"))
+	got.Annotations[poolRecordAnnotation("web")] = "edited by hand"
+	left, change, err := withPool(got, pool, knownPools(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(change).To(Equal(nodeLeft))
+	g.Expect(left.Annotations).NotTo(HaveKey(poolRecordAnnotation("web")),
+		"a node that left keeps no record, readable or not")
+	g.Expect(left.Labels).To(HaveKeyWithValue("pool.example/web", "1"),
+		"without a record the pool cannot tell its labels from someone else's: it leaves them")
 }
 
 func TestConcernsPoolMembersAndTheNodesThatLeft(t *testing.T) {

@@ -169,6 +169,7 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 		}
 	}
 	setPoolConflictCondition(pool, conflicts)
+	r.reportDroppedRecords(pool, concerned, results)
 	// A spec change on a pool of a thousand members is one change of the pool: a thousand
 	// events would bury every other one, and the recorder drops events past 1000.
 	changed := r.recordNodeChanges(pool, changes)

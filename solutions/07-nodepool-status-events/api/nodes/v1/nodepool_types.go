@@ -57,6 +57,20 @@ const (
 	ReasonNoConflict = "NoConflict"
 )
 
+// ConditionUnreadableRecords is the type of the condition that says whether the last
+// pass found records on nodes it could not read (annotations that are not JSON, which a
+// node's kubelet may write), and dropped them.
+const ConditionUnreadableRecords = "UnreadableRecords"
+
+// The reasons of the UnreadableRecords condition.
+const (
+	// ReasonRecordsDropped: the last pass dropped unreadable records; what the pool had
+	// given those nodes stays there, since it can no longer tell it from anyone else's.
+	ReasonRecordsDropped = "RecordsDropped"
+	// ReasonRecordsRead: every record the last pass met was readable.
+	ReasonRecordsRead = "RecordsRead"
+)
+
 // The reasons of the Ready condition, which `kubectl get nodepools` shows as STATUS.
 const (
 	// ReasonNodesConfigured: every member carries the pool's labels and taints, and the
@@ -101,7 +115,7 @@ type NodePoolStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// Conditions hold the Ready and Conflict conditions.
+	// Conditions hold the Ready, Conflict and UnreadableRecords conditions.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
