@@ -32,12 +32,10 @@ func TestAPoolBeingDeletedGivesNothingToItsMembers(t *testing.T) {
 	pool := poolWith("web", map[string]string{"pool.example/web": "1"},
 		corev1.Taint{Key: "pool.example/web", Effect: corev1.TaintEffectNoSchedule})
 	node := nodeWith("n1", map[string]string{poolMemberLabel("web"): "", "team": "blue"})
-	node, _, err := withPool(node, pool, knownPools(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	node, _ = withPool(node, pool)
 
 	pool.DeletionTimestamp = &metav1.Time{Time: time.Now()}
-	got, change, err := withPool(node, pool, knownPools(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	got, change := withPool(node, pool)
 	g.Expect(change).To(Equal(nodeLeft), "a pool being deleted gives nothing, members included: "+
 		"its member should lose what the pool gave, as a node that left does")
 	g.Expect(got.Labels).To(Equal(map[string]string{poolMemberLabel("web"): "", "team": "blue"}),

@@ -141,8 +141,8 @@ func TestAForgedRecordTakesNothingThePoolNeverListed(t *testing.T) {
 
 	_, err := r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred())
-	forged := fmt.Sprintf(`{"labels":["node-pool.workshop.dev/master","node-pool.workshop.dev/test",%q],"taints":[%q,%q]}`,
-		restricted, taintID(sampleTaint), taintID(adminTaint))
+	forged := recordOf(map[string]string{"node-pool.workshop.dev/master": "8", "node-pool.workshop.dev/test": "2", restricted: "yes"},
+		sampleTaint, adminTaint)
 	annotateNode(g, member, poolRecordAnnotation(name), forged)
 	_, err = r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -189,7 +189,23 @@ func TestAPoolThatLosesAKeyToAnotherPoolReportsTheConflict(t *testing.T) {
 	g.Expect(got.Status.Allocatable).To(haveQuantities("2", "4Gi"), "nor do its resources")
 	g.Expect(got).To(havePoolReady(metav1.ConditionFalse, nodesv1.ReasonNodesInConflict))
 	g.Expect(poolReadyCondition(got).Message).To(Equal(fmt.Sprintf(
-		"1 of 2 members carry another pool's value for a key of this pool; first: node %s: label pool.test/tier (pool %s)", shared.Name, first)))
+		"1 of 2 members carry someone else's value for a key of this pool; first: node %s: label pool.test/tier=1 (pool %s)", shared.Name, first)))
+}
+
+// An admin's value for a key of the pool is a conflict, as another pool's is: the pool
+// leaves it (lesson 05), and its RuntimeClass's pods would never land there.
+func TestConflictsOnNamesSomeoneElsesValue(t *testing.T) {
+	g := NewWithT(t)
+	pool := poolWith("web", map[string]string{"team/tier": "pool", "zone": "b"}, noSchedule("dedicated", "db"))
+	node := nodeWith("n1", map[string]string{poolMemberLabel("web"): "", "team/tier": "admin", "zone": "b"},
+		noSchedule("dedicated", "admin"))
+	g.Expect(conflictsOn(node, pool)).To(Equal([]string{"label team/tier=admin", "taint dedicated=admin:NoSchedule"}),
+		"the admin's values are conflicts; zone=b, the pool's value, is none")
+
+	given, _ := withPool(nodeWith("n1", map[string]string{poolMemberLabel("web"): ""}), pool)
+	given.Labels["zone"] = "c"
+	g.Expect(conflictsOn(given, pool)).To(Equal([]string{"label zone=c"}),
+		"a value someone changed after the pool gave it is theirs, and a conflict; the pool's own are none")
 }
 
 // A record the pool cannot read is dropped (lesson 05), and what the pool gave that node

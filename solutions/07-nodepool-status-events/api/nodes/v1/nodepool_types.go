@@ -44,15 +44,15 @@ type NodePoolSpec struct {
 // what it gives them.
 const ConditionReady = "Ready"
 
-// ConditionConflict is the type of the condition that says whether another pool holds
-// one of the pool's keys, with another value, on some of its members.
+// ConditionConflict is the type of the condition that says whether some of the pool's
+// members carry someone else's value (another pool's, an admin's) for one of its keys.
 const ConditionConflict = "Conflict"
 
 // The reasons of the Conflict condition.
 const (
-	// ReasonKeysHeldByOtherPools: on some members another pool's record holds one of
-	// the pool's keys, with another value; the message names the first.
-	ReasonKeysHeldByOtherPools = "KeysHeldByOtherPools"
+	// ReasonKeysHeldByOthers: some members carry someone else's value for one of the
+	// pool's keys, which the pool leaves to them; the message names the first.
+	ReasonKeysHeldByOthers = "KeysHeldByOthers"
 	// ReasonNoConflict: the pool's members carry its keys as it gives them.
 	ReasonNoConflict = "NoConflict"
 )
