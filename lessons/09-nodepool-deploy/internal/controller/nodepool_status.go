@@ -255,20 +255,20 @@ func conflictsOn(node *corev1.Node, pool *nodesv1.NodePool) []string {
 	var conflicts []string
 	for _, key := range slices.Sorted(maps.Keys(pool.Spec.Labels)) {
 		value, carried := node.Labels[key]
-		if _, ours := held.Labels[key]; carried && !ours && value != pool.Spec.Labels[key] {
-			conflicts = append(conflicts, fmt.Sprintf("label %s=%s%s", key, value, givenBy(node, pool.Name,
-				func(other poolRecord) bool { v, ok := other.Labels[key]; return ok && v == value })))
+		if _, ours := held.Labels[key]; !carried || ours || value == pool.Spec.Labels[key] {
+			continue
 		}
+		gives := func(other poolRecord) bool { v, ok := other.Labels[key]; return ok && v == value }
+		conflicts = append(conflicts, fmt.Sprintf("label %s=%s%s", key, value, givenBy(node, pool.Name, gives)))
 	}
 	for _, t := range pool.Spec.Taints {
 		for _, n := range node.Spec.Taints {
-			if taintID(n) == taintID(t) && n.Value != t.Value &&
-				!slices.ContainsFunc(held.Taints, func(h corev1.Taint) bool { return sameTaint(h, n) }) {
-				conflicts = append(conflicts, fmt.Sprintf("taint %s%s", n.ToString(), givenBy(node, pool.Name,
-					func(other poolRecord) bool {
-						return slices.ContainsFunc(other.Taints, func(o corev1.Taint) bool { return sameTaint(o, n) })
-					})))
+			same := func(o corev1.Taint) bool { return sameTaint(o, n) }
+			if taintID(n) != taintID(t) || n.Value == t.Value || slices.ContainsFunc(held.Taints, same) {
+				continue
 			}
+			gives := func(other poolRecord) bool { return slices.ContainsFunc(other.Taints, same) }
+			conflicts = append(conflicts, fmt.Sprintf("taint %s%s", n.ToString(), givenBy(node, pool.Name, gives)))
 		}
 	}
 	return conflicts
