@@ -78,11 +78,16 @@ func (record poolRecord) keys() poolKeys {
 	return keys
 }
 
-// rememberListedKeys adds the keys the pool's spec lists to its status, which the pass
-// writes at its end, and never takes a key off: status.listedLabels and
-// status.listedTaints say what the pool has ever listed, which bounds what a record on a
-// node can make it take back (listedKeys). The record can be forged, the status cannot:
-// only the controller writes it.
+// rememberListedKeys makes the pool's status list every key its spec lists, and every
+// key of an earlier spec that a record on a node still lists: status.listedLabels and
+// status.listedTaints bound what a record on a node can make the pool take back
+// (listedKeys). The record can be forged, the status cannot: only the controller
+// writes it.
+//
+// A key is stored before any node gets it, as the finalizer is: a pass that patched the
+// nodes and then failed to write its status would leave a key that no later spec could
+// take back. So when the lists grow, they are patched at once, before the pass touches
+// a node; the status patch at the end of the pass writes the rest.
 //
 // The status comes from the cache, which may not show the last pass's status patch yet:
 // a patch computed from it would replace the lists (a merge patch replaces a list
@@ -110,7 +115,47 @@ func (r *NodePoolReconciler) rememberListedKeys(ctx context.Context, pool *nodes
 		}
 		addListedKeys(pool, stored.Status.ListedLabels, stored.Status.ListedTaints)
 	}
+	if err := r.forgetUnrecordedKeys(ctx, pool, spec); err != nil {
+		return err
+	}
+	before := pool.DeepCopy()
 	addListedKeys(pool, sets.List(spec.labels), sets.List(spec.taints))
+	if slices.Equal(before.Status.ListedLabels, pool.Status.ListedLabels) &&
+		slices.Equal(before.Status.ListedTaints, pool.Status.ListedTaints) {
+		return nil
+	}
+	// A copy takes the answer, which holds the spec as the API server has it now: this
+	// pass acts on the spec whose keys it stored.
+	if err := r.Status().Patch(ctx, pool.DeepCopy(), client.MergeFrom(before)); err != nil {
+		return fmt.Errorf("storing the keys the pool gives: %w", err)
+	}
+	return nil
+}
+
+// forgetUnrecordedKeys takes off the pool's status lists the keys that spec does not list
+// and no record of the pool on a node lists either: no node carries them from the pool
+// any more. The nodes are read from the API server, not from the cache, which may not
+// show the record of the last pass's patch yet: one list, only on the passes of a pool
+// whose status lists more than its spec, until the nodes are clean.
+func (r *NodePoolReconciler) forgetUnrecordedKeys(ctx context.Context, pool *nodesv1.NodePool, spec poolKeys) error {
+	extraLabels := sets.New(pool.Status.ListedLabels...).Difference(spec.labels)
+	extraTaints := sets.New(pool.Status.ListedTaints...).Difference(spec.taints)
+	if extraLabels.Len() == 0 && extraTaints.Len() == 0 {
+		return nil
+	}
+	var nodes corev1.NodeList
+	if err := r.APIReader.List(ctx, &nodes); err != nil {
+		return fmt.Errorf("listing nodes: %w", err)
+	}
+	for i := range nodes.Items {
+		if record, _, err := readPoolRecord(&nodes.Items[i], pool.Name); err == nil {
+			keys := record.keys()
+			extraLabels = extraLabels.Difference(keys.labels)
+			extraTaints = extraTaints.Difference(keys.taints)
+		}
+	}
+	pool.Status.ListedLabels = slices.DeleteFunc(pool.Status.ListedLabels, extraLabels.Has)
+	pool.Status.ListedTaints = slices.DeleteFunc(pool.Status.ListedTaints, extraTaints.Has)
 	return nil
 }
 

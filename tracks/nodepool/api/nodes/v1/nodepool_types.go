@@ -100,9 +100,10 @@ type NodePoolStatus struct {
 	// +optional
 	Allocatable corev1.ResourceList `json:"allocatable,omitempty"`
 
-	// ListedLabels are the label keys the pool's spec has ever listed. A pass takes back
-	// from a node only keys of this list, whatever the record on the node says: the
-	// record is an annotation, which the node's kubelet may write.
+	// ListedLabels are the label keys the pool's spec lists, and those an earlier spec
+	// listed that a record on a node still lists. A pass takes back from a node only keys
+	// of this list, whatever the record on the node says: the record is an annotation,
+	// which the node's kubelet may write.
 	// +listType=set
 	// +optional
 	ListedLabels []string `json:"listedLabels,omitempty"`
