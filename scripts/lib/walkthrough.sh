@@ -392,10 +392,14 @@ remove_pool_record() {
   kubectl annotate node "$node" "applied.nodes.workshop.dev/$2-" >/dev/null
 }
 
-# record_entries LIST RECORD prints the entries of the list LIST (labels or taints) of a
-# pool's record, {"labels":["a/b","c"],"taints":["key:Effect"]}, one a line.
+# record_entries labels|taints RECORD prints the label keys, or the taints as key:Effect,
+# of a pool's record, {"labels":{"a/b":"1"},"taints":[{"key":"k","value":"v","effect":"E"}]},
+# one a line. Keys and values hold no quote nor comma.
 record_entries() {
-  sed -n "s/.*\"$1\":\[\([^]]*\)\].*/\1/p" <<<"$2" | tr ',' '\n' | tr -d '"' | grep . || true
+  case $1 in
+    labels) sed -n 's/.*"labels":{\([^}]*\)}.*/\1/p' <<<"$2" | tr ',' '\n' | sed -n 's/^"\([^"]*\)":.*/\1/p' ;;
+    taints) { grep -o '{"key":"[^"]*"[^}]*"effect":"[^"]*"}' <<<"$2" || true; } | sed 's/{"key":"\([^"]*\)".*"effect":"\([^"]*\)"}/\1:\2/' ;;
+  esac
 }
 
 # fresh_namespace NAME deletes NAME if an earlier walkthrough left it, and creates it.

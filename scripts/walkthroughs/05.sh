@@ -35,7 +35,7 @@ expect "$N0 carries the pool's labels" "node-pool.workshop.dev/master=8 node-poo
 expect "$N0 carries the pool's taint" "node-pool.workshop.dev=master:PreferNoSchedule" "pool_taints $N0" \
   "labels but no taint? TODO(2): setPoolTaints appends the pool's missing taints"
 expect "$N0 records what the pool gave it" \
-  '{"labels":["node-pool.workshop.dev/master","node-pool.workshop.dev/test"],"taints":["node-pool.workshop.dev:PreferNoSchedule"]}' \
+  '{"labels":{"node-pool.workshop.dev/master":"8","node-pool.workshop.dev/test":"2"},"taints":[{"key":"node-pool.workshop.dev","value":"master","effect":"PreferNoSchedule"}]}' \
   "kubectl get node $N0 -o jsonpath='{.metadata.annotations.applied\.nodes\.workshop\.dev/$POOL}'" \
   "no record? no pass patched the node (see the labels' hint): TODO(5) writes withPool's node, record included"
 run kubectl get nodes -L node-pool.workshop.dev/master -L node-pool.workshop.dev/test

@@ -33,8 +33,8 @@ func concernsPool(node *corev1.Node, pool string) bool {
 }
 
 // poolRecord is what one NodePool put on one node, in the annotation
-// nodesv1.RecordAnnotationPrefix + pool: the keys of its labels and the key:effect of its
-// taints (a node's taint is known by both).
+// nodesv1.RecordAnnotationPrefix + pool: its labels and its taints, each with the value
+// the pool gave it.
 //
 // A node's labels do not say who set them, and the controller must never remove what
 // someone else set. So it remembers what it set, and the node is the place: the record
@@ -43,48 +43,35 @@ func concernsPool(node *corev1.Node, pool string) bool {
 // node that has left a pool still says what to remove; and it stays out of the pool's
 // spec, which is the user's, and its status, which must never be the only copy of a
 // fact. (Server-side apply tracks ownership itself, but a node's taints are an atomic
-// list: applying ours would take over everyone's.)
+// list: applying ours would take over everyone's.) A label or taint is the pool's only
+// while it still has the value recorded here (heldOn): whoever changed it made it theirs.
 type poolRecord struct {
-	Labels []string `json:"labels,omitempty"`
-	Taints []string `json:"taints,omitempty"`
+	Labels map[string]string `json:"labels,omitempty"`
+	Taints []corev1.Taint    `json:"taints,omitempty"`
 }
 
+// taintID is what tells a node's taints apart: the node accepts dedicated=db:NoSchedule
+// and dedicated=db:NoExecute together, never two dedicated:NoSchedule.
 func taintID(t corev1.Taint) string { return t.Key + ":" + string(t.Effect) }
 
-// poolKeys are the label keys and taints (key:effect) a pool lists: what it may give a
-// node, hold against another pool, and take back.
-type poolKeys struct {
-	labels, taints sets.Set[string]
-}
+// sameTaint reports whether a and b are one taint with one value.
+func sameTaint(a, b corev1.Taint) bool { return taintID(a) == taintID(b) && a.Value == b.Value }
 
-// specKeys returns the keys pool's spec lists.
-func specKeys(pool *nodesv1.NodePool) poolKeys {
-	keys := poolKeys{labels: sets.KeySet(pool.Spec.Labels), taints: sets.New[string]()}
-	for _, t := range pool.Spec.Taints {
-		keys.taints.Insert(taintID(t))
+// heldOn returns the part of record that node still carries as the pool gave it. A label
+// or taint that someone has since changed, or removed, is theirs: the pool neither
+// changes it nor takes it back.
+func (record poolRecord) heldOn(node *corev1.Node) poolRecord {
+	held := poolRecord{Labels: maps.Clone(record.Labels)}
+	maps.DeleteFunc(held.Labels, func(key, value string) bool {
+		carried, ok := node.Labels[key]
+		return !ok || carried != value
+	})
+	for _, t := range record.Taints {
+		if slices.ContainsFunc(node.Spec.Taints, func(n corev1.Taint) bool { return sameTaint(n, t) }) {
+			held.Taints = append(held.Taints, t)
+		}
 	}
-	return keys
-}
-
-// listedKeys returns the keys pool lists.
-func listedKeys(pool *nodesv1.NodePool) poolKeys {
-	keys := specKeys(pool)
-	// And those its earlier specs listed, which nodes may still carry: the status keeps
-	// every key the spec ever listed (rememberListedKeys).
-	keys.labels.Insert(pool.Status.ListedLabels...)
-	keys.taints.Insert(pool.Status.ListedTaints...)
-	return keys
-}
-
-// within returns the part of record that keys lists. A record is an annotation on the
-// node, which the node's kubelet may write (the NodeRestriction admission plugin lets it
-// change its own node's annotations, not its taints): what it says a pool gave is only
-// believed of the keys that pool lists.
-func (record poolRecord) within(keys poolKeys) poolRecord {
-	return poolRecord{
-		Labels: slices.DeleteFunc(slices.Clone(record.Labels), func(key string) bool { return !keys.labels.Has(key) }),
-		Taints: slices.DeleteFunc(slices.Clone(record.Taints), func(id string) bool { return !keys.taints.Has(id) }),
-	}
+	return held
 }
 
 // readPoolRecord returns the record of the NodePool named pool on node, and whether
@@ -96,22 +83,23 @@ func readPoolRecord(node *corev1.Node, pool string) (poolRecord, bool, error) {
 		return record, false, nil
 	}
 	if err := json.Unmarshal([]byte(value), &record); err != nil {
-		return record, true, fmt.Errorf("annotation %s is not a record of this controller: %w",
+		return poolRecord{}, true, fmt.Errorf("annotation %s is not a record of this controller: %w",
 			poolRecordAnnotation(pool), err)
 	}
 	return record, true, nil
 }
 
-// writePoolRecord records on node the labels and taints the NodePool named pool gives
-// it. The keys are sorted: a record that encoded differently on each pass (Go's maps
-// have no order) would be a change, and a write, on every pass.
+// writePoolRecord records on node the labels and taints the NodePool named pool gave
+// it. The taints are sorted, and the labels are a map, which encoding/json writes sorted:
+// a record that encoded differently on each pass would be a change, and a write, on
+// every pass.
 func writePoolRecord(node *corev1.Node, pool string, labels map[string]string, taints []corev1.Taint) {
-	record := poolRecord{Labels: slices.Sorted(maps.Keys(labels))}
+	record := poolRecord{Labels: labels}
 	for _, t := range taints {
-		record.Taints = append(record.Taints, taintID(t))
+		record.Taints = append(record.Taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
 	}
-	slices.Sort(record.Taints)
-	value, _ := json.Marshal(record) // two lists of strings always encode
+	slices.SortFunc(record.Taints, func(a, b corev1.Taint) int { return strings.Compare(taintID(a), taintID(b)) })
+	value, _ := json.Marshal(record) // strings always encode
 	if node.Annotations == nil {
 		node.Annotations = map[string]string{}
 	}
@@ -132,10 +120,8 @@ const (
 )
 
 // poolShare returns what pool gives node, if anything (member): a member gets its labels
-// and taints, any other node nothing. A key or taint that another pool's record on the
-// node lists already stays that pool's: two pools that list one key would otherwise
-// overwrite each other's value on the node forever, each write starting the other's pass.
-func poolShare(node *corev1.Node, pool *nodesv1.NodePool, pools map[string]poolKeys) (labels map[string]string, taints []corev1.Taint, member bool) {
+// and taints, any other node nothing.
+func poolShare(node *corev1.Node, pool *nodesv1.NodePool) (labels map[string]string, taints []corev1.Taint, member bool) {
 	if !isPoolMember(node, pool.Name) {
 		return nil, nil, false
 	}
@@ -144,79 +130,34 @@ func poolShare(node *corev1.Node, pool *nodesv1.NodePool, pools map[string]poolK
 	if !pool.DeletionTimestamp.IsZero() {
 		return nil, nil, false
 	}
-	claimedLabels, claimedTaints := claimedByOtherPools(node, pool.Name, pools)
-	for key, value := range pool.Spec.Labels {
-		if _, claimed := claimedLabels[key]; claimed {
-			continue
-		}
-		if labels == nil {
-			labels = map[string]string{}
-		}
-		labels[key] = value
-	}
-	for _, t := range pool.Spec.Taints {
-		if _, claimed := claimedTaints[taintID(t)]; !claimed {
-			taints = append(taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
-		}
-	}
-	return labels, taints, true
-}
-
-// claimedByOtherPools returns the label keys and taints that the records of the other
-// pools on node list, of the keys those pools list (pools, by name), each with the pool
-// that holds it (the first by name, when several do). A record this
-// controller cannot read claims nothing (its own pool reports it), and neither does the
-// record of a pool that does not exist, nor a key its pool never listed: a record is
-// an annotation the node's kubelet may write, and a forged one must not make a real
-// pool drop its key.
-func claimedByOtherPools(node *corev1.Node, pool string, pools map[string]poolKeys) (labels, taints map[string]string) {
-	labels, taints = map[string]string{}, map[string]string{}
-	for _, key := range slices.Sorted(maps.Keys(node.Annotations)) {
-		other, ok := strings.CutPrefix(key, nodesv1.RecordAnnotationPrefix)
-		if !ok || other == pool {
-			continue
-		}
-		keys, exists := pools[other]
-		if !exists {
-			continue
-		}
-		if record, _, err := readPoolRecord(node, other); err == nil {
-			record = record.within(keys)
-			for _, label := range record.Labels {
-				if _, held := labels[label]; !held {
-					labels[label] = other
-				}
-			}
-			for _, taint := range record.Taints {
-				if _, held := taints[taint]; !held {
-					taints[taint] = other
-				}
-			}
-		}
-	}
-	return labels, taints
+	return pool.Spec.Labels, pool.Spec.Taints, true
 }
 
 // withPool returns a copy of node as pool wants it, and what changed: a member carries
-// the pool's labels and taints and the record of them; any other node carries nothing
-// of the pool's, record included. Either way, what the record lists and the pool no
-// longer gives goes, and nothing else the node carries is touched. pools are the keys
-// every existing NodePool lists, by name (listPools).
-func withPool(node *corev1.Node, pool *nodesv1.NodePool, pools map[string]poolKeys) (*corev1.Node, nodeChange, error) {
+// the pool's labels and taints, where nobody else's value holds the key, and the record
+// of them; any other node carries nothing of the pool's, record included. Either way,
+// what the pool holds (heldOn) and no longer gives goes, and nothing else the node
+// carries is touched.
+func withPool(node *corev1.Node, pool *nodesv1.NodePool) (*corev1.Node, nodeChange) {
+	// A record this controller cannot read is dropped: the node's kubelet may write its
+	// annotations, and refusing it would fail every pass of the pool, and hold a deleted
+	// pool for ever. Read as empty, it is replaced (member) or removed. What the pool gave
+	// the node stays: without the record, it is no longer told from anyone else's.
 	record, recorded, err := readPoolRecord(node, pool.Name)
 	if err != nil {
-		return nil, nodeUnchanged, err
+		recorded = false
 	}
 	// The record may be forged (within): take back only what the pool has listed, never
 	// an admin's taint or a label the kubelet may not remove itself.
 	record = record.within(listedKeys(pool))
-	labels, taints, member := poolShare(node, pool, pools)
+	held := record.heldOn(node)
+	labels, taints, member := poolShare(node, pool)
 
 	want := node.DeepCopy()
-	setPoolLabels(want, record.Labels, labels)
-	setPoolTaints(want, record.Taints, taints)
+	givenLabels := setPoolLabels(want, held.Labels, labels)
+	givenTaints := setPoolTaints(want, held.Taints, taints)
 	if member {
-		writePoolRecord(want, pool.Name, labels, taints)
+		writePoolRecord(want, pool.Name, givenLabels, givenTaints)
 	} else {
 		delete(want.Annotations, poolRecordAnnotation(pool.Name))
 	}
@@ -225,54 +166,77 @@ func withPool(node *corev1.Node, pool *nodesv1.NodePool, pools map[string]poolKe
 	case equality.Semantic.DeepEqual(node.Labels, want.Labels) &&
 		equality.Semantic.DeepEqual(node.Annotations, want.Annotations) &&
 		equality.Semantic.DeepEqual(node.Spec.Taints, want.Spec.Taints):
-		return node, nodeUnchanged, nil
+		return node, nodeUnchanged
 	case member && !recorded:
-		return want, nodeJoined, nil
+		return want, nodeJoined
 	case !member:
-		return want, nodeLeft, nil
+		return want, nodeLeft
 	default:
-		return want, nodeUpdated, nil
+		return want, nodeUpdated
 	}
 }
 
-// setPoolLabels removes from node the label keys in recorded that want no longer lists,
-// and sets every label of want. Labels that are neither are someone else's.
-func setPoolLabels(node *corev1.Node, recorded []string, want map[string]string) {
-	for _, key := range recorded {
+// setPoolLabels removes from node the labels of held (what the pool gave and the node
+// still carries as it gave it) that want no longer lists, and sets every label of want
+// whose key is free or held. A key that carries someone else's value stays theirs. It
+// returns the labels it set: the pool's from now on.
+func setPoolLabels(node *corev1.Node, held, want map[string]string) map[string]string {
+	for key := range held {
 		if _, keep := want[key]; !keep {
 			delete(node.Labels, key)
 		}
 	}
-	if len(want) > 0 && node.Labels == nil {
-		node.Labels = map[string]string{}
+	var given map[string]string
+	for key, value := range want {
+		_, carried := node.Labels[key]
+		if _, ours := held[key]; carried && !ours {
+			continue
+		}
+		if node.Labels == nil {
+			node.Labels = map[string]string{}
+		}
+		if given == nil {
+			given = map[string]string{}
+		}
+		node.Labels[key], given[key] = value, value
 	}
-	maps.Copy(node.Labels, want)
+	return given
 }
 
-// setPoolTaints removes from node the taints in recorded (key:effect) that want no
-// longer lists, gives every taint of want its value, and adds the missing ones at the
-// end. The other taints keep their place and their value.
-func setPoolTaints(node *corev1.Node, recorded []string, want []corev1.Taint) {
+// setPoolTaints removes from node the taints of held that want no longer lists, gives
+// every held taint that want lists want's value, and adds at the end the taints of want
+// the node lacks. A taint is known by its key and effect (taintID): any other taint,
+// one of want's key and effect with someone else's value included, keeps its place and
+// its value. It returns the taints it set.
+func setPoolTaints(node *corev1.Node, held, want []corev1.Taint) []corev1.Taint {
+	ours := sets.New[string]()
+	for _, t := range held {
+		ours.Insert(taintID(t))
+	}
 	wanted := map[string]corev1.Taint{}
 	for _, t := range want {
 		wanted[taintID(t)] = t
 	}
-	stale := sets.New(recorded...)
-	var taints []corev1.Taint
+	var taints, given []corev1.Taint
 	for _, t := range node.Spec.Taints {
 		id := taintID(t)
-		if w, ok := wanted[id]; ok {
+		w, wants := wanted[id]
+		delete(wanted, id)
+		if ours.Has(id) {
+			if !wants {
+				continue
+			}
 			t.Value = w.Value
-			delete(wanted, id)
-		} else if stale.Has(id) {
-			continue
+			given = append(given, t)
 		}
 		taints = append(taints, t)
 	}
 	for _, t := range want {
 		if _, missing := wanted[taintID(t)]; missing {
 			taints = append(taints, t)
+			given = append(given, t)
 		}
 	}
 	node.Spec.Taints = taints
+	return given
 }

@@ -38,6 +38,15 @@ func TestNodePoolIsClusterScoped(t *testing.T) {
 		"an OwnerReference from a cluster-scoped RuntimeClass to a namespaced owner is never honoured")
 }
 
+// A request for a pool that is gone (deleted, or never there) ends the pass: a pass that
+// returned NotFound would be retried, and logged as an error, for ever.
+func TestAPassForAPoolThatIsGoneIsNoError(t *testing.T) {
+	g := NewWithT(t)
+	gone := &nodesv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: uniqueName("gone")}}
+	_, err := newReconciler(env.Client).Reconcile(env.Context(), requestFor(gone))
+	g.Expect(err).NotTo(HaveOccurred(), "a pool that is gone is no error: its pass is done (NotFound)")
+}
+
 func TestNodePoolGivesItsMembersItsLabelsAndTaints(t *testing.T) {
 	g := NewWithT(t)
 	name := uniqueName("sample")

@@ -18,7 +18,7 @@ func TestPoolNodePredicatePassesOnlyWhatAPassReads(t *testing.T) {
 			ObjectMeta: metav1.ObjectMeta{
 				Name: "n1", ResourceVersion: "10",
 				Labels:      map[string]string{poolMemberLabel("web"): "", "pool.example/a": "1"},
-				Annotations: map[string]string{poolRecordAnnotation("web"): `{"labels":["pool.example/a"]}`},
+				Annotations: map[string]string{poolRecordAnnotation("web"): `{"labels":{"pool.example/a":"1"}}`},
 			},
 			Spec: corev1.NodeSpec{Taints: []corev1.Taint{noSchedule("pool.example/t", "1")}},
 			Status: corev1.NodeStatus{

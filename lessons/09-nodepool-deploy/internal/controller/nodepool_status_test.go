@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -141,8 +143,8 @@ func TestAForgedRecordTakesNothingThePoolNeverListed(t *testing.T) {
 
 	_, err := r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred())
-	forged := fmt.Sprintf(`{"labels":["node-pool.workshop.dev/master","node-pool.workshop.dev/test",%q],"taints":[%q,%q]}`,
-		restricted, taintID(sampleTaint), taintID(adminTaint))
+	forged := recordOf(map[string]string{"node-pool.workshop.dev/master": "8", "node-pool.workshop.dev/test": "2", restricted: "yes"},
+		sampleTaint, adminTaint)
 	annotateNode(g, member, poolRecordAnnotation(name), forged)
 	_, err = r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -189,7 +191,124 @@ func TestAPoolThatLosesAKeyToAnotherPoolReportsTheConflict(t *testing.T) {
 	g.Expect(got.Status.Allocatable).To(haveQuantities("2", "4Gi"), "nor do its resources")
 	g.Expect(got).To(havePoolReady(metav1.ConditionFalse, nodesv1.ReasonNodesInConflict))
 	g.Expect(poolReadyCondition(got).Message).To(Equal(fmt.Sprintf(
-		"1 of 2 members carry another pool's value for a key of this pool; first: node %s: label pool.test/tier (pool %s)", shared.Name, first)))
+		"1 of 2 members carry someone else's value for a key of this pool; first: node %s: label pool.test/tier=1 (pool %s)", shared.Name, first)))
+}
+
+// The status lists every key the pool gives before a node carries it: a pass that
+// patched the nodes and then failed to write its status would leave a key that a later
+// spec can never take back (within believes a record only for the listed keys).
+func TestThePoolListsAKeyBeforeANodeCarriesIt(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	name := uniqueName("listed-first")
+	createMember(t, g, name)
+	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
+	watch := &listedAtNodePatch{Client: env.Client, pool: pool.Name}
+	r := newReconciler(watch)
+
+	_, err := r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(watch.listed).To(HaveExactElements(HaveField("ListedLabels", ConsistOf(slices.Collect(maps.Keys(sampleLabels))))),
+		"when the node was patched, the pool's status should already list the keys it gives")
+	g.Expect(watch.listed[0].ListedTaints).To(ConsistOf(taintID(sampleTaint)))
+}
+
+// listedAtNodePatch is a client that reads the status of the pool named pool from the API
+// server each time it patches a node.
+type listedAtNodePatch struct {
+	client.Client
+	pool   string
+	listed []nodesv1.NodePoolStatus
+}
+
+func (c *listedAtNodePatch) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	if _, ok := obj.(*corev1.Node); ok {
+		var pool nodesv1.NodePool
+		if err := c.Client.Get(ctx, clientKey(c.pool), &pool); err != nil {
+			return err
+		}
+		c.listed = append(c.listed, pool.Status)
+	}
+	return c.Client.Patch(ctx, obj, patch, opts...)
+}
+
+// The status forgets a key that the spec no longer lists once no record on a node lists
+// it: otherwise the lists grow with every spec the pool ever had.
+func TestThePoolForgetsAKeyNoRecordLists(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	name := uniqueName("forget")
+	createMember(t, g, name)
+	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
+	r := newReconciler(env.Client)
+
+	_, err := r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	setPoolSpec(g, pool, func(spec *nodesv1.NodePoolSpec) {
+		spec.Labels = map[string]string{"node-pool.workshop.dev/master": "10"}
+		spec.Taints = nil
+	})
+	_, err = r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	got := latestPool(g, pool)
+	g.Expect(got.Status.ListedLabels).To(ContainElement("node-pool.workshop.dev/test"),
+		"the pass that takes test back from the nodes keeps it listed until no record lists it")
+
+	_, err = r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	got = latestPool(g, pool)
+	g.Expect(got.Status.ListedLabels).To(Equal([]string{"node-pool.workshop.dev/master"}),
+		"no record lists test any more: the status should forget it")
+	g.Expect(got.Status.ListedTaints).To(BeEmpty(), "nor does any record list the taint")
+}
+
+// An admin's value for a key of the pool is a conflict, as another pool's is: the pool
+// leaves it (lesson 05), and its RuntimeClass's pods would never land there.
+func TestConflictsOnNamesSomeoneElsesValue(t *testing.T) {
+	g := NewWithT(t)
+	pool := poolWith("web", map[string]string{"team/tier": "pool", "zone": "b"}, noSchedule("dedicated", "db"))
+	node := nodeWith("n1", map[string]string{poolMemberLabel("web"): "", "team/tier": "admin", "zone": "b"},
+		noSchedule("dedicated", "admin"))
+	g.Expect(conflictsOn(node, pool)).To(Equal([]string{"label team/tier=admin", "taint dedicated=admin:NoSchedule"}),
+		"the admin's values are conflicts; zone=b, the pool's value, is none")
+
+	given, _ := withPool(nodeWith("n1", map[string]string{poolMemberLabel("web"): ""}), pool)
+	given.Labels["zone"] = "c"
+	g.Expect(conflictsOn(given, pool)).To(Equal([]string{"label zone=c"}),
+		"a value someone changed after the pool gave it is theirs, and a conflict; the pool's own are none")
+}
+
+// A record the pool cannot read is dropped (lesson 05), and what the pool gave that node
+// stays there: the pool says so, in a condition and in a Warning event, once.
+func TestAPoolTellsOfARecordItDropped(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	name := uniqueName("dropped")
+	member := createMember(t, g, name)
+	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
+	recorder := events.NewFakeRecorder(10)
+	r := newReconciler(env.Client)
+	r.Recorder = recorder
+
+	_, err := r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	takeEvents(recorder)
+	annotateNode(g, member, poolRecordAnnotation(name), "written by the kubelet")
+
+	_, err = r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	dropped := meta.FindStatusCondition(latestPool(g, pool).Status.Conditions, nodesv1.ConditionUnreadableRecords)
+	g.Expect(dropped).NotTo(BeNil(), "the pool should say that it dropped a record")
+	g.Expect(*dropped).To(And(HaveField("Status", metav1.ConditionTrue), HaveField("Reason", nodesv1.ReasonRecordsDropped),
+		HaveField("Message", ContainSubstring("node "+member.Name))))
+	g.Expect(takeEvents(recorder)).To(ContainElement(HavePrefix("Warning RecordDropped")),
+		"a dropped record should be told in a Warning event")
+
+	_, err = r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(takeEvents(recorder)).To(BeEmpty(), "the record is the pool's own again: nothing more to tell")
+	g.Expect(latestPool(g, pool).Status.Conditions).To(ContainElement(And(
+		HaveField("Type", nodesv1.ConditionUnreadableRecords), HaveField("Status", metav1.ConditionFalse))))
 }
 
 // setAllocatable gives node allocatable resources, as its kubelet would report them.

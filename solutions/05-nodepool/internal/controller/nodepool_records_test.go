@@ -29,7 +29,7 @@ func TestAForgedRecordOfAnotherPoolTakesNothing(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(latestNode(g, member).Labels).To(HaveKeyWithValue("node-pool.workshop.dev/master", "8"))
 
-	forged := fmt.Sprintf(`{"labels":["node-pool.workshop.dev/master"],"taints":[%q]}`, taintID(sampleTaint))
+	forged := recordOf(map[string]string{"node-pool.workshop.dev/master": "8"}, sampleTaint)
 	for _, claimant := range []string{"ghost-" + name, other.Name} {
 		annotateNode(g, member, poolRecordAnnotation(claimant), forged)
 		_, err = r.Reconcile(ctx, requestFor(pool))
@@ -40,6 +40,14 @@ func TestAForgedRecordOfAnotherPoolTakesNothing(t *testing.T) {
 		g.Expect(got.Spec.Taints).To(ContainElement(sampleTaint),
 			"a record of %s, which never listed the taint, should not make the pool drop it", claimant)
 	}
+}
+
+// recordOf returns the record of a pool that gave labels and taints, as writePoolRecord
+// writes it.
+func recordOf(labels map[string]string, taints ...corev1.Taint) string {
+	node := nodeWith("record", nil)
+	writePoolRecord(node, "any", labels, taints)
+	return node.Annotations[poolRecordAnnotation("any")]
 }
 
 // annotateNode sets an annotation of node with a merge patch, as its kubelet could.

@@ -130,10 +130,6 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 	// reported in the same order on every pass, and the error of a pass that fails on the
 	// same nodes names the same first failure.
 	slices.SortFunc(nodes.Items, func(a, b corev1.Node) int { return strings.Compare(a.Name, b.Name) })
-	pools, err := r.listPools(ctx)
-	if err != nil {
-		return 0, err
-	}
 	if err := r.rememberListedKeys(ctx, pool, nodes.Items); err != nil {
 		return 0, err
 	}
@@ -149,7 +145,7 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 		}
 		concerned = append(concerned, node)
 		if isPoolMember(node, pool.Name) {
-			if held := heldByOtherPools(node, pool, pools); len(held) > 0 {
+			if held := conflictsOn(node, pool); len(held) > 0 {
 				conflicts = append(conflicts, fmt.Sprintf("node %s: %s", node.Name, strings.Join(held, ", ")))
 			} else {
 				countMember(pool, node)
@@ -157,7 +153,7 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 		}
 	}
 	// Results come back in the nodes' order, however the patches interleaved.
-	results := r.syncNodes(ctx, pool, pools, concerned)
+	results := r.syncNodes(ctx, pool, concerned)
 	var errs []error
 	for i, node := range concerned {
 		switch result := results[i]; {
@@ -169,6 +165,7 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 		}
 	}
 	setPoolConflictCondition(pool, conflicts)
+	r.reportDroppedRecords(pool, concerned, results)
 	// A spec change on a pool of a thousand members is one change of the pool: a thousand
 	// events would bury every other one, and the recorder drops events past 1000.
 	changed := r.recordNodeChanges(pool, changes)
@@ -193,7 +190,7 @@ type nodeResult struct {
 // syncNodes runs syncNode on each of nodes, maxParallelNodePatches at a time at most,
 // and returns the results in the order of nodes. Each node is patched at most once (with
 // its own retries on conflict): the nodes are distinct, and so are their patches.
-func (r *NodePoolReconciler) syncNodes(ctx context.Context, pool *nodesv1.NodePool, pools map[string]poolKeys, nodes []*corev1.Node) []nodeResult {
+func (r *NodePoolReconciler) syncNodes(ctx context.Context, pool *nodesv1.NodePool, nodes []*corev1.Node) []nodeResult {
 	results := make([]nodeResult, len(nodes))
 	slots := make(chan struct{}, maxParallelNodePatches)
 	var wg sync.WaitGroup
@@ -201,7 +198,7 @@ func (r *NodePoolReconciler) syncNodes(ctx context.Context, pool *nodesv1.NodePo
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			results[i].change, results[i].err = r.syncNode(ctx, pool, pools, node)
+			results[i].change, results[i].err = r.syncNode(ctx, pool, node)
 		})
 	}
 	wg.Wait()
@@ -237,7 +234,7 @@ func (e *nodesError) Error() string {
 func (e *nodesError) Unwrap() []error { return e.errs }
 
 // syncNode patches node so that it carries what pool gives it, only when something
-// differs, and says what changed. pools are the keys every NodePool lists (listPools).
+// differs, and says what changed.
 //
 // A merge patch replaces a list whole, and taints are a list: a patch computed from our
 // copy of the node would put back the taints it had when we read it, dropping any that
@@ -245,15 +242,14 @@ func (e *nodesError) Unwrap() []error { return e.errs }
 // that the API server refuses the patch (409 Conflict) if the node changed since. Then
 // we read the node again, from the API server, and compute the patch anew, as the node
 // lifecycle controller does for its own taints. Nothing anyone else wrote is lost.
-func (r *NodePoolReconciler) syncNode(ctx context.Context, pool *nodesv1.NodePool, pools map[string]poolKeys, node *corev1.Node) (nodeChange, error) {
+func (r *NodePoolReconciler) syncNode(ctx context.Context, pool *nodesv1.NodePool, node *corev1.Node) (nodeChange, error) {
 	var change nodeChange
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		want, c, err := withPool(node, pool, pools)
-		if err != nil || c == nodeUnchanged {
-			change = c
-			return err
+		want, c := withPool(node, pool)
+		if c == nodeUnchanged {
+			return nil
 		}
-		err = r.Patch(ctx, want, client.MergeFromWithOptions(node, client.MergeFromWithOptimisticLock{}))
+		err := r.Patch(ctx, want, client.MergeFromWithOptions(node, client.MergeFromWithOptimisticLock{}))
 		if apierrors.IsConflict(err) {
 			fresh := &corev1.Node{}
 			if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(node), fresh); err != nil {
@@ -272,21 +268,6 @@ func (r *NodePoolReconciler) syncNode(ctx context.Context, pool *nodesv1.NodePoo
 		return nil
 	})
 	return change, err
-}
-
-// listPools returns the keys each NodePool lists, by the pool's name, from the cache. A
-// record on a node claims a key for its pool only when that pool exists and lists it
-// (claimedByOtherPools).
-func (r *NodePoolReconciler) listPools(ctx context.Context) (map[string]poolKeys, error) {
-	var list nodesv1.NodePoolList
-	if err := r.List(ctx, &list); err != nil {
-		return nil, fmt.Errorf("listing NodePools: %w", err)
-	}
-	pools := make(map[string]poolKeys, len(list.Items))
-	for i := range list.Items {
-		pools[list.Items[i].Name] = listedKeys(&list.Items[i])
-	}
-	return pools, nil
 }
 
 // SetupWithManager starts the controller. A pool is reconciled when its spec changes

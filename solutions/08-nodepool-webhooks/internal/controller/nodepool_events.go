@@ -14,6 +14,7 @@ const (
 	EventNodeLeft       = "NodeLeft"
 	EventCleanupDone    = "CleanupDone"
 	EventReconcileError = "ReconcileError"
+	EventRecordDropped  = "RecordDropped"
 )
 
 // recordNodeChanges tells what a pass did to the nodes, with one Normal event about the

@@ -32,12 +32,10 @@ func TestAPoolBeingDeletedGivesNothingToItsMembers(t *testing.T) {
 	pool := poolWith("web", map[string]string{"pool.example/web": "1"},
 		corev1.Taint{Key: "pool.example/web", Effect: corev1.TaintEffectNoSchedule})
 	node := nodeWith("n1", map[string]string{poolMemberLabel("web"): "", "team": "blue"})
-	node, _, err := withPool(node, pool, knownPools(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	node, _ = withPool(node, pool)
 
 	pool.DeletionTimestamp = &metav1.Time{Time: time.Now()}
-	got, change, err := withPool(node, pool, knownPools(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	got, change := withPool(node, pool)
 	g.Expect(change).To(Equal(nodeLeft), "a pool being deleted gives nothing, members included: "+
 		"its member should lose what the pool gave, as a node that left does")
 	g.Expect(got.Labels).To(Equal(map[string]string{poolMemberLabel("web"): "", "team": "blue"}),
@@ -111,10 +109,14 @@ func TestTheDeletionPassWritesNothingAfterRemovingTheFinalizer(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(latestPool(g, pool).Finalizers).To(ConsistOf(nodesv1.Finalizer))
 	firstPass := []string{"NodePool/" + name, "Node/" + member.Name, "RuntimeClass/" + nodesv1.RuntimeClassPrefix + name}
-	firstPass = append(firstPass, "NodePool/"+name+"/status")
+	// The keys the pass gives go into the status before any node gets them, as the
+	// finalizer does; the rest of the status comes last.
+	status := "NodePool/" + name + "/status"
+	firstPass = []string{firstPass[0], status, firstPass[1], firstPass[2], status}
 	g.Expect(takeEvents(recorder)).To(HaveExactElements(HavePrefix("Normal NodeJoined Node " + member.Name)))
 	g.Expect(writes.take()).To(HaveExactElements(firstPass),
-		"the first pass should store the finalizer before it gives any node anything, and write the status, if any, last")
+		"the first pass should store the finalizer (and the keys it gives, if any) before it gives any node anything, "+
+			"and write the rest of the status, if any, last")
 
 	g.Expect(env.Client.Delete(ctx, pool)).To(Succeed())
 	g.Expect(latestPool(g, pool).DeletionTimestamp).NotTo(BeNil(), "the finalizer holds the deleted pool")
@@ -168,6 +170,29 @@ func TestTheDeletionPassSeesNodesTheCacheDoesNotShowYet(t *testing.T) {
 		"the pool is gone: its taint must be gone too, even though the cache did not show it on the node")
 	g.Expect(got.Labels).To(Equal(map[string]string{poolMemberLabel(name): ""}))
 	g.Expect(got.Annotations).NotTo(HaveKey(poolRecordAnnotation(name)))
+}
+
+// A record is an annotation, which the node's kubelet may write: one that is not JSON
+// must not keep a deleted pool, and with it the CRD's removal, waiting for ever.
+func TestADeletedPoolGoesDespiteARecordItCannotRead(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	name := uniqueName("unreadable")
+	member := createMember(t, g, name)
+	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
+	r := newReconciler(env.Client)
+
+	_, err := r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	annotateNode(g, member, poolRecordAnnotation(name), "written by the kubelet")
+
+	g.Expect(env.Client.Delete(ctx, pool)).To(Succeed())
+	_, err = r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred(), "a record the pool cannot read should be dropped, not hold the pool")
+	err = env.Client.Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})
+	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the deletion pass should let the pool go; got %v", err)
+	g.Expect(latestNode(g, member).Annotations).NotTo(HaveKey(poolRecordAnnotation(name)),
+		"the unreadable record should be gone with the pool")
 }
 
 // nodeCacheBehind is a client whose cache lists nodes as they were: a copy taken before.

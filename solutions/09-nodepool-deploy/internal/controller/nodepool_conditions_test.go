@@ -60,7 +60,7 @@ func TestSetPoolReadyConditionSaysWhatThePassFound(t *testing.T) {
 		reason    string
 	}{
 		{"a failed pass", 2, "", errors.New("patching node n1: the server is on fire"), metav1.ConditionFalse, nodesv1.ReasonReconcileError},
-		{"another pool holds a key", 2, "node n1: label zone (pool other)", nil, metav1.ConditionFalse, nodesv1.ReasonNodesInConflict},
+		{"someone else holds a key", 2, "node n1: label zone=a (pool other)", nil, metav1.ConditionFalse, nodesv1.ReasonNodesInConflict},
 		{"no member", 0, "", nil, metav1.ConditionFalse, nodesv1.ReasonNoNodes},
 		{"members that carry the pool's labels and taints", 2, "", nil, metav1.ConditionTrue, nodesv1.ReasonNodesConfigured},
 	}
@@ -72,7 +72,7 @@ func TestSetPoolReadyConditionSaysWhatThePassFound(t *testing.T) {
 			pool.Status.NodeCount = tt.nodeCount
 			if tt.conflict != "" {
 				meta.SetStatusCondition(&pool.Status.Conditions, metav1.Condition{
-					Type: nodesv1.ConditionConflict, Status: metav1.ConditionTrue, Reason: "KeyHeldByAnotherPool", Message: tt.conflict,
+					Type: nodesv1.ConditionConflict, Status: metav1.ConditionTrue, Reason: nodesv1.ReasonKeysHeldByOthers, Message: tt.conflict,
 				})
 			}
 			setPoolReadyCondition(pool, tt.passErr)

@@ -44,17 +44,31 @@ type NodePoolSpec struct {
 // what it gives them.
 const ConditionReady = "Ready"
 
-// ConditionConflict is the type of the condition that says whether another pool holds
-// one of the pool's keys, with another value, on some of its members.
+// ConditionConflict is the type of the condition that says whether some of the pool's
+// members carry someone else's value (another pool's, an admin's) for one of its keys.
 const ConditionConflict = "Conflict"
 
 // The reasons of the Conflict condition.
 const (
-	// ReasonKeysHeldByOtherPools: on some members another pool's record holds one of
-	// the pool's keys, with another value; the message names the first.
-	ReasonKeysHeldByOtherPools = "KeysHeldByOtherPools"
+	// ReasonKeysHeldByOthers: some members carry someone else's value for one of the
+	// pool's keys, which the pool leaves to them; the message names the first.
+	ReasonKeysHeldByOthers = "KeysHeldByOthers"
 	// ReasonNoConflict: the pool's members carry its keys as it gives them.
 	ReasonNoConflict = "NoConflict"
+)
+
+// ConditionUnreadableRecords is the type of the condition that says whether the last
+// pass found records on nodes it could not read (annotations that are not JSON, which a
+// node's kubelet may write), and dropped them.
+const ConditionUnreadableRecords = "UnreadableRecords"
+
+// The reasons of the UnreadableRecords condition.
+const (
+	// ReasonRecordsDropped: the last pass dropped unreadable records; what the pool had
+	// given those nodes stays there, since it can no longer tell it from anyone else's.
+	ReasonRecordsDropped = "RecordsDropped"
+	// ReasonRecordsRead: every record the last pass met was readable.
+	ReasonRecordsRead = "RecordsRead"
 )
 
 // The reasons of the Ready condition, which `kubectl get nodepools` shows as STATUS.
@@ -84,9 +98,10 @@ type NodePoolStatus struct {
 	// +optional
 	Allocatable corev1.ResourceList `json:"allocatable,omitempty"`
 
-	// ListedLabels are the label keys the pool's spec has ever listed. A pass takes back
-	// from a node only keys of this list, whatever the record on the node says: the
-	// record is an annotation, which the node's kubelet may write.
+	// ListedLabels are the label keys the pool's spec lists, and those an earlier spec
+	// listed that a record on a node still lists. A pass takes back from a node only keys
+	// of this list, whatever the record on the node says: the record is an annotation,
+	// which the node's kubelet may write.
 	// +listType=set
 	// +optional
 	ListedLabels []string `json:"listedLabels,omitempty"`
@@ -101,7 +116,7 @@ type NodePoolStatus struct {
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
-	// Conditions hold the Ready and Conflict conditions.
+	// Conditions hold the Ready, Conflict and UnreadableRecords conditions.
 	// +listType=map
 	// +listMapKey=type
 	// +optional

@@ -13,7 +13,8 @@ const MemberLabelDomain = "node-role.kubernetes.io"
 const MemberLabelPrefix = MemberLabelDomain + "/"
 
 // RecordAnnotationPrefix + P is the annotation in which the NodePool P records, on the
-// node itself, the labels and taints it put there: {"labels":[keys],"taints":[key:effect]}.
+// node itself, the labels and taints it put there, with their values:
+// {"labels":{"key":"value"},"taints":[{"key":"key","value":"value","effect":"NoSchedule"}]}.
 const RecordAnnotationPrefix = "applied.nodes.workshop.dev/"
 
 // RuntimeClassPrefix + P names the RuntimeClass of the NodePool P. A pod that sets
