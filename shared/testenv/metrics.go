@@ -110,11 +110,11 @@ func (e *Env) ExpectRoleAllowsMetricsFilter(t testing.TB, rolePath string) {
 	g.Expect(err).NotTo(gomega.HaveOccurred())
 	review := &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: "a-scrapers-token"}}
 	g.Expect(asManager.Create(e.ctx, review)).To(gomega.Succeed(),
-		"the manager's role should allow creating tokenreviews (authentication.k8s.io): an RBAC marker in cmd/main.go")
+		"the manager's role should allow creating tokenreviews (authentication.k8s.io): an RBAC marker of cmd/")
 	access := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 		User:                  "system:serviceaccount:monitoring:prometheus",
 		NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: "/metrics", Verb: "get"},
 	}}
 	g.Expect(asManager.Create(e.ctx, access)).To(gomega.Succeed(),
-		"the manager's role should allow creating subjectaccessreviews (authorization.k8s.io): an RBAC marker in cmd/main.go")
+		"the manager's role should allow creating subjectaccessreviews (authorization.k8s.io): an RBAC marker of cmd/")
 }
