@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -31,6 +34,9 @@ type docDrift struct {
 }
 
 func (d docDrift) String() string {
+	if d.Line == 0 {
+		return fmt.Sprintf("%s: %s", d.Page, d.Problem)
+	}
 	if d.Want == "" {
 		return fmt.Sprintf("%s:%d: %s", d.Page, d.Line, d.Problem)
 	}
@@ -119,4 +125,77 @@ func solutionTests(dir string) (map[string]bool, error) {
 		return err
 	})
 	return testNames(files), err
+}
+
+// A page's "Common mistakes" names the mistakes its checks catch, each with the words the
+// check prints: `*Caught by* `TestX` ("words")`. That is a promise the marked-mistakes
+// proof keeps (scripts/lessons.sh mistakes makes each mistake of lessons.yaml and
+// requires its words in the checklist), so the two must say the same: every marked
+// mistake is on its page with its words, and every catch the page claims is a marked
+// mistake's. A pitfall no check catches belongs under "Other pitfalls", without words.
+var caughtBy = regexp.MustCompile("\\*Caught by\\*[^(]*?\\(\"((?:[^\"]|\"[^\"(]*\")*)\"\\)")
+
+// catchDrifts compares the "Common mistakes" of lesson l's page (src) with the words of
+// its marked mistakes (says, by name), and returns what differs. A page may quote more of
+// the failure than the words the proof requires, not less.
+func catchDrifts(page, src string, says map[string]string) []docDrift {
+	section := func(title string) string {
+		_, after, ok := strings.Cut(src, "\n## "+title+"\n")
+		if !ok {
+			return ""
+		}
+		body, _, _ := strings.Cut(after, "\n## ")
+		return strings.Join(strings.Fields(body), " ")
+	}
+	common, other := section("Common mistakes"), section("Other pitfalls")
+	var drifts []docDrift
+	names := slices.Sorted(maps.Keys(says))
+	promised := map[string]bool{}
+	for _, name := range names {
+		promised[says[name]] = true
+		switch {
+		case !strings.Contains(common, says[name]):
+			drifts = append(drifts, docDrift{Page: page, Problem: fmt.Sprintf(
+				"the mistake %s is caught, saying %q, but Common mistakes does not say so", name, says[name])})
+		case strings.Contains(other, says[name]):
+			drifts = append(drifts, docDrift{Page: page, Problem: fmt.Sprintf(
+				"Other pitfalls quotes %q, which the checks catch (the mistake %s)", says[name], name)})
+		}
+	}
+	for _, m := range caughtBy.FindAllStringSubmatch(common+" "+other, -1) {
+		kept := false
+		for words := range promised {
+			kept = kept || strings.Contains(m[1], words)
+		}
+		if !kept {
+			drifts = append(drifts, docDrift{Page: page, Problem: fmt.Sprintf(
+				"the page says a check catches a mistake saying %q, but no marked mistake of lessons.yaml is caught by those words", m[1])})
+		}
+	}
+	return drifts
+}
+
+// syncCatches runs catchDrifts over every lesson's page.
+func syncCatches(root string) ([]docDrift, error) {
+	var drifts []docDrift
+	var failed error
+	err := eachLesson(root, func(_ *track, l *lessonSpec) {
+		page := fmt.Sprintf("docs/lesson-%02d.md", l.Number)
+		src, err := os.ReadFile(filepath.Join(root, page))
+		if err != nil {
+			failed = err
+			return
+		}
+		says := map[string]string{}
+		for _, t := range l.Tasks {
+			for _, m := range t.Mistakes {
+				says[m.Name] = strings.Join(strings.Fields(m.Says), " ")
+			}
+		}
+		for _, m := range l.Mistakes {
+			says[m.Name] = strings.Join(strings.Fields(m.Says), " ")
+		}
+		drifts = append(drifts, catchDrifts(page, string(src), says)...)
+	})
+	return drifts, errors.Join(err, failed)
 }

@@ -35,3 +35,32 @@ func TestDocLineBringsAChecklistInLineWithTheLesson(t *testing.T) {
 		}
 	}
 }
+
+func TestCatchDriftsHoldsThePageToTheMarkedMistakes(t *testing.T) {
+	says := map[string]string{"event-per-node": "should be told by one event"}
+	page := func(common, other string) string {
+		return "# Lesson\n\n## Common mistakes\n\n" + common + "\n\n## Other pitfalls\n\n" + other + "\n\n## Next\n"
+	}
+	for _, tc := range []struct {
+		name, src, problem string
+	}{
+		{"a catch the proof keeps, quoted at length",
+			page("- **An event per node.** *Caught by* `TestEvents` (\"20 nodes\n  should be told by one event that counts them\").", "- **Slow.**"), ""},
+		{"a marked mistake the page leaves out",
+			page("- **Something else.**", ""), "event-per-node is caught"},
+		{"a catch no marked mistake makes",
+			page("- **An event per node.** *Caught by* `TestEvents` (\"should be told by one event\").\n- **A loop.** *Caught by* `TestLoop` (\"\"not found\" is no error\").", ""),
+			`"\"not found\" is no error"`},
+		{"a caught mistake among the pitfalls no check catches",
+			page("- *Caught by* `TestEvents` (\"should be told by one event\")", "- **Also** should be told by one event"), "Other pitfalls quotes"},
+	} {
+		drifts := catchDrifts("docs/lesson-07.md", tc.src, says)
+		var got []string
+		for _, d := range drifts {
+			got = append(got, d.String())
+		}
+		if (tc.problem == "") != (len(got) == 0) || (tc.problem != "" && !strings.Contains(strings.Join(got, "\n"), tc.problem)) {
+			t.Errorf("%s: catchDrifts = %q; want a problem with %q", tc.name, got, tc.problem)
+		}
+	}
+}

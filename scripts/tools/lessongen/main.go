@@ -314,6 +314,11 @@ func lint(root string) error {
 	if err != nil {
 		return err
 	}
+	catches, err := syncCatches(root)
+	if err != nil {
+		return err
+	}
+	drifts = append(drifts, catches...)
 	for _, d := range drifts {
 		fmt.Fprintln(os.Stderr, d)
 	}
@@ -333,7 +338,11 @@ func writeDocs(root string) error {
 	if err != nil {
 		return err
 	}
-	for _, d := range drifts {
+	catches, err := syncCatches(root)
+	if err != nil {
+		return err
+	}
+	for _, d := range append(drifts, catches...) {
 		if d.Want == "" {
 			fmt.Fprintln(os.Stderr, d)
 		}
