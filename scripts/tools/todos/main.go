@@ -5,6 +5,7 @@
 //	todos check -index lessons/index.json -lesson 1 -result F -stop -- go test -json -failfast ./...
 //	todos hint -index lessons/index.json -lesson 1 [-task 3] -seen DIR -result F
 //	go test -json -failfast ./... | todos expect -index lessons/index.json -lesson 1 -done 2
+//	todos expect -index lessons/index.json -lesson 1 -done 2 -stop -- go test -json -failfast ./...
 //	todos timeout -index lessons/index.json -lesson 1 [-all]
 //
 // check prints one line per task, done or not, and for the first task not done the
@@ -13,7 +14,10 @@
 // ends it as soon as the first failure is settled (the first task not done is failing),
 // rather than waiting for the other packages' tests, whose tasks come later. hint prints the next hint of a task (by default the first
 // task not done at the last check). expect is the maintainer's check that a lesson with
-// its tasks 1 to N solved, and no more, has exactly those tasks done and task N+1 failing.
+// its tasks 1 to N solved, and no more, has exactly those tasks done and task N+1 failing;
+// given the go test command and -stop, it stops go test where check would, as a learner's
+// check sees no more (a later task whose tests pass without its code shows in the step
+// before it, where that task should fail).
 // timeout prints the lesson's go test -timeout: a test that never returns is reported as
 // failing, stuck where it stands, after that long rather than go test's ten minutes.
 package main
@@ -47,7 +51,7 @@ func main() {
 	task := fs.Int("task", 0, "hint: the task (default: the first one not done at the last check)")
 	seen := fs.String("seen", "", "hint: the folder that remembers the hints already shown")
 	done := fs.Int("done", 0, "expect: the tasks solved")
-	stopEarly := fs.Bool("stop", false, "check: stop the go test command given after -- once the first failure is settled")
+	stopEarly := fs.Bool("stop", false, "check, expect: stop the go test command given after -- once the first failure is settled")
 	all := fs.Bool("all", false, "timeout: for a run without -failfast, where every test may fail")
 	_ = fs.Parse(os.Args[2:])
 
@@ -59,7 +63,7 @@ func main() {
 		case "hint":
 			err = hint(os.Stdout, l, *task, *seen, *resultFile)
 		case "expect":
-			err = expect(os.Stdin, os.Stdout, l, *done)
+			err = expectCommand(fs.Args(), os.Stdout, l, *done, *stopEarly)
 		case "timeout":
 			err = timeout(os.Stdout, l, *all)
 		default:
@@ -228,8 +232,33 @@ func check(in io.Reader, w io.Writer, l index.Lesson, resultFile, logFile, failu
 	return nil
 }
 
-func expect(in io.Reader, w io.Writer, l index.Lesson, solved int) error {
-	r, err := readRun(in)
+// expectCommand runs expect on go test's output: of the command args, or read from stdin.
+func expectCommand(args []string, w io.Writer, l index.Lesson, solved int, stopEarly bool) error {
+	if len(args) == 0 {
+		return expect(os.Stdin, w, l, solved, nil)
+	}
+	out, stop, wait, err := runGoTest(args)
+	if err != nil {
+		return err
+	}
+	var enough func(*run) bool
+	if stopEarly && stopsEarly {
+		settled := firstFailureKnown(l)
+		enough = func(r *run) bool {
+			if !settled(r) {
+				return false
+			}
+			stop()
+			return true
+		}
+	}
+	err = expect(out, w, l, solved, enough)
+	_ = wait() // go test fails with the tests, or was stopped: its output said how
+	return err
+}
+
+func expect(in io.Reader, w io.Writer, l index.Lesson, solved int, enough func(*run) bool) error {
+	r, err := readRunUntil(in, enough)
 	if err != nil {
 		return err
 	}

@@ -108,7 +108,7 @@ func TestExpect(t *testing.T) {
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			var out bytes.Buffer
-			err := expect(strings.NewReader(goTest(tt.passed, tt.failed)), &out, testLesson, tt.solved)
+			err := expect(strings.NewReader(goTest(tt.passed, tt.failed)), &out, testLesson, tt.solved, nil)
 			if tt.want == "" && err != nil || tt.want != "" && !strings.Contains(out.String(), tt.want) {
 				t.Errorf("err = %v, output:\n%s\nwant %q", err, out.String(), tt.want)
 			}
@@ -378,7 +378,7 @@ func TestExpectSaysHowLongTheTestsRan(t *testing.T) {
 {"Time":"2026-11-24T20:00:12.5Z","Action":"fail","Package":"p"}
 `
 	var out bytes.Buffer
-	if err := expect(strings.NewReader(stream), &out, testLesson, 1); err != nil || !strings.Contains(out.String(), "the tests ran for 12.5s") {
+	if err := expect(strings.NewReader(stream), &out, testLesson, 1, nil); err != nil || !strings.Contains(out.String(), "the tests ran for 12.5s") {
 		t.Errorf("err = %v, output:\n%s", err, out.String())
 	}
 }
@@ -415,6 +415,31 @@ func TestCheckStopsGoTestOnceTheFirstFailureIsSettled(t *testing.T) {
 	}
 	if took > 20*time.Second {
 		t.Errorf("check took %s: it waited for TestScaleDown's 30s sleep", took)
+	}
+}
+
+// The maintainers' step (expect) stops where a learner's check does: what it proves is
+// what the learner sees, and a later package's slow tests cost nothing.
+func TestExpectStopsGoTestOnceTheFirstFailureIsSettled(t *testing.T) {
+	if testing.Short() || !stopsEarly {
+		t.Skip("runs go test, where it can be stopped")
+	}
+	t.Setenv("GOWORK", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	wd, _ := os.Getwd()
+	if err := os.Chdir(filepath.Join("testdata", "stop")); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	start := time.Now()
+	var out bytes.Buffer
+	err := expectCommand([]string{"go", "test", "-json", "-count=1", "-failfast", "-p=2", "./..."}, &out, testLesson, 0, true)
+	took := time.Since(start)
+	if err != nil || !strings.Contains(out.String(), "exactly those done, task 1 failing") {
+		t.Errorf("expect = %v, want task 1 failing and no other task done:\n%s", err, out.String())
+	}
+	if took > 20*time.Second {
+		t.Errorf("expect took %s: it waited for TestScaleDown's 30s sleep", took)
 	}
 }
 
