@@ -22,6 +22,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
+	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
+
 	nodesv1 "github.com/kube-workshop/operator-workshop/lessons/07-nodepool-status-events/api/nodes/v1"
 )
 
@@ -38,6 +40,10 @@ type NodePoolReconciler struct {
 
 	// Recorder writes the pool's events (events.k8s.io/v1).
 	Recorder events.EventRecorder
+
+	// statusWrites remembers the resourceVersion of the last status write of each pool,
+	// until the cache shows it.
+	statusWrites podcontrol.StatusWrites
 }
 
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools,verbs=get;list;watch;patch
@@ -91,7 +97,8 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	// Snapshot the pool and defer r.patchStatus with the snapshot and the pass's
 	// error (retErr), joining the patch's own error into retErr, as in lesson 02.
 	// Here, after the deletion branch: see "The status patch and the finalizer"
-	// in docs/lesson-07.md.
+	// in docs/lesson-07.md. Before the snapshot, read the pool again through
+	// r.APIReader when r.statusWrites says it predates your last status write.
 
 	// The nodes and the RuntimeClass do not depend on each other: a failure of one must
 	// not hold the other back. Both errors are returned, and the queue retries the pass.
