@@ -141,6 +141,32 @@ func TestTheManagerRunsTwoLeaderElectedReplicas(t *testing.T) {
 	}
 }
 
+// A cluster-scoped NodePool's Events go to the namespace default: the Role that grants
+// them, and its binding, stay there, where the namespace of config/default would move
+// them (config/default/events_namespace.yaml).
+func TestTheEventsRoleIsBoundInTheNamespaceDefault(t *testing.T) {
+	g := NewWithT(t)
+	var roles, bindings []string
+	for _, obj := range build(t, "default") {
+		if obj.GetNamespace() != "default" {
+			continue
+		}
+		switch obj.GetKind() {
+		case "Role":
+			role := into(t, obj, &rbacv1.Role{})
+			g.Expect(role.Rules).To(ConsistOf(HaveField("APIGroups", ConsistOf("events.k8s.io"))),
+				"the Role of the namespace default should grant the events only")
+			roles = append(roles, role.Name)
+		case "RoleBinding":
+			binding := into(t, obj, &rbacv1.RoleBinding{})
+			g.Expect(binding.RoleRef.Kind).To(Equal("Role"))
+			bindings = append(bindings, binding.RoleRef.Name)
+		}
+	}
+	g.Expect(roles).To(HaveLen(1), "config/default should put one Role in the namespace default, for the events")
+	g.Expect(bindings).To(ConsistOf(roles[0]), "config/default should bind the events Role in the namespace default")
+}
+
 // The patches of config/default: the webhook server's port and certificate, and the
 // secure metrics endpoint where its Service sends scrapers.
 func TestThePatchesGiveTheManagerItsWebhookAndMetricsPorts(t *testing.T) {

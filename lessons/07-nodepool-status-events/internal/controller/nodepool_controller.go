@@ -53,7 +53,8 @@ type NodePoolReconciler struct {
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools/finalizers,verbs=update
 // TODO(9): Let the manager's role write the status and Events.
 // Let the manager write the pools' status subresource, and create and patch
-// the Events the recorder writes (group events.k8s.io). See "Events" in
+// the Events the recorder writes (group events.k8s.io) in the namespace
+// default, where they go, and nowhere else. See "Events" in
 // docs/lesson-07.md.
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=node.k8s.io,resources=runtimeclasses,verbs=get;list;watch;create;patch;delete

@@ -52,7 +52,9 @@ type NodePoolReconciler struct {
 // only to a client that may update the pool's finalizers.
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools/finalizers,verbs=update
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// A cluster-scoped pool's events go to the namespace default, and only there: a Role
+// of that namespace grants them (config/rbac/role_binding.yaml binds it).
+// +kubebuilder:rbac:groups=events.k8s.io,namespace=default,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=node.k8s.io,resources=runtimeclasses,verbs=get;list;watch;create;patch;delete
 

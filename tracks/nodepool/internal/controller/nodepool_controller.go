@@ -59,7 +59,9 @@ type NodePoolReconciler struct {
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools/finalizers,verbs=update
 //lesson:7.9
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// A cluster-scoped pool's events go to the namespace default, and only there: a Role
+// of that namespace grants them (config/rbac/role_binding.yaml binds it).
+// +kubebuilder:rbac:groups=events.k8s.io,namespace=default,resources=events,verbs=create;patch
 //lesson:end
 //lesson:5.8
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
