@@ -16,9 +16,11 @@ import (
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -139,6 +141,71 @@ func TestTheManagerRunsTwoLeaderElectedReplicas(t *testing.T) {
 		g.Expect(binding.Subjects).To(ConsistOf(rbacv1.Subject{Kind: "ServiceAccount", Name: account, Namespace: "nodepool-system"}),
 			"%s %s should bind the manager's service account", obj.GetKind(), obj.GetName())
 	}
+}
+
+// A pool's NoExecute taint, whatever its key, must not evict the manager from the pool's
+// members: without it nobody answers the webhooks, and they refuse every NodePool
+// change, the fix included. A node that stops answering still sends it away, as the API
+// server's default tolerations do. And a drain keeps one replica running.
+func TestTheManagerStaysThroughItsPoolsTaintsAndDrains(t *testing.T) {
+	g := NewWithT(t)
+	objects := build(t, "default")
+	deployment := into(t, find(t, objects, "apps", "Deployment"), &appsv1.Deployment{})
+	tolerations := deployment.Spec.Template.Spec.Tolerations
+	// first returns the toleration that counts for taint: the first that matches it (the
+	// operators Exists and Equal only).
+	first := func(taint corev1.Taint) *corev1.Toleration {
+		for i, tol := range tolerations {
+			if (tol.Key == "" || tol.Key == taint.Key) && (tol.Effect == "" || tol.Effect == taint.Effect) &&
+				(tol.Operator == corev1.TolerationOpExists || tol.Value == taint.Value) {
+				return &tolerations[i]
+			}
+		}
+		return nil
+	}
+	for _, key := range []string{"node-pool.workshop.dev", "dedicated", "example.com/gpu"} {
+		toleration := first(corev1.Taint{Key: key, Value: "x", Effect: corev1.TaintEffectNoExecute})
+		g.Expect(toleration).NotTo(BeNil(), "the manager should tolerate a pool's NoExecute taint %s", key)
+		g.Expect(toleration.TolerationSeconds).To(BeNil(), "the manager should tolerate a pool's NoExecute taint %s for ever", key)
+	}
+	for _, key := range []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable} {
+		toleration := first(corev1.Taint{Key: key, Effect: corev1.TaintEffectNoExecute})
+		g.Expect(toleration).NotTo(BeNil(), "the taint %s", key)
+		g.Expect(toleration.TolerationSeconds).To(HaveValue(BeEquivalentTo(300)),
+			"a node that stops answering (%s) should send the manager away after 300 seconds, not keep it for ever", key)
+	}
+
+	budget := into(t, find(t, objects, "policy", "PodDisruptionBudget"), &policyv1.PodDisruptionBudget{})
+	g.Expect(budget.Namespace).To(Equal(deployment.Namespace))
+	g.Expect(budget.Spec.MinAvailable).To(HaveValue(Equal(intstr.FromInt32(1))), "a drain should keep one replica running")
+	g.Expect(budget.Spec.Selector.MatchLabels).To(Equal(deployment.Spec.Selector.MatchLabels),
+		"the PodDisruptionBudget should select the manager's pods")
+}
+
+// A cluster-scoped NodePool's Events go to the namespace default: the Role that grants
+// them, and its binding, stay there, where the namespace of config/default would move
+// them (config/default/events_namespace.yaml).
+func TestTheEventsRoleIsBoundInTheNamespaceDefault(t *testing.T) {
+	g := NewWithT(t)
+	var roles, bindings []string
+	for _, obj := range build(t, "default") {
+		if obj.GetNamespace() != "default" {
+			continue
+		}
+		switch obj.GetKind() {
+		case "Role":
+			role := into(t, obj, &rbacv1.Role{})
+			g.Expect(role.Rules).To(ConsistOf(HaveField("APIGroups", ConsistOf("events.k8s.io"))),
+				"the Role of the namespace default should grant the events only")
+			roles = append(roles, role.Name)
+		case "RoleBinding":
+			binding := into(t, obj, &rbacv1.RoleBinding{})
+			g.Expect(binding.RoleRef.Kind).To(Equal("Role"))
+			bindings = append(bindings, binding.RoleRef.Name)
+		}
+	}
+	g.Expect(roles).To(HaveLen(1), "config/default should put one Role in the namespace default, for the events")
+	g.Expect(bindings).To(ConsistOf(roles[0]), "config/default should bind the events Role in the namespace default")
 }
 
 // The patches of config/default: the webhook server's port and certificate, and the

@@ -22,6 +22,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
+	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
+
 	nodesv1 "github.com/kube-workshop/operator-workshop/lessons/07-nodepool-status-events/api/nodes/v1"
 )
 
@@ -38,6 +40,10 @@ type NodePoolReconciler struct {
 
 	// Recorder writes the pool's events (events.k8s.io/v1).
 	Recorder events.EventRecorder
+
+	// statusWrites remembers the resourceVersion of the last status write of each pool,
+	// until the cache shows it.
+	statusWrites podcontrol.StatusWrites
 }
 
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools,verbs=get;list;watch;patch
@@ -47,7 +53,8 @@ type NodePoolReconciler struct {
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools/finalizers,verbs=update
 // TODO(9): Let the manager's role write the status and Events.
 // Let the manager write the pools' status subresource, and create and patch
-// the Events the recorder writes (group events.k8s.io). See "Events" in
+// the Events the recorder writes (group events.k8s.io) in the namespace
+// default, where they go, and nowhere else. See "Events" in
 // docs/lesson-07.md.
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=node.k8s.io,resources=runtimeclasses,verbs=get;list;watch;create;patch;delete
@@ -91,7 +98,8 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	// Snapshot the pool and defer r.patchStatus with the snapshot and the pass's
 	// error (retErr), joining the patch's own error into retErr, as in lesson 02.
 	// Here, after the deletion branch: see "The status patch and the finalizer"
-	// in docs/lesson-07.md.
+	// in docs/lesson-07.md. Before the snapshot, read the pool again through
+	// r.APIReader when r.statusWrites says it predates your last status write.
 
 	// The nodes and the RuntimeClass do not depend on each other: a failure of one must
 	// not hold the other back. Both errors are returned, and the queue retries the pass.

@@ -126,9 +126,11 @@ func (r *NodePoolReconciler) rememberListedKeys(ctx context.Context, pool *nodes
 	}
 	// A copy takes the answer, which holds the spec as the API server has it now: this
 	// pass acts on the spec whose keys it stored.
-	if err := r.Status().Patch(ctx, pool.DeepCopy(), client.MergeFrom(before)); err != nil {
+	written := pool.DeepCopy()
+	if err := r.Status().Patch(ctx, written, client.MergeFrom(before)); err != nil {
 		return fmt.Errorf("storing the keys the pool gives: %w", err)
 	}
+	r.statusWrites.Wrote(written)
 	return nil
 }
 
@@ -194,6 +196,9 @@ func (r *NodePoolReconciler) patchStatus(ctx context.Context, orig, pool *nodesv
 	if err := r.Status().Patch(ctx, pool, client.MergeFrom(orig)); err != nil {
 		return fmt.Errorf("patching the status: %w", err)
 	}
+	// Patch put the API server's answer into pool: its resourceVersion tells the next pass
+	// whether the cache shows this patch yet.
+	r.statusWrites.Wrote(pool)
 	if newError {
 		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, EventReconcileError, "Reconcile", "%s", eventNote(ready.Message))
 	}

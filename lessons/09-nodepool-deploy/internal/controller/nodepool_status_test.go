@@ -366,14 +366,14 @@ func getTable(g Gomega, path string) *metav1.Table {
 	return &table
 }
 
-// failingNodePatches is a client whose node patches all fail with err.
+// failingNodePatches is a client whose node patches all fail with err, while it is set.
 type failingNodePatches struct {
 	client.Client
 	err error
 }
 
 func (f *failingNodePatches) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
-	if _, ok := obj.(*corev1.Node); ok {
+	if _, ok := obj.(*corev1.Node); ok && f.err != nil {
 		return fmt.Errorf("patching node %s: %w", obj.GetName(), f.err)
 	}
 	return f.Client.Patch(ctx, obj, patch, opts...)

@@ -28,7 +28,8 @@ func TestTheManagersRoleAllowsANodePoolPass(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	defer file.Close()
 	var role rbacv1.ClusterRole
-	g.Expect(yaml.NewYAMLOrJSONDecoder(file, 4096).Decode(&role)).To(Succeed())
+	decoder := yaml.NewYAMLOrJSONDecoder(file, 4096)
+	g.Expect(decoder.Decode(&role)).To(Succeed())
 	role.ObjectMeta = metav1.ObjectMeta{Name: "nodepool-manager-" + name}
 	g.Expect(env.Client.Create(ctx, &role)).To(Succeed())
 	t.Cleanup(func() { _ = env.Client.Delete(ctx, &role) })

@@ -22,6 +22,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
+	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
+
 	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/08-nodepool-webhooks/api/nodes/v1"
 )
 
@@ -38,6 +40,10 @@ type NodePoolReconciler struct {
 
 	// Recorder writes the pool's events (events.k8s.io/v1).
 	Recorder events.EventRecorder
+
+	// statusWrites remembers the resourceVersion of the last status write of each pool,
+	// until the cache shows it.
+	statusWrites podcontrol.StatusWrites
 }
 
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools,verbs=get;list;watch;patch
@@ -46,7 +52,9 @@ type NodePoolReconciler struct {
 // only to a client that may update the pool's finalizers.
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools/finalizers,verbs=update
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// A cluster-scoped pool's events go to the namespace default, and only there: a Role
+// of that namespace grants them (config/rbac/role_binding.yaml binds it).
+// +kubebuilder:rbac:groups=events.k8s.io,namespace=default,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=node.k8s.io,resources=runtimeclasses,verbs=get;list;watch;create;patch;delete
 
@@ -90,6 +98,17 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	// in the Ready condition and not only in this log. The deletion branch above returns
 	// before this: once the finalizer is gone the pool may be gone too, and a status patch
 	// would fail.
+	//
+	// The cache shows a write a moment after it is made, and our status writes start no
+	// pass (GenerationChangedPredicate): this pass may read the pool as it was before our
+	// last one. Compared with such a copy, a status that went back to what it was before
+	// that write (a failure retried, a node back) looks unchanged and is never written. So
+	// a pool older than our last status write is read again from the API server.
+	if r.statusWrites.Predates(&pool) {
+		if err := r.APIReader.Get(ctx, req.NamespacedName, &pool); err != nil {
+			return ctrl.Result{}, fmt.Errorf("reading the NodePool from the API server: %w", err)
+		}
+	}
 	orig := pool.DeepCopy()
 	defer func() {
 		if err := r.patchStatus(ctx, orig, &pool, retErr); err != nil {

@@ -170,6 +170,51 @@ func TestAStalePoolCacheTellsAnErrorOnce(t *testing.T) {
 	g.Expect(latestPool(g, pool)).To(havePoolReady(metav1.ConditionFalse, nodesv1.ReasonReconcileError))
 }
 
+// A pass that fails says so in the Ready condition, and the retry that succeeds must take
+// it back. The failed pass's status patch starts no pass of its own
+// (GenerationChangedPredicate), and the retry may read the pool from a cache that does not
+// show that patch yet: compared with that stale copy, what the retry finds is no change,
+// and unless it looks further the error stays in the status until some other event comes,
+// which may be never.
+func TestARetryThatReadsAStalePoolStillClearsTheError(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	name := uniqueName("stale-retry")
+	member := createMember(t, g, name)
+	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
+	refused := errors.New("nodes is forbidden: the node authorizer says no")
+	nodePatches := &failingNodePatches{Client: env.Client}
+	cache := &poolCacheBehind{Client: nodePatches}
+	r := newReconciler(cache)
+
+	_, err := r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred(), "the first pass's error")
+	ready := poolReadyCondition(latestPool(g, pool))
+	g.Expect(ready.Reason).NotTo(Equal(nodesv1.ReasonReconcileError), "the Ready condition after the first pass")
+
+	// The cache falls behind; someone takes a label of the pool off the member, and the
+	// pass that puts it back fails.
+	cache.pool = latestPool(g, pool)
+	for key := range sampleLabels {
+		labelNode(g, member, key, nil)
+	}
+	nodePatches.err = refused
+	_, err = r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).To(MatchError(refused), "the failed pass's error")
+	g.Expect(latestPool(g, pool)).To(havePoolReady(metav1.ConditionFalse, nodesv1.ReasonReconcileError),
+		"the Ready condition after the failed pass")
+
+	// The retry succeeds, reading the pool from before the failed pass's status patch.
+	nodePatches.err = nil
+	_, err = r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred(), "the retry's error")
+	g.Expect(latestPool(g, pool)).To(havePoolReady(ready.Status, ready.Reason),
+		"the Ready condition after the retry succeeded: if it still says ReconcileError, the retry compared equal "+
+			"with a stale copy of the pool, which the cache showed as it was before the failed pass's status patch, "+
+			"and wrote nothing; that patch starts no pass, so nothing would correct it. When r.statusWrites says "+
+			"the pool predates your last status write, read it again through r.APIReader")
+}
+
 // poolCacheBehind is a client whose cache, once pool is set, shows that copy of the pool,
 // as one that has not seen the writes after it yet.
 type poolCacheBehind struct {

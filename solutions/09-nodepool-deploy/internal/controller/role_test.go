@@ -30,7 +30,8 @@ func TestTheManagersRoleAllowsANodePoolPass(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	defer file.Close()
 	var role rbacv1.ClusterRole
-	g.Expect(yaml.NewYAMLOrJSONDecoder(file, 4096).Decode(&role)).To(Succeed())
+	decoder := yaml.NewYAMLOrJSONDecoder(file, 4096)
+	g.Expect(decoder.Decode(&role)).To(Succeed())
 	role.ObjectMeta = metav1.ObjectMeta{Name: "nodepool-manager-" + name}
 	g.Expect(env.Client.Create(ctx, &role)).To(Succeed())
 	t.Cleanup(func() { _ = env.Client.Delete(ctx, &role) })
@@ -70,15 +71,39 @@ func TestTheManagersRoleAllowsANodePoolPass(t *testing.T) {
 
 	g.Expect(latestPool(g, pool).Status.NodeCount).To(BeEquivalentTo(1), "the passes as the manager's role write the status")
 	// The manager's recorder writes events.k8s.io/v1 Events, in the namespace default for
-	// a cluster-scoped object; it only logs a refusal, so try one by hand.
-	event := &eventsv1.Event{
-		ObjectMeta:          metav1.ObjectMeta{Namespace: metav1.NamespaceDefault, GenerateName: name + "-"},
-		EventTime:           metav1.NowMicro(),
-		ReportingController: "nodepool-controller", ReportingInstance: "nodepool-controller-test",
-		Action: "Label", Reason: EventNodeJoined, Type: corev1.EventTypeNormal,
-		Regarding: corev1.ObjectReference{APIVersion: nodesv1.GroupVersion.String(), Kind: "NodePool", Name: pool.Name, UID: pool.UID},
+	// a cluster-scoped object, and nowhere else: the ClusterRole grants none, and a Role of
+	// that namespace (role.yaml's second object, bound by config/rbac/role_binding.yaml)
+	// grants them there. The recorder only logs a refusal, so try by hand.
+	for _, rule := range role.Rules {
+		g.Expect(rule.APIGroups).NotTo(ContainElement(eventsv1.GroupName), "the ClusterRole grants events in every "+
+			"namespace; they go to the namespace default only: give their RBAC marker namespace=default")
 	}
-	g.Expect(asManager.Create(ctx, event)).To(Succeed(), "the manager's role should allow creating events (events.k8s.io)")
+	var eventsRole rbacv1.Role
+	g.Expect(decoder.Decode(&eventsRole)).To(Succeed(), "config/rbac/role.yaml should hold, after the ClusterRole, "+
+		"the Role of the namespace default that grants the events (their RBAC marker with namespace=default)")
+	eventsRole.ObjectMeta = metav1.ObjectMeta{Namespace: metav1.NamespaceDefault, Name: user}
+	g.Expect(env.Client.Create(ctx, &eventsRole)).To(Succeed())
+	t.Cleanup(func() { _ = env.Client.Delete(ctx, &eventsRole) })
+	eventsBinding := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceDefault, Name: user},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: eventsRole.Name},
+		Subjects:   binding.Subjects,
+	}
+	g.Expect(env.Client.Create(ctx, eventsBinding)).To(Succeed())
+	t.Cleanup(func() { _ = env.Client.Delete(ctx, eventsBinding) })
+	event := func(namespace string) *eventsv1.Event {
+		return &eventsv1.Event{
+			ObjectMeta:          metav1.ObjectMeta{Namespace: namespace, GenerateName: name + "-"},
+			EventTime:           metav1.NowMicro(),
+			ReportingController: "nodepool-controller", ReportingInstance: "nodepool-controller-test",
+			Action: "Label", Reason: EventNodeJoined, Type: corev1.EventTypeNormal,
+			Regarding: corev1.ObjectReference{APIVersion: nodesv1.GroupVersion.String(), Kind: "NodePool", Name: pool.Name, UID: pool.UID},
+		}
+	}
+	g.Eventually(func() error { return asManager.Create(ctx, event(metav1.NamespaceDefault)) }).Should(Succeed(),
+		"the manager's roles should allow creating events (events.k8s.io) in the namespace default")
+	err = asManager.Create(ctx, event(metav1.NamespaceSystem))
+	g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "an event in kube-system should be forbidden: got %v", err)
 
 	g.Expect(env.Client.Delete(ctx, pool)).To(Succeed())
 	_, err = r.Reconcile(ctx, requestFor(pool))

@@ -159,6 +159,31 @@ func TestValidateNodePoolChecksTheName(t *testing.T) {
 	g.Expect(testenv.Causes(err)).To(HaveLen(1), "node-pool-<name> is a valid RuntimeClass name: %v", err)
 }
 
+// A pool named after a node role (worker, control-plane, master) would adopt the nodes
+// that carry its membership label already, the manager's own included: its NoExecute
+// taint would evict the manager, whose webhooks then refuse every NodePool change.
+func TestValidateNodePoolRefusesTheNamesOfNodeRoles(t *testing.T) {
+	for _, name := range []string{"worker", "control-plane", "master"} {
+		t.Run(name, func(t *testing.T) {
+			g := NewWithT(t)
+			pool := &nodesv1.NodePool{
+				ObjectMeta: metav1.ObjectMeta{Name: name},
+				Spec:       nodesv1.NodePoolSpec{Handler: "runc", Labels: map[string]string{"tier": "gold"}},
+			}
+			_, err := validateNodePool(pool)
+			g.Expect(err).To(MatchError(ContainSubstring(
+				"metadata.name: Invalid value: %q: a NodePool may not be named after a node role: node-role.kubernetes.io/%s",
+				name, name)), "validateName should refuse the names of node roles")
+		})
+	}
+	pool := &nodesv1.NodePool{
+		ObjectMeta: metav1.ObjectMeta{Name: "workers"},
+		Spec:       nodesv1.NodePoolSpec{Handler: "runc", Labels: map[string]string{"tier": "gold"}},
+	}
+	_, err := validateNodePool(pool)
+	NewWithT(t).Expect(err).NotTo(HaveOccurred(), "a name that is no node role's is allowed")
+}
+
 // Keys come back in sorted order, so that the same pool always gets the same message.
 func TestLabelErrorsAreSorted(t *testing.T) {
 	g := NewWithT(t)

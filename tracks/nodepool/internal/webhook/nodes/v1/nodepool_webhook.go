@@ -137,8 +137,21 @@ func validateName(name string, path *field.Path) field.ErrorList {
 	for _, msg := range content.IsDNS1123Subdomain(runtimeClass) {
 		errs = append(errs, field.Invalid(path, name, fmt.Sprintf("the RuntimeClass name %s: %s", runtimeClass, msg)))
 	}
+	if slices.Contains(nodeRoleNames, name) {
+		errs = append(errs, field.Invalid(path, name, fmt.Sprintf(nodeRoleNameMessage, member)))
+	}
 	return errs
 }
+
+// nodeRoleNames are the roles that kubeadm, kind and other installers give nodes when
+// they register them. A pool of such a name adopts every node that carries the role's
+// label, those the manager runs on included: a NoExecute taint of that pool evicts the
+// manager, and then nobody answers the webhooks, which refuse every NodePool change,
+// the one that would remove the taint included.
+var nodeRoleNames = []string{"control-plane", "master", "worker"}
+
+const nodeRoleNameMessage = "a NodePool may not be named after a node role: %s is a label installers give nodes " +
+	"already, and the pool would adopt them, the manager's own included; choose another name"
 
 // validateSpec returns the problems of every field of spec, each with its path.
 func validateSpec(spec *nodesv1.NodePoolSpec, path *field.Path) field.ErrorList {
