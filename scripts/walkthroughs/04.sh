@@ -91,23 +91,7 @@ expect "its pods run with Always, one on every node" "Always $(all_nodes | wc -w
 run kubectl get mds -n $NS
 
 step "The metrics endpoint: HTTPS, for those the API server says may read it"
-expect "plain HTTP gets no metrics" "400" "curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$METRICS_PORT/metrics" \
-  "200? cmd/main.go should serve the metrics with secureMetrics (opts.Configure), unless --metrics-secure=false"
-expect "without a token, 401" "401" "curl -sk -o /dev/null -w '%{http_code}' https://127.0.0.1:$METRICS_PORT/metrics"
-run kubectl -n $NS create serviceaccount metrics-scraper
-show "sed 's/name: metrics-reader/name: $READER/' ${STAGE_DIR#"$ROOT"/}/config/rbac/metrics_reader_role.yaml | kubectl apply -f -"
-sed "s/name: metrics-reader/name: $READER/" "$STAGE_DIR/config/rbac/metrics_reader_role.yaml" | kubectl apply -f - | sed 's/^/    /'
-run kubectl create clusterrolebinding $SCRAPER_BINDING --clusterrole=$READER --serviceaccount=$NS:metrics-scraper
-# The manager's filter keeps a refusal for 30 s: scrape once the API server's authorizer
-# knows the binding.
-expect "the API server lets the service account get /metrics" "yes" \
-  "kubectl auth can-i get /metrics --as=system:serviceaccount:$NS:metrics-scraper"
-scraper=$(kubectl -n $NS create token metrics-scraper --duration=10m)
-expect "with the service account's token, the metrics" "200" \
-  "curl -sk -o /dev/null -w '%{http_code}' -H \"Authorization: Bearer \$scraper\" https://127.0.0.1:$METRICS_PORT/metrics" \
-  "403? the manager could not ask the API server: its role needs create on tokenreviews and subjectaccessreviews"
-kubectl delete clusterrolebinding $SCRAPER_BINDING >/dev/null
-kubectl delete clusterrole $READER >/dev/null
+expect_metrics_only_for_readers "$NS" "$READER" "$SCRAPER_BINDING"
 
 step "The manager's log"
 expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${log#"$ROOT"/}"

@@ -39,14 +39,17 @@ func (e *Env) StartManager(t testing.TB, cfg *rest.Config, o ctrl.Options) ctrl.
 	return mgr
 }
 
-// ExpectMetricsOnlyForReaders starts a manager with o, its metrics on an address of
+// ExpectMetricsOnlyForReaders starts a manager whose options configure sets (as a
+// manager's bootstrap.Options.Configure does), its metrics on an address of
 // this machine, and scrapes them as a deployed manager's are scraped: over plain HTTP,
 // over HTTPS without a token, with the token of a service account bound to the
 // ClusterRole of readerRolePath (config/rbac/metrics_reader_role.yaml) and with one of a
 // service account that is not. Only the bound one may read them: what
 // filters.WithAuthenticationAndAuthorization, over HTTPS, gives.
-func (e *Env) ExpectMetricsOnlyForReaders(t testing.TB, o ctrl.Options, readerRolePath string) {
+func (e *Env) ExpectMetricsOnlyForReaders(t testing.TB, configure func(*ctrl.Options), readerRolePath string) {
 	t.Helper()
+	o := ctrl.Options{Scheme: e.Client.Scheme()}
+	configure(&o)
 	g := gomega.NewWithT(t)
 	ctx := e.ctx
 	l, err := net.Listen("tcp", "127.0.0.1:0")

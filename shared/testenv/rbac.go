@@ -107,3 +107,19 @@ func ReadManifest(path string, obj client.Object) error {
 	}
 	return nil
 }
+
+// AsManager returns a client that acts as the ClusterRole of rolePath, bound
+// cluster-wide (AsRole), once it has checked that the role lets a manager's cache watch
+// each of lists: a pass through a direct client would not show a watch the role lacks.
+func (e *Env) AsManager(t testing.TB, rolePath string, lists ...client.ObjectList) client.Client {
+	t.Helper()
+	g := gomega.NewWithT(t)
+	cfg := e.AsRole(t, rolePath, "")
+	for _, list := range lists {
+		g.Expect(ErrorText(e.Watch(cfg, list))).To(gomega.BeEmpty(),
+			"the manager's cache watches %T; add the RBAC marker it lacks", list)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: e.Client.Scheme()})
+	g.Expect(err).NotTo(gomega.HaveOccurred())
+	return c
+}

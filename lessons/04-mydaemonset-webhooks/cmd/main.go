@@ -7,18 +7,17 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strconv"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/lessons/04-mydaemonset-webhooks/api/apps/v1"
 	"github.com/kube-workshop/operator-workshop/lessons/04-mydaemonset-webhooks/internal/controller"
 	"github.com/kube-workshop/operator-workshop/shared/bootstrap"
+	"github.com/kube-workshop/operator-workshop/shared/securemetrics"
 )
 
 func main() {
@@ -27,7 +26,7 @@ func main() {
 	opts := bootstrap.Options{Name: "mydaemonset", Cache: controller.CacheOptions()}
 	// Deployed, the manager serves its metrics to the cluster: only over HTTPS, and only
 	// to whoever the API server says may read them, unless --metrics-secure=false.
-	bindMetricsSecure(flag.CommandLine, &opts)
+	securemetrics.BindFlag(flag.CommandLine, &opts, "make bench-mydaemonset")
 	opts.BindFlags(flag.CommandLine)
 	flag.Func("cache-pods",
 		`Which pods the manager caches: "own" (the default), only the pods MyDaemonSets created, `+
@@ -88,37 +87,8 @@ func setup(mgr ctrl.Manager, maxConcurrentReconciles int) error {
 }
 
 // The manager's own permissions, beyond its controller's (internal/controller): the
-// metrics endpoint's filter (secureMetrics) asks the API server who a scraper is and
-// whether it may read /metrics. controller-gen writes them into config/rbac/role.yaml.
+// metrics endpoint's filter (securemetrics.Serve) asks the API server who a scraper
+// is and whether it may read /metrics. controller-gen writes them into
+// config/rbac/role.yaml.
 // +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
 // +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
-
-// bindMetricsSecure makes secureMetrics how the manager serves its metrics, and registers
-// --metrics-secure on fs: false serves them in plain HTTP instead.
-func bindMetricsSecure(fs *flag.FlagSet, opts *bootstrap.Options) {
-	opts.Configure = secureMetrics
-	fs.BoolFunc("metrics-secure",
-		"Serve the metrics over HTTPS, to callers the API server allows to get /metrics (the default); "+
-			"false serves plain HTTP, for a manager on this machine only (make bench-mydaemonset reads its memory so).",
-		func(value string) error {
-			secure, err := strconv.ParseBool(value)
-			if err != nil {
-				return err
-			}
-			opts.Configure = nil
-			if secure {
-				opts.Configure = secureMetrics
-			}
-			return nil
-		})
-}
-
-// secureMetrics serves /metrics over HTTPS to whoever the API server says may read it,
-// as lesson 09's NodePool manager and kubebuilder's scaffold do: the filter checks the
-// caller's bearer token with a TokenReview, then asks a SubjectAccessReview whether that
-// user may get the URL /metrics (config/rbac/metrics_reader_role.yaml grants it). Without
-// a certificate folder controller-runtime serves a self-signed certificate, made at start.
-func secureMetrics(o *ctrl.Options) {
-	o.Metrics.SecureServing = true
-	o.Metrics.FilterProvider = filters.WithAuthenticationAndAuthorization
-}

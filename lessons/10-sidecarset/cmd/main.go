@@ -21,13 +21,21 @@ import (
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/lessons/10-sidecarset/api/sidecars/v1"
 	"github.com/kube-workshop/operator-workshop/lessons/10-sidecarset/internal/sidecars"
 	"github.com/kube-workshop/operator-workshop/shared/bootstrap"
+	"github.com/kube-workshop/operator-workshop/shared/securemetrics"
 )
+
+// The manager's own permissions, beyond its controller's and webhooks' (internal/): the
+// metrics endpoint's filter (securemetrics.Serve) asks the API server who a scraper
+// is and whether it may read /metrics. controller-gen writes them into
+// config/rbac/role.yaml.
+// +kubebuilder:rbac:groups=authentication.k8s.io,resources=tokenreviews,verbs=create
+// +kubebuilder:rbac:groups=authorization.k8s.io,resources=subjectaccessreviews,verbs=create
 
 func main() {
 	opts := bootstrap.Options{Name: "sidecarset"}
 	// Deployed, the manager serves its metrics to the cluster: only over HTTPS, and only
-	// to whoever the API server says may read them (cmd/metrics.go).
-	serveMetricsSecurely(flag.CommandLine, &opts)
+	// to whoever the API server says may read them, unless --metrics-secure=false.
+	securemetrics.BindFlag(flag.CommandLine, &opts, "make bench-sidecarset")
 	opts.BindFlags(flag.CommandLine)
 	var f flags
 	f.bind(flag.CommandLine, serviceAccountNamespaceFile)

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -18,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/kube-workshop/operator-workshop/shared/bootstrap"
+	"github.com/kube-workshop/operator-workshop/shared/securemetrics"
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	appsv1 "github.com/kube-workshop/operator-workshop/tracks/mydaemonset/api/apps/v1"
 	"github.com/kube-workshop/operator-workshop/tracks/mydaemonset/internal/controller"
@@ -71,33 +69,13 @@ func TestTheManagerServesItsWebhooksOnceReady(t *testing.T) {
 		"the API server calls the manager's webhooks for every MyDaemonSet: setup should register them")
 }
 
-// main serves the metrics with secureMetrics unless --metrics-secure=false says otherwise:
-// a Deployment that passes no flag gets HTTPS and the filter.
-func TestTheMetricsAreSecureUnlessTheFlagSaysFalse(t *testing.T) {
-	for _, args := range [][]string{{}, {"--metrics-secure"}, {"--metrics-secure=true"}, {"--metrics-secure=false"}} {
-		g := NewWithT(t)
-		fs := flag.NewFlagSet("manager", flag.ContinueOnError)
-		var opts bootstrap.Options
-		bindMetricsSecure(fs, &opts)
-		g.Expect(fs.Parse(args)).To(Succeed())
-		var o ctrl.Options
-		if opts.Configure != nil {
-			opts.Configure(&o)
-		}
-		secure := !slices.Contains(args, "--metrics-secure=false")
-		g.Expect(o.Metrics.SecureServing).To(Equal(secure), "Metrics.SecureServing with the flags %q", args)
-		g.Expect(o.Metrics.FilterProvider != nil).To(Equal(secure), "a Metrics.FilterProvider with the flags %q", args)
-	}
-}
-
-// A deployed manager serves its metrics to the whole cluster network. secureMetrics, which
-// main installs unless --metrics-secure=false, serves them over HTTPS only, and only to a
-// caller the API server authenticates and allows to get /metrics, as the ClusterRole of
-// config/rbac/metrics_reader_role.yaml does once bound to a scraper.
+// A deployed manager serves its metrics to the whole cluster network.
+// securemetrics.Serve, which main installs unless --metrics-secure=false, serves them
+// over HTTPS only, and only to a caller the API server authenticates and allows to get
+// /metrics, as the ClusterRole of config/rbac/metrics_reader_role.yaml does once bound to
+// a scraper.
 func TestTheMetricsAreServedOnlyToWhoMayReadThem(t *testing.T) {
-	o := ctrl.Options{Scheme: env.Client.Scheme()}
-	secureMetrics(&o)
-	env.ExpectMetricsOnlyForReaders(t, o, filepath.Join("..", "config", "rbac", "metrics_reader_role.yaml"))
+	env.ExpectMetricsOnlyForReaders(t, securemetrics.Serve, filepath.Join("..", "config", "rbac", "metrics_reader_role.yaml"))
 }
 
 // The metrics filter asks the API server about every scraper, with the manager's own

@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -150,47 +149,6 @@ func waitUntilSettled(g Gomega, cache client.Reader, ip *appsv1.ImoocPod) {
 		last = now
 		g.Expect(same).To(BeTrue(), "ImoocPod %s should stop changing once the controller has nothing left to do", ip.Name)
 	}).WithPolling(time.Second).Should(Succeed())
-}
-
-func markReady(g Gomega, ns, name string) {
-	var pod corev1.Pod
-	g.Expect(env.Client.Get(env.Context(), client.ObjectKey{Namespace: ns, Name: name}, &pod)).To(Succeed())
-	pod.Status.Phase = corev1.PodRunning
-	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
-	g.Expect(env.Client.Status().Update(env.Context(), &pod)).To(Succeed())
-}
-
-// frozenPodList is a client whose pod lists never change after the first one: a cache
-// that has stopped seeing events.
-type frozenPodList struct {
-	client.Client
-	frozen *corev1.PodList
-}
-
-func (f *frozenPodList) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	pods, ok := list.(*corev1.PodList)
-	if !ok {
-		return f.Client.List(ctx, list, opts...)
-	}
-	if f.frozen == nil {
-		f.frozen = &corev1.PodList{}
-		if err := f.Client.List(ctx, f.frozen, opts...); err != nil {
-			return err
-		}
-	}
-	f.frozen.DeepCopyInto(pods)
-	return nil
-}
-
-// terminatingNamespace creates a namespace with obj in it, then deletes the namespace.
-// envtest runs no namespace controller, so the namespace stays Terminating, refusing
-// every new object, for the rest of the run.
-func terminatingNamespace(g Gomega, obj client.Object) {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "terminating-"}}
-	g.ExpectWithOffset(1, env.Client.Create(env.Context(), ns)).To(Succeed())
-	obj.SetNamespace(ns.Name)
-	g.ExpectWithOffset(1, env.Client.Create(env.Context(), obj)).To(Succeed())
-	g.ExpectWithOffset(1, env.Client.Delete(env.Context(), ns)).To(Succeed())
 }
 
 // idlePasses returns a function that runs one pass for ip and fails the test if the pass

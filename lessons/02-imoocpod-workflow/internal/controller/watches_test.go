@@ -102,7 +102,7 @@ func TestFilteringSavesPassesThatFindNothingToDo(t *testing.T) {
 	}).Should(Succeed())
 	pods := podsOf(g, ip)
 	for i, pod := range pods {
-		markReady(g, ns, pod.Name)
+		env.MarkReady(g, ns, pod.Name)
 		g.Eventually(func(g Gomega) {
 			g.Expect(latest(g, ip).Status.ReadyReplicas).To(BeEquivalentTo(i+1), "status.readyReplicas")
 		}).Should(Succeed())
@@ -146,7 +146,7 @@ func TestTheControllerRunsWithItsOptionsAndFilters(t *testing.T) {
 	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
 	pods := waitForPods(g, ip, 2)
 	for _, pod := range pods {
-		markReady(g, ip.Namespace, pod.Name)
+		env.MarkReady(g, ip.Namespace, pod.Name)
 	}
 	g.Eventually(func(g Gomega) {
 		g.Expect(latest(g, ip).Status.ReadyReplicas).To(BeEquivalentTo(2), "status.readyReplicas")

@@ -106,7 +106,7 @@ func TestAPassThatReadsAStaleCopyStillWritesTheStatus(t *testing.T) {
 		g.Expect(testenv.ErrorText(err)).To(BeEmpty(), what)
 	}
 	pass("the pass that creates the pod")
-	markReady(g, ns, daemonPodsOf(g, mds)[0].Name)
+	env.MarkReady(g, ns, daemonPodsOf(g, mds)[0].Name)
 	pass("the pass that counts it")
 	g.Expect(latestMyDaemonSet(g, mds)).To(haveMyDaemonSetReady(metav1.ConditionTrue, appsv1.ReasonAllPodsAvailable))
 
@@ -120,7 +120,7 @@ func TestAPassThatReadsAStaleCopyStillWritesTheStatus(t *testing.T) {
 	g.Expect(latestMyDaemonSet(g, mds)).To(haveMyDaemonSetReady(metav1.ConditionFalse, appsv1.ReasonPodsMissing))
 
 	// The replacement becomes ready: the next pass finds 1 of 1, as its stale copy says.
-	markReady(g, ns, daemonPodsOf(g, mds)[0].Name)
+	env.MarkReady(g, ns, daemonPodsOf(g, mds)[0].Name)
 	_, err := r.Reconcile(ctx, requestFor(mds))
 	if err != nil {
 		// The queue would retry this pass; by then the cache has caught up.

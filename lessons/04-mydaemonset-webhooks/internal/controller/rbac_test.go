@@ -6,7 +6,6 @@ import (
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/lessons/04-mydaemonset-webhooks/api/apps/v1"
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
@@ -24,14 +23,7 @@ func TestTheManagersRoleAllowsAWholeMyDaemonSetPass(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	ns := env.Namespace(t)
-	cfg := env.AsRole(t, filepath.Join("..", "..", "config", "rbac", "role.yaml"), "")
-	asManager, err := client.New(cfg, client.Options{Scheme: env.Client.Scheme()})
-	g.Expect(err).NotTo(HaveOccurred())
-
-	for _, list := range []client.ObjectList{&appsv1.MyDaemonSetList{}, &corev1.PodList{}, &corev1.NodeList{}} {
-		g.Expect(testenv.ErrorText(env.Watch(cfg, list))).To(BeEmpty(),
-			"the manager's cache watches %T; add the RBAC marker it lacks", list)
-	}
+	asManager := env.AsManager(t, filepath.Join("..", "..", "config", "rbac", "role.yaml"), &appsv1.MyDaemonSetList{}, &corev1.PodList{}, &corev1.NodeList{})
 
 	r := &MyDaemonSetReconciler{Client: asManager, Scheme: env.Client.Scheme(), APIReader: asManager}
 	node := createNode(g, ns, "a", true, map[string]string{"role": "agent"})

@@ -177,12 +177,3 @@ func unmanaged[T client.Object](obj T) T {
 func requestFor(obj client.Object) ctrl.Request {
 	return ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)}
 }
-
-// markReady plays the kubelet: the pod runs and is ready.
-func markReady(g Gomega, ns, name string) {
-	var pod corev1.Pod
-	g.ExpectWithOffset(1, env.Client.Get(env.Context(), client.ObjectKey{Namespace: ns, Name: name}, &pod)).To(Succeed())
-	pod.Status.Phase = corev1.PodRunning
-	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
-	g.ExpectWithOffset(1, env.Client.Status().Update(env.Context(), &pod)).To(Succeed())
-}

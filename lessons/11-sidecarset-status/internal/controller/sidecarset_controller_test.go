@@ -350,7 +350,7 @@ func TestAChangedSidecarSetCountsTheOutdatedPods(t *testing.T) {
 	patch := client.MergeFrom(set.DeepCopy())
 	set.Spec.Containers[0].Image = "busybox:1.38"
 	g.Expect(env.Client.Patch(env.Context(), set, patch)).To(Succeed())
-	waitForCache(g, set)
+	env.WaitForCache(g, set)
 	g.Eventually(func(g Gomega) {
 		s := statusOf(g, set)
 		g.Expect(countsOf(s)).To(Equal(counts{Matched: 2, Injected: 2, Outdated: 2}))

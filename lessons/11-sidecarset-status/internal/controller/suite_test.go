@@ -1,15 +1,11 @@
 package controller
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/lessons/11-sidecarset-status/api/sidecars/v1"
 	"github.com/kube-workshop/operator-workshop/lessons/11-sidecarset-status/internal/sidecars"
@@ -28,7 +24,7 @@ func TestMain(m *testing.M) {
 		WebhookPaths: []string{filepath.Join(root, "config", "webhook")},
 		Cache:        CacheOptions(),
 		Setup: func(mgr ctrl.Manager) error {
-			if err := createManagerNamespace(mgr); err != nil {
+			if err := testenv.CreateNamespace(mgr, sidecars.DefaultManagerNamespace); err != nil {
 				return err
 			}
 			if err := webhookv1.SetupSidecarSetWebhookWithManager(mgr, sidecars.DefaultManagerNamespace); err != nil {
@@ -46,15 +42,4 @@ func TestMain(m *testing.M) {
 			}).SetupWithManager(mgr)
 		},
 	}, &env))
-}
-
-// createManagerNamespace creates the namespace a deployed manager runs in: the
-// SidecarSet webhook creates its dry-run pods there.
-func createManagerNamespace(mgr ctrl.Manager) error {
-	c, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme()})
-	if err != nil {
-		return err
-	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: sidecars.DefaultManagerNamespace}}
-	return client.IgnoreAlreadyExists(c.Create(context.Background(), ns))
 }

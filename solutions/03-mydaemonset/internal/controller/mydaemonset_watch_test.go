@@ -374,7 +374,7 @@ func TestMyDaemonSetStatusCountsNodesAndReadyPods(t *testing.T) {
 
 	// envtest runs no kubelet: play its part, one pod at a time.
 	for i, pod := range daemonPodsOf(g, mds) {
-		markReady(g, ns, pod.Name)
+		env.MarkReady(g, ns, pod.Name)
 		g.Eventually(func(g Gomega) {
 			g.Expect(latestMyDaemonSet(g, mds).Status.NumberAvailable).To(BeEquivalentTo(i+1),
 				"status.numberAvailable should count pod %s once it is ready", pod.Name)
@@ -431,7 +431,7 @@ func TestMyDaemonSetIdlePassWritesNothing(t *testing.T) {
 	settled(0)
 	idlePass("2 nodes, 2 pods, none ready")
 	for _, pod := range daemonPodsOf(g, mds) {
-		markReady(g, ns, pod.Name)
+		env.MarkReady(g, ns, pod.Name)
 	}
 	settled(2)
 	idlePass("2 nodes, 2 ready pods")
@@ -512,7 +512,7 @@ func TestAnOwnPodWithoutTheLabelIsAdopted(t *testing.T) {
 		Spec: corev1.PodSpec{NodeName: node.Name, Containers: []corev1.Container{{Name: "app", Image: pauseImage}}},
 	}
 	g.Expect(env.Client.Create(ctx, orphan)).To(Succeed())
-	markReady(g, ns, orphan.Name)
+	env.MarkReady(g, ns, orphan.Name)
 	setNodeReady(g, node, corev1.ConditionTrue)
 
 	g.Eventually(func(g Gomega) {

@@ -127,7 +127,7 @@ func TestAnImageChangeReplacesOnePodAtATime(t *testing.T) {
 	pods := daemonPodsOf(g, mds)
 	g.Expect(nodeNames(pods)).To(Equal(names(nodes...)))
 	for _, pod := range pods {
-		markReady(g, ns, pod.Name)
+		env.MarkReady(g, ns, pod.Name)
 	}
 
 	setImage(g, mds, newPauseImage)
@@ -161,7 +161,7 @@ func TestAnImageChangeReplacesOnePodAtATime(t *testing.T) {
 		}
 		for _, pod := range pods {
 			if !podcontrol.IsPodReady(&pod) {
-				markReady(g, ns, pod.Name)
+				env.MarkReady(g, ns, pod.Name)
 				break
 			}
 		}
@@ -263,7 +263,7 @@ func TestAStaleCacheWastesNoCreates(t *testing.T) {
 	mds := unmanaged(newMyDaemonSet(ns, "stale", nil))
 	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
 	var writes testenv.WriteCounter
-	r := &MyDaemonSetReconciler{Client: writes.Wrap(&frozenPodList{Client: env.Client}), Scheme: env.Client.Scheme()}
+	r := &MyDaemonSetReconciler{Client: writes.Wrap(&testenv.FrozenPodList{Client: env.Client}), Scheme: env.Client.Scheme()}
 
 	_, err := r.Reconcile(ctx, requestFor(mds))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -288,7 +288,7 @@ func TestAMyDaemonSetCreatedAgainDoesNotWaitForThePodsOfTheFirst(t *testing.T) {
 	ctx := env.Context()
 	ns := env.Namespace(t)
 	node := createNode(g, ns, "a", true, nil)
-	r := &MyDaemonSetReconciler{Client: &frozenPodList{Client: env.Client}, Scheme: env.Client.Scheme()}
+	r := &MyDaemonSetReconciler{Client: &testenv.FrozenPodList{Client: env.Client}, Scheme: env.Client.Scheme()}
 	first := unmanaged(newMyDaemonSet(ns, "again", nil))
 	g.Expect(env.Client.Create(ctx, first)).To(Succeed())
 	_, err := r.Reconcile(ctx, requestFor(first))
@@ -325,11 +325,11 @@ func TestAStaleCacheNeverSpendsTheRollingBudgetTwice(t *testing.T) {
 	_, err := (&MyDaemonSetReconciler{Client: env.Client, Scheme: env.Client.Scheme()}).Reconcile(ctx, requestFor(mds))
 	g.Expect(err).NotTo(HaveOccurred())
 	for _, pod := range daemonPodsOf(g, mds) {
-		markReady(g, ns, pod.Name)
+		env.MarkReady(g, ns, pod.Name)
 	}
 	setImage(g, mds, newPauseImage)
 
-	r := &MyDaemonSetReconciler{Client: &frozenPodList{Client: env.Client}, Scheme: env.Client.Scheme()}
+	r := &MyDaemonSetReconciler{Client: &testenv.FrozenPodList{Client: env.Client}, Scheme: env.Client.Scheme()}
 	for pass := range 3 {
 		_, err := r.Reconcile(ctx, requestFor(mds))
 		g.Expect(err).NotTo(HaveOccurred(), "pass %d", pass+1)
@@ -450,7 +450,7 @@ func TestANamespaceBeingDeletedIsNoErrorForMyDaemonSet(t *testing.T) {
 	createNode(g, ns, "a", true, nil)
 	// The MyDaemonSet selects the nodes of ns, but lives in a namespace being deleted.
 	mds := unmanaged(newMyDaemonSet(ns, "agent", nil))
-	terminatingNamespace(g, mds)
+	env.TerminatingNamespace(g, mds)
 	r := &MyDaemonSetReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
 
 	result, err := r.Reconcile(env.Context(), requestFor(mds))
@@ -458,28 +458,6 @@ func TestANamespaceBeingDeletedIsNoErrorForMyDaemonSet(t *testing.T) {
 		"with it: there is nothing to retry")
 	g.Expect(result).To(Equal(ctrl.Result{}))
 	g.Expect(daemonPodsOf(g, mds)).To(BeEmpty())
-}
-
-// frozenPodList is a client whose pod lists never change after the first one: a cache
-// that has stopped seeing events.
-type frozenPodList struct {
-	client.Client
-	frozen *corev1.PodList
-}
-
-func (f *frozenPodList) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	pods, ok := list.(*corev1.PodList)
-	if !ok {
-		return f.Client.List(ctx, list, opts...)
-	}
-	if f.frozen == nil {
-		f.frozen = &corev1.PodList{}
-		if err := f.Client.List(ctx, f.frozen, opts...); err != nil {
-			return err
-		}
-	}
-	f.frozen.DeepCopyInto(pods)
-	return nil
 }
 
 func terminatingPods(g Gomega, ns string) int {
@@ -492,15 +470,4 @@ func terminatingPods(g Gomega, ns string) int {
 		}
 	}
 	return n
-}
-
-// terminatingNamespace creates a namespace with obj in it, then deletes the namespace.
-// envtest runs no namespace controller, so the namespace stays Terminating, refusing
-// every new object, for the rest of the run.
-func terminatingNamespace(g Gomega, obj client.Object) {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "terminating-"}}
-	g.ExpectWithOffset(1, env.Client.Create(env.Context(), ns)).To(Succeed())
-	obj.SetNamespace(ns.Name)
-	g.ExpectWithOffset(1, env.Client.Create(env.Context(), obj)).To(Succeed())
-	g.ExpectWithOffset(1, env.Client.Delete(env.Context(), ns)).To(Succeed())
 }

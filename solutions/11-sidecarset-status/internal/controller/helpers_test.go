@@ -40,16 +40,8 @@ func createSidecarSet(t *testing.T, g Gomega, value, image string) *sidecarsv1.S
 	}
 	g.ExpectWithOffset(1, env.Client.Create(env.Context(), set)).To(Succeed())
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), set) })
-	waitForCache(g, set)
+	env.WaitForCache(g, set)
 	return set
-}
-
-func waitForCache(g Gomega, set *sidecarsv1.SidecarSet) {
-	g.EventuallyWithOffset(2, func(g Gomega) {
-		var cached sidecarsv1.SidecarSet
-		g.Expect(env.Manager.GetCache().Get(env.Context(), client.ObjectKeyFromObject(set), &cached)).To(Succeed())
-		g.Expect(cached.Generation).To(Equal(set.Generation))
-	}).Should(Succeed())
 }
 
 // createPods creates n pods labelled caseLabel=value in ns, named prefix-0, prefix-1, ...

@@ -98,14 +98,6 @@ func pass(g Gomega, c *Controller, ip *appsv1.ImoocPod, pods int) error {
 	return err
 }
 
-func markReady(g Gomega, ns, name string) {
-	var pod corev1.Pod
-	g.ExpectWithOffset(1, env.Client.Get(env.Context(), client.ObjectKey{Namespace: ns, Name: name}, &pod)).To(Succeed())
-	pod.Status.Phase = corev1.PodRunning
-	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
-	g.ExpectWithOffset(1, env.Client.Status().Update(env.Context(), &pod)).To(Succeed())
-}
-
 func labelledPod(ns, name, imoocPod string) *corev1.Pod {
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{NameLabel: imoocPod}},
@@ -151,17 +143,6 @@ func boolString(b *bool) string {
 	return fmt.Sprint(*b)
 }
 
-// terminatingNamespace creates a namespace with obj in it, then deletes the namespace.
-// envtest runs no namespace controller, so the namespace stays Terminating, refusing
-// every new object, for the rest of the run.
-func terminatingNamespace(g Gomega, obj client.Object) {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "terminating-"}}
-	g.ExpectWithOffset(1, env.Client.Create(env.Context(), ns)).To(Succeed())
-	obj.SetNamespace(ns.Name)
-	g.ExpectWithOffset(1, env.Client.Create(env.Context(), obj)).To(Succeed())
-	g.ExpectWithOffset(1, env.Client.Delete(env.Context(), ns)).To(Succeed())
-}
-
 // countWrites returns a copy of cfg whose requests that change something (every method
 // but GET) are counted in n: what a pass sends, whether through the kube or the
 // dynamic client. The informers' lists and watches are GETs.
@@ -181,37 +162,37 @@ func countWrites(cfg *rest.Config, n *atomic.Int64) *rest.Config {
 // refusePodCreates returns a copy of cfg whose pod creates the API server refuses with
 // message, like a namespace whose quota is used up.
 func refusePodCreates(cfg *rest.Config, message string) *rest.Config {
-	cfg = rest.CopyConfig(cfg)
-	cfg.Wrap(func(next http.RoundTripper) http.RoundTripper {
-		return roundTripper(func(req *http.Request) (*http.Response, error) {
-			if req.Method != http.MethodPost || !strings.HasSuffix(req.URL.Path, "/pods") {
-				return next.RoundTrip(req)
-			}
-			body := fmt.Sprintf(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403,"message":%q}`,
-				`pods is forbidden: `+message)
-			return &http.Response{
-				StatusCode: http.StatusForbidden,
-				Header:     http.Header{"Content-Type": []string{"application/json"}},
-				Body:       io.NopCloser(strings.NewReader(body)),
-				Request:    req,
-			}, nil
-		})
+	return refuse(cfg, func(req *http.Request) string {
+		if req.Method != http.MethodPost || !strings.HasSuffix(req.URL.Path, "/pods") {
+			return ""
+		}
+		return `pods is forbidden: ` + message
 	})
-	return cfg
 }
 
 // refusePodDeletes returns a copy of cfg whose pod deletes the API server refuses, as a
 // policy webhook would, each with a message of about a kilobyte.
 func refusePodDeletes(cfg *rest.Config) *rest.Config {
+	return refuse(cfg, func(req *http.Request) string {
+		if req.Method != http.MethodDelete || !strings.Contains(req.URL.Path, "/pods/") {
+			return ""
+		}
+		return fmt.Sprintf(`pods %q is forbidden: admission webhook "protect.policy.example.com" denied the request: %s`,
+			req.URL.Path[strings.LastIndex(req.URL.Path, "/")+1:],
+			strings.Repeat("this pod is protected by the team's disruption policy; ", 20))
+	})
+}
+
+// refuse returns a copy of cfg whose requests the API server answers 403 Forbidden with
+// the message refusal gives them, and sends on when it gives none.
+func refuse(cfg *rest.Config, refusal func(*http.Request) string) *rest.Config {
 	cfg = rest.CopyConfig(cfg)
 	cfg.Wrap(func(next http.RoundTripper) http.RoundTripper {
 		return roundTripper(func(req *http.Request) (*http.Response, error) {
-			if req.Method != http.MethodDelete || !strings.Contains(req.URL.Path, "/pods/") {
+			message := refusal(req)
+			if message == "" {
 				return next.RoundTrip(req)
 			}
-			message := fmt.Sprintf(`pods %q is forbidden: admission webhook "protect.policy.example.com" denied the request: %s`,
-				req.URL.Path[strings.LastIndex(req.URL.Path, "/")+1:],
-				strings.Repeat("this pod is protected by the team's disruption policy; ", 20))
 			body := fmt.Sprintf(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403,"message":%q}`, message)
 			return &http.Response{
 				StatusCode: http.StatusForbidden,

@@ -79,7 +79,7 @@ func TestIdlePassWritesNothing(t *testing.T) {
 	idlePass("3 pods, none ready")
 
 	for _, pod := range podsOf(g, ip) {
-		markReady(g, ns, pod.Name)
+		env.MarkReady(g, ns, pod.Name)
 	}
 	g.Eventually(func(g Gomega) {
 		listed, err := c.podLister.Pods(ns).List(labels.Everything())
@@ -138,7 +138,7 @@ func TestAPassThatReadsAStaleCopyStillWritesTheStatus(t *testing.T) {
 	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
 	g.Expect(testenv.ErrorText(pass(g, c, ip, 0))).To(BeEmpty(), "the pass that creates the pods")
 	for _, pod := range podsOf(g, ip) {
-		markReady(g, ns, pod.Name)
+		env.MarkReady(g, ns, pod.Name)
 	}
 	waitForReadyInCache(g, c, ns, 2)
 	g.Expect(testenv.ErrorText(pass(g, c, ip, 2))).To(BeEmpty(), "the pass that counts them")
@@ -160,7 +160,7 @@ func TestAPassThatReadsAStaleCopyStillWritesTheStatus(t *testing.T) {
 
 	// The replacement becomes ready: the next pass finds 2 of 2, as its stale copy says.
 	for _, pod := range podsOf(g, ip) {
-		markReady(g, ns, pod.Name)
+		env.MarkReady(g, ns, pod.Name)
 	}
 	waitForReadyInCache(g, c, ns, 2)
 	err := pass(g, c, ip, 2)
@@ -254,7 +254,7 @@ func TestAPassThatFailsOnManyPodsStillReportsIt(t *testing.T) {
 func TestANamespaceBeingDeletedIsNoError(t *testing.T) {
 	g := NewWithT(t)
 	ip := unmanaged(newImoocPod("", "web", 3))
-	terminatingNamespace(g, ip)
+	env.TerminatingNamespace(g, ip)
 	c := newTestController(t, env.Config, testControllerOptions{namespace: ip.Namespace, startPods: true})
 
 	g.Expect(testenv.ErrorText(pass(g, c, ip, 0))).To(BeEmpty(), "a namespace being deleted refuses new pods, and takes the "+

@@ -162,7 +162,7 @@ func TestOnePassScalesTheWholeDifference(t *testing.T) {
 func TestStaleCacheNeverCreatesTooMany(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
-	stale := &frozenPodList{Client: env.Client}
+	stale := &testenv.FrozenPodList{Client: env.Client}
 	r := &ImoocPodReconciler{Client: stale, Scheme: env.Client.Scheme()}
 	ip := unmanaged(newImoocPod(env.Namespace(t), "stale", 5))
 	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
@@ -185,7 +185,7 @@ func TestAnImoocPodCreatedAgainDoesNotWaitForThePodsOfTheFirst(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	ns := env.Namespace(t)
-	r := &ImoocPodReconciler{Client: &frozenPodList{Client: env.Client}, Scheme: env.Client.Scheme()}
+	r := &ImoocPodReconciler{Client: &testenv.FrozenPodList{Client: env.Client}, Scheme: env.Client.Scheme()}
 	first := unmanaged(newImoocPod(ns, "again", 2))
 	g.Expect(env.Client.Create(ctx, first)).To(Succeed())
 	_, err := r.Reconcile(ctx, requestFor(first))
@@ -345,7 +345,7 @@ func TestScaleDownKeepsTheReadyPods(t *testing.T) {
 	ready := podNames(waitForPods(g, ip, 4)[:2])
 	// envtest runs no kubelet: play its part for two pods.
 	for _, name := range ready {
-		markReady(g, ip.Namespace, name)
+		env.MarkReady(g, ip.Namespace, name)
 	}
 
 	scaleTo(g, ip, 2)
@@ -359,7 +359,7 @@ func TestScaleDownKeepsTheReadyPods(t *testing.T) {
 func TestANamespaceBeingDeletedIsNoError(t *testing.T) {
 	g := NewWithT(t)
 	ip := unmanaged(newImoocPod("", "web", 3))
-	terminatingNamespace(g, ip)
+	env.TerminatingNamespace(g, ip)
 	r := &ImoocPodReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
 
 	result, err := r.Reconcile(env.Context(), requestFor(ip))

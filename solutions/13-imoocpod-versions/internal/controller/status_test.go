@@ -264,7 +264,7 @@ func TestStatusCountsActiveAndReadyPods(t *testing.T) {
 
 	// envtest runs no kubelet: play its part, one pod at a time.
 	for i, pod := range podsOf(g, ip) {
-		markReady(g, ip.Namespace, pod.Name)
+		env.MarkReady(g, ip.Namespace, pod.Name)
 		g.Eventually(func(g Gomega) {
 			g.Expect(latest(g, ip).Status.ReadyReplicas).To(BeEquivalentTo(i+1),
 				"status.readyReplicas should count pod %s once it is ready, and only the ready pods: "+
@@ -333,7 +333,7 @@ func TestReadyConditionSaysWhatAPassFound(t *testing.T) {
 
 	got = pass()
 	g.Expect(got.Status.Replicas).To(BeEquivalentTo(1), "status.replicas after the scale-down")
-	markReady(g, ip.Namespace, podsOf(g, ip)[0].Name)
+	env.MarkReady(g, ip.Namespace, podsOf(g, ip)[0].Name)
 	got = pass()
 	g.Expect(got.Status.ReadyReplicas).To(BeEquivalentTo(1), "status.readyReplicas")
 	g.Expect(got).To(haveReady(metav1.ConditionTrue, appsv2.ReasonAllReplicasReady), "the Ready condition")
@@ -361,7 +361,7 @@ func TestAnIdlePassLeavesTheStatusAlone(t *testing.T) {
 	idlePass("3 pods, none ready")
 
 	for _, pod := range podsOf(g, ip) {
-		markReady(g, ip.Namespace, pod.Name)
+		env.MarkReady(g, ip.Namespace, pod.Name)
 	}
 	g.Eventually(func(g Gomega) {
 		g.Expect(readyCount(cachedPods(g, cache, ip))).To(Equal(3), "ready pods in the cache")
@@ -382,14 +382,7 @@ func TestTheManagersRoleAllowsAWholePass(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	ns := env.Namespace(t)
-	cfg := env.AsRole(t, filepath.Join("..", "..", "config", "rbac", "role.yaml"), "")
-	asManager, err := client.New(cfg, client.Options{Scheme: env.Client.Scheme()})
-	g.Expect(err).NotTo(HaveOccurred())
-
-	for _, list := range []client.ObjectList{&appsv2.ImoocPodList{}, &corev1.PodList{}} {
-		g.Expect(testenv.ErrorText(env.Watch(cfg, list))).To(BeEmpty(),
-			"the manager's cache watches %T; add the RBAC marker it lacks", list)
-	}
+	asManager := env.AsManager(t, filepath.Join("..", "..", "config", "rbac", "role.yaml"), &appsv2.ImoocPodList{}, &corev1.PodList{})
 
 	r := &ImoocPodReconciler{Client: asManager, Scheme: env.Client.Scheme()}
 	ip := unmanaged(newImoocPod(ns, "rbac", 2))

@@ -143,7 +143,7 @@ func TestScaleDownKeepsTheReadyPods(t *testing.T) {
 	ready := podNames(waitForPods(g, ip, 4)[:2])
 	// envtest runs no kubelet: play its part for two pods.
 	for _, name := range ready {
-		markReady(g, ip.Namespace, name)
+		env.MarkReady(g, ip.Namespace, name)
 	}
 	// The controller must see them ready before it chooses which pods to delete.
 	g.Eventually(func(g Gomega) {
@@ -172,7 +172,7 @@ func TestStatusCountsActiveAndReadyPods(t *testing.T) {
 	}).Should(Succeed())
 
 	for i, pod := range podsOf(g, ip) {
-		markReady(g, ip.Namespace, pod.Name)
+		env.MarkReady(g, ip.Namespace, pod.Name)
 		g.Eventually(func(g Gomega) {
 			g.Expect(latest(g, ip).Status.ReadyReplicas).To(BeEquivalentTo(i+1),
 				"status.readyReplicas should count pod %s once it is ready: does a pod update that "+

@@ -1,14 +1,10 @@
 package v1
 
 import (
-	"context"
 	"os"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/lessons/10-sidecarset/api/sidecars/v1"
 	"github.com/kube-workshop/operator-workshop/lessons/10-sidecarset/internal/sidecars"
@@ -25,7 +21,7 @@ func TestMain(m *testing.M) {
 	// The manager runs both webhooks and no controller: these tests are about what the API
 	// server admits and stores, and the pod webhook is called on every pod a test creates.
 	os.Exit(testenv.RunWebhooks(m, scheme, func(mgr ctrl.Manager) error {
-		if err := createManagerNamespace(mgr); err != nil {
+		if err := testenv.CreateNamespace(mgr, sidecars.DefaultManagerNamespace); err != nil {
 			return err
 		}
 		if err := SetupSidecarSetWebhookWithManager(mgr, sidecars.DefaultManagerNamespace); err != nil {
@@ -33,15 +29,4 @@ func TestMain(m *testing.M) {
 		}
 		return SetupPodWebhookWithManager(mgr, sidecars.DefaultManagerNamespace)
 	}, &env))
-}
-
-// createManagerNamespace creates the namespace a deployed manager runs in: the
-// SidecarSet webhook creates its dry-run pods there.
-func createManagerNamespace(mgr ctrl.Manager) error {
-	c, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme()})
-	if err != nil {
-		return err
-	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: sidecars.DefaultManagerNamespace}}
-	return client.IgnoreAlreadyExists(c.Create(context.Background(), ns))
 }

@@ -67,17 +67,8 @@ func createSidecarSet(t *testing.T, g Gomega, set *sidecarsv1.SidecarSet) *sidec
 	t.Helper()
 	g.ExpectWithOffset(1, env.Client.Create(env.Context(), set)).To(Succeed(), "creating SidecarSet %s", set.Name)
 	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), set) })
-	waitForCache(g, set)
+	env.WaitForCache(g, set)
 	return set
-}
-
-// waitForCache waits until the manager's cache holds set as the API server stored it.
-func waitForCache(g Gomega, set *sidecarsv1.SidecarSet) {
-	g.EventuallyWithOffset(2, func(g Gomega) {
-		var cached sidecarsv1.SidecarSet
-		g.Expect(env.Manager.GetCache().Get(env.Context(), client.ObjectKeyFromObject(set), &cached)).To(Succeed())
-		g.Expect(cached.ResourceVersion).To(Equal(set.ResourceVersion))
-	}).Should(Succeed(), "the manager's cache should hold SidecarSet %s", set.Name)
 }
 
 // newPod returns a pod of one container, app, labelled caseLabel=value.

@@ -188,7 +188,7 @@ func TestAChangedSidecarSetLeavesExistingPodsAlone(t *testing.T) {
 
 	set.Spec.Containers[0].Image = "busybox:1.38"
 	g.Expect(env.Client.Update(env.Context(), set)).To(Succeed())
-	waitForCache(g, set)
+	env.WaitForCache(g, set)
 	after, _ := createPod(g, newPod(ns, "after", value))
 
 	var again corev1.Pod

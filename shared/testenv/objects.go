@@ -1,0 +1,78 @@
+package testenv
+
+import (
+	"context"
+
+	"github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// MarkReady plays the kubelet: the pod ns/name runs and is ready.
+func (e *Env) MarkReady(g gomega.Gomega, ns, name string) {
+	var pod corev1.Pod
+	g.ExpectWithOffset(1, e.Client.Get(e.ctx, client.ObjectKey{Namespace: ns, Name: name}, &pod)).To(gomega.Succeed())
+	pod.Status.Phase = corev1.PodRunning
+	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+	g.ExpectWithOffset(1, e.Client.Status().Update(e.ctx, &pod)).To(gomega.Succeed())
+}
+
+// TerminatingNamespace creates a namespace with obj in it, then deletes the namespace.
+// envtest runs no namespace controller, so the namespace stays Terminating, refusing
+// every new object, for the rest of the run.
+func (e *Env) TerminatingNamespace(g gomega.Gomega, obj client.Object) {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "terminating-"}}
+	g.ExpectWithOffset(1, e.Client.Create(e.ctx, ns)).To(gomega.Succeed())
+	obj.SetNamespace(ns.Name)
+	g.ExpectWithOffset(1, e.Client.Create(e.ctx, obj)).To(gomega.Succeed())
+	g.ExpectWithOffset(1, e.Client.Delete(e.ctx, ns)).To(gomega.Succeed())
+}
+
+// CreateNamespace creates the namespace name, unless it exists, with mgr's
+// configuration: for a Setup whose webhooks or controllers need a namespace that is
+// there before the manager starts, as a deployed manager's own namespace is.
+func CreateNamespace(mgr ctrl.Manager, name string) error {
+	c, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme()})
+	if err != nil {
+		return err
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	return client.IgnoreAlreadyExists(c.Create(context.Background(), ns))
+}
+
+// WaitForCache waits until the manager's cache holds obj at the generation obj has: the
+// spec the API server stored when obj was created or last changed. A status the
+// controller writes in between leaves the generation as it is.
+func (e *Env) WaitForCache(g gomega.Gomega, obj client.Object) {
+	g.EventuallyWithOffset(1, func(g gomega.Gomega) {
+		cached := obj.DeepCopyObject().(client.Object)
+		g.Expect(e.Manager.GetCache().Get(e.ctx, client.ObjectKeyFromObject(obj), cached)).To(gomega.Succeed())
+		g.Expect(cached.GetGeneration()).To(gomega.Equal(obj.GetGeneration()))
+	}).Should(gomega.Succeed(), "the manager's cache should hold %s at generation %d", obj.GetName(), obj.GetGeneration())
+}
+
+// FrozenPodList is a client whose pod lists never change after the first one: a cache
+// that has stopped seeing events. Give it to a reconciler of the test's own to show
+// what passes do when they cannot see their own writes.
+type FrozenPodList struct {
+	client.Client
+	frozen *corev1.PodList
+}
+
+// List lists pods as the first list did; other kinds, as the client does.
+func (f *FrozenPodList) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	pods, ok := list.(*corev1.PodList)
+	if !ok {
+		return f.Client.List(ctx, list, opts...)
+	}
+	if f.frozen == nil {
+		f.frozen = &corev1.PodList{}
+		if err := f.Client.List(ctx, f.frozen, opts...); err != nil {
+			return err
+		}
+	}
+	f.frozen.DeepCopyInto(pods)
+	return nil
+}
