@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -156,12 +157,8 @@ func (r *NodePoolReconciler) applyLeavingConflicts(ctx context.Context, pool *no
 // deleted meanwhile. Neither that conflict nor the one of a stale resourceVersion names
 // a field: the caller reads the node again.
 func (r *NodePoolReconciler) applyLabels(ctx context.Context, pool *nodesv1.NodePool, node *corev1.Node, labels map[string]string) (*corev1.Node, error) {
-	// TODO(1): Apply the pool's labels with a field manager of its own.
-	// Send config with r.Apply as the pool's field manager (client.FieldOwner,
-	// poolFieldManager), and never force: a label another manager owns with
-	// another value stays theirs, and the API server refuses it with a conflict
-	// that names that manager. See "Apply" in docs/lesson-14.md.
-	return node, nil
+	config := corev1ac.Node(node.Name).WithUID(node.UID).WithResourceVersion(node.ResourceVersion).WithLabels(labels)
+	err := r.apply(ctx, pool, config)
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil, nil
@@ -177,6 +174,17 @@ func (r *NodePoolReconciler) applyLabels(ctx context.Context, pool *nodesv1.Node
 	}
 	after := &corev1.Node{}
 	return after, json.Unmarshal(raw, after)
+}
+
+// apply sends config, as the pool's field manager.
+func (r *NodePoolReconciler) apply(ctx context.Context, pool *nodesv1.NodePool, config *corev1ac.NodeApplyConfiguration) error {
+	// TODO(1): Apply the pool's labels with a field manager of its own.
+	// Send config with r.Apply as the pool's field manager (client.FieldOwner,
+	// poolFieldManager), and return its error. Never force: a label another
+	// manager owns with another value stays theirs, and the API server refuses
+	// it with a conflict that names that manager. See "Apply" in
+	// docs/lesson-14.md.
+	return errors.New("the labels are not applied yet")
 }
 
 // conflictingLabels returns the label keys an apply's conflict names, each owned by

@@ -167,7 +167,7 @@ func (r *NodePoolReconciler) applyLeavingConflicts(ctx context.Context, pool *no
 // a field: the caller reads the node again.
 func (r *NodePoolReconciler) applyLabels(ctx context.Context, pool *nodesv1.NodePool, node *corev1.Node, labels map[string]string) (*corev1.Node, error) {
 	config := corev1ac.Node(node.Name).WithUID(node.UID).WithResourceVersion(node.ResourceVersion).WithLabels(labels)
-	err := r.Apply(ctx, config, client.FieldOwner(poolFieldManager(pool.Name)))
+	err := r.apply(ctx, pool, config)
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil, nil
@@ -183,6 +183,11 @@ func (r *NodePoolReconciler) applyLabels(ctx context.Context, pool *nodesv1.Node
 	}
 	after := &corev1.Node{}
 	return after, json.Unmarshal(raw, after)
+}
+
+// apply sends config, as the pool's field manager.
+func (r *NodePoolReconciler) apply(ctx context.Context, pool *nodesv1.NodePool, config *corev1ac.NodeApplyConfiguration) error {
+	return r.Apply(ctx, config, client.FieldOwner(poolFieldManager(pool.Name)))
 }
 
 // conflictingLabels returns the label keys an apply's conflict names, each owned by
