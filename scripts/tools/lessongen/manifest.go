@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -47,9 +48,13 @@ type lessonSpec struct {
 	// Renames are words the code says from this lesson on, each with the word that stood
 	// in its place before: a new API version the code moves to (appsv2: appsv1). Earlier
 	// stages read every key as its value, in every file they have.
-	Renames  map[string]string `yaml:"renames"`
-	Tasks    []taskSpec        `yaml:"tasks"`
-	Mistakes []mistakeSpec     `yaml:"mistakes"`
+	Renames map[string]string `yaml:"renames"`
+	// Replaces are files this lesson rewrites whole, or removes: the stages before it
+	// take each from _before<N>/<file> in the track (N this lesson's number), a folder Go
+	// and controller-gen ignore, so that the track's module holds only its last stage.
+	Replaces []string      `yaml:"replaces"`
+	Tasks    []taskSpec    `yaml:"tasks"`
+	Mistakes []mistakeSpec `yaml:"mistakes"`
 }
 
 type taskSpec struct {
@@ -124,8 +129,8 @@ func (m *manifest) check() error {
 		if len(l.Tasks) == 0 {
 			return fmt.Errorf("lesson %d: a lesson without a task: give it one, and mark where it is written with //lesson:%d.1", l.Number, l.Number)
 		}
-		if i == 0 && (len(l.Files) > 0 || len(l.Renames) > 0) {
-			return fmt.Errorf("lesson %d: files and renames say what changes in a later lesson: the track's first has none", l.Number)
+		if i == 0 && (len(l.Files) > 0 || len(l.Renames) > 0 || len(l.Replaces) > 0) {
+			return fmt.Errorf("lesson %d: files, renames and replaces say what changes in a later lesson: the track's first has none", l.Number)
 		}
 		for from, to := range l.Renames {
 			if from == "" || to == "" || strings.ContainsAny(from+to, " \t\n") {
@@ -205,6 +210,30 @@ func (m *manifest) enters(rel string) int {
 		}
 	}
 	return m.firstStage()
+}
+
+// beforeFolder is the folder of a track that holds, for lesson n, the files n replaces as
+// the stages before it have them.
+func beforeFolder(n int) string { return fmt.Sprintf("_before%d/", n) }
+
+// versionOf says which stages a file of the track stands for, by its path: a file under
+// _before<N>/ is the version of the file it names (name) for the stages from the
+// previous lesson that replaces it, or the first, up to N (until, excluded); any other
+// file is the version from the last lesson that replaces it on (until 0: no end).
+func (m *manifest) versionOf(rel string) (name string, from, until int) {
+	name = rel
+	if folder, inner, ok := strings.Cut(rel, "/"); ok && strings.HasPrefix(folder, "_before") {
+		if n, err := strconv.Atoi(strings.TrimPrefix(folder, "_before")); err == nil {
+			name, until = inner, n
+		}
+	}
+	from = m.enters(name)
+	for _, l := range m.Lessons {
+		if (until == 0 || l.Number < until) && slices.Contains(l.Replaces, name) {
+			from = l.Number
+		}
+	}
+	return name, from, until
 }
 
 // mistake returns the mistake named name, and the lesson it is made in.

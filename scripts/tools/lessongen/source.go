@@ -32,7 +32,12 @@ import (
 // stage does not exist in it, and a file that enters the track whole in a later lesson
 // is listed under that lesson's `files` instead of being wrapped in a block. A lesson that
 // moves the code to new words (a new API version: appsv2 for appsv1) lists them under its
-// `renames`: the stages before it read the old words.
+// `renames`: the stages before it read the old words. A lesson that rewrites a file
+// whole, or removes it, lists it under its `replaces`, and the file as the stages before
+// it have it, markers and all, stays in the track as _before<N>/<file> (N the lesson's
+// number): Go and controller-gen skip a folder whose name starts with _, so the track's
+// module holds only its last stage, and the earlier version is compiled and tested in
+// the earlier solutions. A rewrite costs no //stage:old line.
 //
 // Markers do not go in doc comments: gofmt moves a directive-like line such as
 // //stage:7 to the end of the doc comment it stands in.

@@ -62,6 +62,18 @@ func loadTrack(root, name string) (*track, error) {
 				return nil, fmt.Errorf("%s: lesson %d: files: %s is not in the track", t.manifestPath(), l.Number, f)
 			}
 		}
+		for _, f := range l.Replaces {
+			if t.src[beforeFolder(l.Number)+f] == nil {
+				return nil, fmt.Errorf("%s: lesson %d: replaces: %s has no earlier version, tracks/%s/%s%s", t.manifestPath(), l.Number, f, name, beforeFolder(l.Number), f)
+			}
+		}
+	}
+	for _, rel := range t.files {
+		if file, _, until := m.versionOf(rel); until > 0 {
+			if l := m.lesson(until); l == nil || !slices.Contains(l.Replaces, file) {
+				return nil, fmt.Errorf("tracks/%s/%s: an earlier version of %s, which lesson %d does not list under replaces in %s", name, rel, file, until, t.manifestPath())
+			}
+		}
 	}
 	return t, t.checkFences()
 }
@@ -104,6 +116,9 @@ func (t *track) checkFences() error {
 		}
 		// The source as its own lesson shows every fence of that lesson.
 		for _, l := range t.manifest.Lessons {
+			if _, ok := t.existsIn(rel, l.Number); !ok {
+				continue
+			}
 			_, _, fences, err := render(t.src[rel], commentOf(rel), t.manifest.firstStage(), target{Stage: l.Number}, nil)
 			if err != nil {
 				return fmt.Errorf("tracks/%s/%s:%w", t.name, rel, err)
@@ -200,6 +215,14 @@ func (t *track) renamed(src []byte, stage int) []byte {
 	return src
 }
 
+// existsIn returns the path of a file of the track in the target stage, and whether that
+// stage has this version of it: a file a later lesson replaces stands for the stages
+// before it, and its earlier versions (_before<N>/) for theirs.
+func (t *track) existsIn(rel string, stage int) (string, bool) {
+	name, from, until := t.manifest.versionOf(rel)
+	return name, from <= stage && (until == 0 || stage < until)
+}
+
 // isText says whether a file carries markers: binary files are copied as they are.
 func (t *track) isText(rel string) bool { return !bytes.ContainsRune(t.src[rel], 0) }
 
@@ -227,10 +250,10 @@ func (t *track) render(tg target, borrowed map[string][]byte) (*stage, error) {
 		}
 	}
 	for _, rel := range files {
-		if t.manifest.enters(rel) > tg.Stage {
-			continue
-		}
 		if from, ok := t.borrowed[rel]; ok {
+			if t.manifest.enters(rel) > tg.Stage {
+				continue
+			}
 			src, ok := borrowed[rel]
 			if !ok {
 				return nil, fmt.Errorf("tracks/%s/%s: borrowed from track %s, which did not write it", t.name, rel, from)
@@ -238,9 +261,13 @@ func (t *track) render(tg target, borrowed map[string][]byte) (*stage, error) {
 			st.files[rel] = src
 			continue
 		}
+		name, ok := t.existsIn(rel, tg.Stage)
+		if !ok {
+			continue
+		}
 		src := t.src[rel]
 		if !t.isText(rel) {
-			st.files[rel] = src
+			st.files[name] = src
 			continue
 		}
 		out, changed, fences, err := render(src, commentOf(rel), t.manifest.firstStage(), tg, t.text)
@@ -250,10 +277,10 @@ func (t *track) render(tg target, borrowed map[string][]byte) (*stage, error) {
 		if out == nil {
 			continue
 		}
-		st.files[rel] = t.renamed(out, tg.Stage)
-		st.fences[rel] = fences
+		st.files[name] = t.renamed(out, tg.Stage)
+		st.fences[name] = fences
 		if changed {
-			st.changed = append(st.changed, rel)
+			st.changed = append(st.changed, name)
 		}
 	}
 	return st, nil

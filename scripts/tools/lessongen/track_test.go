@@ -304,3 +304,49 @@ func TestAFuzzTargetIsATestOfTheStage(t *testing.T) {
 		t.Errorf("testNames: got %v, want %v", got, want)
 	}
 }
+
+// A lesson that rewrites a file whole lists it under replaces, and the stages before it
+// read the earlier version from _before<N>/, which the track's module does not compile;
+// a file with no version from the lesson on leaves the track there.
+func TestALessonReplacesAFileTheStagesBeforeItKeep(t *testing.T) {
+	files := map[string]string{}
+	for k, v := range testRepo {
+		files[k] = v
+	}
+	files["tracks/pick/_before2/pick.go"] = files["tracks/pick/pick.go"]
+	files["tracks/pick/_before2/pick_test.go"] = files["tracks/pick/pick_test.go"]
+	files["tracks/pick/pick.go"] = "package pick\n\n// Pick returns the first n names, as they come.\nfunc Pick(names []string, n int) []string { return names[:n] }\n"
+	delete(files, "tracks/pick/pick_test.go")
+	root := writeRepo(t, files)
+	if err := writeAll(root, root); err == nil || !strings.Contains(err.Error(), "does not list under replaces") {
+		t.Fatalf("earlier versions no lesson lists: error %v", err)
+	}
+	files["tracks/pick/lessons.yaml"] = strings.Replace(files["tracks/pick/lessons.yaml"], "  files: [count.go, count_test.go]\n",
+		"  files: [count.go, count_test.go]\n  replaces: [pick.go, pick_test.go, gone.go]\n", 1)
+	root = writeRepo(t, files)
+	if err := writeAll(root, root); err == nil || !strings.Contains(err.Error(), "gone.go has no earlier version") {
+		t.Fatalf("a replaced file without its earlier version: error %v", err)
+	}
+	files["tracks/pick/lessons.yaml"] = strings.Replace(files["tracks/pick/lessons.yaml"], ", gone.go]", "]", 1)
+	root = writeRepo(t, files)
+	if err := writeAll(root, root); err != nil {
+		t.Fatal(err)
+	}
+	one, two := readTree(t, filepath.Join(root, "solutions/01-pick")), readTree(t, filepath.Join(root, "solutions/02-pick-count"))
+	if !strings.Contains(one["pick.go"], "sort.Strings(sorted)") || one["pick_test.go"] == "" {
+		t.Errorf("solution 01 should have the earlier pick.go and its test:\n%s", one["pick.go"])
+	}
+	if !strings.Contains(two["pick.go"], "as they come") || two["pick_test.go"] != "" {
+		t.Errorf("solution 02 should have the new pick.go and no pick_test.go:\n%s", two["pick.go"])
+	}
+	for dir, tree := range map[string]map[string]string{"01": one, "02": two} {
+		for rel := range tree {
+			if strings.HasPrefix(rel, "_before") {
+				t.Errorf("solution %s holds %s", dir, rel)
+			}
+		}
+	}
+	if lesson := readTree(t, filepath.Join(root, "lessons/01-pick"))["pick.go"]; !strings.Contains(lesson, "TODO(1): Sort the names.") {
+		t.Errorf("lesson 01 should have its task in the earlier pick.go:\n%s", lesson)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 
@@ -70,8 +71,8 @@ func setup(mgr ctrl.Manager) error {
 // client limits below, and a client that reads its own writes (readYourWrites).
 //
 // The default cache: it holds what the controller watches and reads, which is every
-// NodePool, every node and every RuntimeClass, and nothing else. No pod: a pool never
-// reads one.
+// NodePool, every node and every RuntimeClass, and nothing else (controller.CacheByObject
+// says what it keeps of some). No pod: a pool never reads one.
 //
 // Client limits sized for a pool change: a spec change patches every member of the pool
 // in one pass (syncNodes), one patch each, so its requests come in one burst as big as
@@ -81,7 +82,10 @@ func setup(mgr ctrl.Manager) error {
 // 300 a second refill it in 2 s. The API server still guards itself (API Priority and
 // Fairness); --kube-api-qps and --kube-api-burst still override them.
 func managerOptions() bootstrap.Options {
-	return bootstrap.Options{Name: "nodepool", KubeAPIQPS: 300, KubeAPIBurst: 600, Configure: readYourWrites}
+	return bootstrap.Options{
+		Name: "nodepool", KubeAPIQPS: 300, KubeAPIBurst: 600, Configure: readYourWrites,
+		Cache: cache.Options{ByObject: controller.CacheByObject()},
+	}
 }
 
 // readYourWrites makes a read from the manager's cache wait until the cache has seen the

@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -366,7 +368,8 @@ func getTable(g Gomega, path string) *metav1.Table {
 	return &table
 }
 
-// failingNodePatches is a client whose node patches all fail with err, while it is set.
+// failingNodePatches is a client whose node patches and applies all fail with err, while
+// it is set.
 type failingNodePatches struct {
 	client.Client
 	err error
@@ -377,4 +380,11 @@ func (f *failingNodePatches) Patch(ctx context.Context, obj client.Object, patch
 		return fmt.Errorf("patching node %s: %w", obj.GetName(), f.err)
 	}
 	return f.Client.Patch(ctx, obj, patch, opts...)
+}
+
+func (f *failingNodePatches) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+	if node, ok := obj.(*corev1ac.NodeApplyConfiguration); ok && f.err != nil {
+		return fmt.Errorf("applying node %s: %w", *node.GetName(), f.err)
+	}
+	return f.Client.Apply(ctx, obj, opts...)
 }

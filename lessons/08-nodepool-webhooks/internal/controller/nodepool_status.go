@@ -327,9 +327,8 @@ func conflictsOn(node *corev1.Node, pool *nodesv1.NodePool) []string {
 // givenBy returns " (pool NAME)" for the first pool other than pool whose record on node
 // gives what gives says, or "" when none does. A record may be forged: this only names.
 func givenBy(node *corev1.Node, pool string, gives func(poolRecord) bool) string {
-	for _, key := range slices.Sorted(maps.Keys(node.Annotations)) {
-		other, ok := strings.CutPrefix(key, nodesv1.RecordAnnotationPrefix)
-		if !ok || other == pool {
+	for _, other := range recordedPools(node) {
+		if other == pool {
 			continue
 		}
 		if record, _, err := readPoolRecord(node, other); err == nil && gives(record) {

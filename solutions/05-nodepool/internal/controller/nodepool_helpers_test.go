@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -157,8 +158,9 @@ func noSchedule(key, value string) corev1.Taint {
 // for a create, update, patch or delete, "Kind/name/status" for a write of the status.
 type writeLog struct {
 	client.Client
-	mu     sync.Mutex
-	writes []string
+	mu      sync.Mutex
+	writes  []string
+	applies []string
 }
 
 func (w *writeLog) record(obj client.Object, suffix string) {
@@ -190,6 +192,28 @@ func (w *writeLog) Update(ctx context.Context, obj client.Object, opts ...client
 func (w *writeLog) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
 	w.record(obj, "")
 	return w.Client.Patch(ctx, obj, patch, opts...)
+}
+
+// Apply records an apply apart from the other writes (takeApplies): "Kind/name".
+func (w *writeLog) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+	name := ""
+	if named, ok := obj.(interface{ GetName() *string }); ok && named.GetName() != nil {
+		name = *named.GetName()
+	}
+	kind := strings.TrimSuffix(strings.TrimPrefix(fmt.Sprintf("%T", obj), "*v1."), "ApplyConfiguration")
+	w.mu.Lock()
+	w.applies = append(w.applies, kind+"/"+name)
+	w.mu.Unlock()
+	return w.Client.Apply(ctx, obj, opts...)
+}
+
+// takeApplies returns the applies since the last call.
+func (w *writeLog) takeApplies() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	applies := w.applies
+	w.applies = nil
+	return applies
 }
 
 func (w *writeLog) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -42,12 +43,11 @@ func TestAForgedRecordOfAnotherPoolTakesNothing(t *testing.T) {
 	}
 }
 
-// recordOf returns the record of a pool that gave labels and taints, as writePoolRecord
-// writes it.
+// recordOf returns the record of a pool that gave labels and taints, as a pool's
+// annotation holds it.
 func recordOf(labels map[string]string, taints ...corev1.Taint) string {
-	node := nodeWith("record", nil)
-	writePoolRecord(node, "any", labels, taints)
-	return node.Annotations[poolRecordAnnotation("any")]
+	value, _ := json.Marshal(poolRecord{Labels: labels, Taints: taints}) // strings always encode
+	return string(value)
 }
 
 // annotateNode sets an annotation of node with a merge patch, as its kubelet could.

@@ -237,3 +237,14 @@ func setPoolTaints(node *corev1.Node, held, want []corev1.Taint) []corev1.Taint 
 	node.Spec.Taints = taints
 	return given
 }
+
+// recordedPools returns, sorted, the NodePools whose records node carries.
+func recordedPools(node *corev1.Node) []string {
+	var pools []string
+	for _, key := range slices.Sorted(maps.Keys(node.Annotations)) {
+		if pool, ok := strings.CutPrefix(key, nodesv1.RecordAnnotationPrefix); ok {
+			pools = append(pools, pool)
+		}
+	}
+	return pools
+}

@@ -14,6 +14,7 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/retry"
@@ -186,8 +187,14 @@ func TestNodePoolPatchesOnlyTheNodesThatNeedIt(t *testing.T) {
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
 	writes := &writeLog{Client: env.Client}
 	r := newReconciler(writes)
+	// The nodes a pass wrote to, each at most once by patch and once by apply (the labels
+	// are applied from lesson 14 on).
 	nodePatches := func() []string {
-		return slices.DeleteFunc(writes.take(), func(w string) bool { return !strings.HasPrefix(w, "Node/") })
+		patches := slices.DeleteFunc(writes.take(), func(w string) bool { return !strings.HasPrefix(w, "Node/") })
+		applies := writes.takeApplies()
+		g.ExpectWithOffset(1, patches).To(HaveLen(sets.New(patches...).Len()), "a node patched twice in one pass")
+		g.ExpectWithOffset(1, applies).To(HaveLen(sets.New(applies...).Len()), "a node applied twice in one pass")
+		return sets.List(sets.New(append(patches, applies...)...))
 	}
 
 	_, err := r.Reconcile(ctx, requestFor(pool))

@@ -413,7 +413,6 @@ func (r *MyDaemonSetReconciler) newDaemonPod(mds *appsv1.MyDaemonSet, node *core
 // daemonContainer returns the container every pod of mds runs.
 func daemonContainer(mds *appsv1.MyDaemonSet) corev1.Container {
 	//lesson:4.2
-	//lesson:stub return corev1.Container{Name: "app", Image: mds.Spec.Image}
 	// The policy is empty when no webhook defaulted it (the controller's own tests run
 	// without one): the API server then defaults the pod's as it always has.
 	return corev1.Container{Name: "app", Image: mds.Spec.Image, ImagePullPolicy: mds.Spec.ImagePullPolicy}

@@ -311,6 +311,13 @@ func (r *NodePoolReconciler) syncNode(ctx context.Context, pool *nodesv1.NodePoo
 	//lesson:5.5 node
 	//lesson:stub return nodeUnchanged, nil
 	var change nodeChange
+	//stage:14
+	// The labels go by apply (applyPoolLabels), the taints by the patch below.
+	var applyErr error
+	if change, node, applyErr = r.applyPoolLabels(ctx, pool, node); applyErr != nil || node == nil {
+		return change, applyErr
+	}
+	//stage:end
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		want, c := withPool(node, pool)
 		if c == nodeUnchanged {

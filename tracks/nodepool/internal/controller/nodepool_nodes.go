@@ -25,29 +25,42 @@ func isPoolMember(node *corev1.Node, pool string) bool {
 }
 
 // concernsPool reports whether a pass of the NodePool named pool has anything to do
-// with node: a member gets the pool's labels and taints, and a node that still carries
-// the pool's record has left and must lose what the pool gave it.
+// with node: a member gets the pool's labels and taints, and a node on which the pool's
+// field manager still owns labels (appliedLabels), or that still carries the pool's
+// record of taints, has left and must lose what the pool gave it.
 func concernsPool(node *corev1.Node, pool string) bool {
-	//lesson:5.3
-	//lesson:stub return isPoolMember(node, pool)
 	_, recorded := node.Annotations[poolRecordAnnotation(pool)]
-	return recorded || isPoolMember(node, pool)
-	//lesson:end
+	return recorded || isPoolMember(node, pool) || len(appliedLabels(node, pool)) > 0
 }
 
-// poolRecord is what one NodePool put on one node, in the annotation
-// nodesv1.RecordAnnotationPrefix + pool: its labels and its taints, each with the value
-// the pool gave it.
+// recordedPools returns, sorted, the NodePools that have a record on node: an annotation
+// of taints, or labels their field managers own.
+func recordedPools(node *corev1.Node) []string {
+	pools := sets.New[string]()
+	for key := range node.Annotations {
+		if pool, ok := strings.CutPrefix(key, nodesv1.RecordAnnotationPrefix); ok {
+			pools.Insert(pool)
+		}
+	}
+	for _, entry := range node.ManagedFields {
+		if pool, ok := strings.CutPrefix(entry.Manager, FieldManagerPrefix); ok {
+			pools.Insert(pool)
+		}
+	}
+	return sets.List(pools)
+}
+
+// poolRecord is what one NodePool gave one node: its labels and its taints, each with the
+// value the pool gave it.
 //
-// A node's labels do not say who set them, and the controller must never remove what
-// someone else set. So it remembers what it set, and the node is the place: the record
-// changes in the same patch as the labels and taints it describes, so the two never
-// disagree, even when the manager dies between two writes; it outlives the pool, so a
-// node that has left a pool still says what to remove; and it stays out of the pool's
-// spec, which is the user's, and its status, which must never be the only copy of a
-// fact. (Server-side apply tracks ownership itself, but a node's taints are an atomic
-// list: applying ours would take over everyone's.) A label or taint is the pool's only
-// while it still has the value recorded here (heldOn): whoever changed it made it theirs.
+// The labels are the API server's record: the fields the pool's field manager owns in
+// the node's managedFields (appliedLabels), which only a request of that manager
+// changes. The taints are the controller's own record, in the annotation
+// nodesv1.RecordAnnotationPrefix + pool: a node's taints are an atomic list
+// (+listType=atomic in k8s.io/api), which one field manager owns whole, so applying the
+// pool's would take over everyone's. The annotation changes in the same patch as the
+// taints it describes; a taint is the pool's only while it still has the value recorded
+// there (heldOn): whoever changed it made it theirs.
 type poolRecord struct {
 	Labels map[string]string `json:"labels,omitempty"`
 	Taints []corev1.Taint    `json:"taints,omitempty"`
@@ -77,27 +90,30 @@ func (record poolRecord) heldOn(node *corev1.Node) poolRecord {
 	return held
 }
 
-// readPoolRecord returns the record of the NodePool named pool on node, and whether
-// there is one.
+// readPoolRecord returns the record of the NodePool named pool on node: the labels its
+// field manager owns, and the taints its annotation lists; and whether there is one. The
+// labels an annotation of lesson 09 lists are not read: the annotation may be forged, the
+// managedFields may not.
 func readPoolRecord(node *corev1.Node, pool string) (poolRecord, bool, error) {
-	var record poolRecord
+	record := poolRecord{Labels: appliedLabels(node, pool)}
 	value, ok := node.Annotations[poolRecordAnnotation(pool)]
 	if !ok {
-		return record, false, nil
+		return record, len(record.Labels) > 0, nil
 	}
-	if err := json.Unmarshal([]byte(value), &record); err != nil {
-		return poolRecord{}, true, fmt.Errorf("annotation %s is not a record of this controller: %w",
+	var recorded poolRecord
+	if err := json.Unmarshal([]byte(value), &recorded); err != nil {
+		return record, true, fmt.Errorf("annotation %s is not a record of this controller: %w",
 			poolRecordAnnotation(pool), err)
 	}
+	record.Taints = recorded.Taints
 	return record, true, nil
 }
 
-// writePoolRecord records on node the labels and taints the NodePool named pool gave
-// it. The taints are sorted, and the labels are a map, which encoding/json writes sorted:
-// a record that encoded differently on each pass would be a change, and a write, on
-// every pass.
-func writePoolRecord(node *corev1.Node, pool string, labels map[string]string, taints []corev1.Taint) {
-	record := poolRecord{Labels: labels}
+// writePoolRecord records on node the taints the NodePool named pool gave it, sorted: a
+// record that encoded differently on each pass would be a change, and a write, on every
+// pass.
+func writePoolRecord(node *corev1.Node, pool string, taints []corev1.Taint) {
+	var record poolRecord
 	for _, t := range taints {
 		record.Taints = append(record.Taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
 	}
@@ -128,21 +144,21 @@ func poolShare(node *corev1.Node, pool *nodesv1.NodePool) (labels map[string]str
 	if !isPoolMember(node, pool.Name) {
 		return nil, nil, false
 	}
-	//lesson:6.2
 	// A pool being deleted gives nothing, members included: its last pass takes back
 	// everything it gave.
 	if !pool.DeletionTimestamp.IsZero() {
 		return nil, nil, false
 	}
-	//lesson:end
 	return pool.Spec.Labels, pool.Spec.Taints, true
 }
 
-// withPool returns a copy of node as pool wants it, and what changed: a member carries
-// the pool's labels and taints, where nobody else's value holds the key, and the record
-// of them; any other node carries nothing of the pool's, record included. Either way,
-// what the pool holds (heldOn) and no longer gives goes, and nothing else the node
-// carries is touched.
+// withPool returns a copy of node with the taints pool wants it to carry, and what
+// changed: a member carries the pool's taints, where nobody else's value holds the key,
+// and the record of them; any other node carries none of the pool's taints, and no
+// record. Either way, what the pool holds (heldOn) and no longer gives goes, and nothing
+// else the node carries is touched. The labels are applied (applyPoolLabels), not
+// patched: withPool leaves them as they are, and drops the labels a record of lesson 09
+// lists once the pool's field manager owns them (adoptRecordedLabels).
 func withPool(node *corev1.Node, pool *nodesv1.NodePool) (*corev1.Node, nodeChange) {
 	// A record this controller cannot read is dropped: the node's kubelet may write its
 	// annotations, and refusing it would fail every pass of the pool, and hold a deleted
@@ -152,26 +168,22 @@ func withPool(node *corev1.Node, pool *nodesv1.NodePool) (*corev1.Node, nodeChan
 	if err != nil {
 		recorded = false
 	}
-	//stage:7
 	// The record may be forged (within): take back only what the pool has listed, never
 	// an admin's taint or a label the kubelet may not remove itself.
 	record = record.within(listedKeys(pool))
-	//stage:end
 	held := record.heldOn(node)
-	labels, taints, member := poolShare(node, pool)
+	_, taints, member := poolShare(node, pool)
 
 	want := node.DeepCopy()
-	givenLabels := setPoolLabels(want, held.Labels, labels)
 	givenTaints := setPoolTaints(want, held.Taints, taints)
-	if member {
-		writePoolRecord(want, pool.Name, givenLabels, givenTaints)
+	if member && len(givenTaints) > 0 {
+		writePoolRecord(want, pool.Name, givenTaints)
 	} else {
 		delete(want.Annotations, poolRecordAnnotation(pool.Name))
 	}
 
 	switch {
-	case equality.Semantic.DeepEqual(node.Labels, want.Labels) &&
-		equality.Semantic.DeepEqual(node.Annotations, want.Annotations) &&
+	case equality.Semantic.DeepEqual(node.Annotations, want.Annotations) &&
 		equality.Semantic.DeepEqual(node.Spec.Taints, want.Spec.Taints):
 		return node, nodeUnchanged
 	case member && !recorded:
@@ -183,44 +195,12 @@ func withPool(node *corev1.Node, pool *nodesv1.NodePool) (*corev1.Node, nodeChan
 	}
 }
 
-// setPoolLabels removes from node the labels of held (what the pool gave and the node
-// still carries as it gave it) that want no longer lists, and sets every label of want
-// whose key is free or held. A key that carries someone else's value stays theirs. It
-// returns the labels it set: the pool's from now on.
-func setPoolLabels(node *corev1.Node, held, want map[string]string) map[string]string {
-	//lesson:5.1
-	//lesson:stub return nil
-	for key := range held {
-		if _, keep := want[key]; !keep {
-			delete(node.Labels, key)
-		}
-	}
-	var given map[string]string
-	for key, value := range want {
-		_, carried := node.Labels[key]
-		if _, ours := held[key]; carried && !ours {
-			continue
-		}
-		if node.Labels == nil {
-			node.Labels = map[string]string{}
-		}
-		if given == nil {
-			given = map[string]string{}
-		}
-		node.Labels[key], given[key] = value, value
-	}
-	return given
-	//lesson:end
-}
-
 // setPoolTaints removes from node the taints of held that want no longer lists, gives
 // every held taint that want lists want's value, and adds at the end the taints of want
 // the node lacks. A taint is known by its key and effect (taintID): any other taint,
 // one of want's key and effect with someone else's value included, keeps its place and
 // its value. It returns the taints it set.
 func setPoolTaints(node *corev1.Node, held, want []corev1.Taint) []corev1.Taint {
-	//lesson:5.2
-	//lesson:stub return nil
 	ours := sets.New[string]()
 	for _, t := range held {
 		ours.Insert(taintID(t))
@@ -251,5 +231,4 @@ func setPoolTaints(node *corev1.Node, held, want []corev1.Taint) []corev1.Taint 
 	}
 	node.Spec.Taints = taints
 	return given
-	//lesson:end
 }

@@ -6,7 +6,6 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/sets"
 
 	nodesv1 "github.com/kube-workshop/operator-workshop/tracks/nodepool/api/nodes/v1"
 )
@@ -15,26 +14,6 @@ import (
 // made of, called directly rather than through the API server:
 // `go test -run 'TestSetPool|TestWithPool|TestConcernsPool' ./internal/controller` runs
 // them alone, once TestMain has started the API server the package's other tests use.
-
-func TestSetPoolLabelsChangesOnlyThePoolsKeys(t *testing.T) {
-	g := NewWithT(t)
-	node := nodeWith("n1", map[string]string{"team": "blue", "pool.example/old": "1", "pool.example/tier": "1", "zone": "a"})
-
-	given := setPoolLabels(node, map[string]string{"pool.example/old": "1", "pool.example/tier": "1"},
-		map[string]string{"pool.example/tier": "2", "pool.example/new": "yes", "zone": "b"})
-	g.Expect(node.Labels).To(Equal(map[string]string{"team": "blue", "pool.example/tier": "2", "pool.example/new": "yes", "zone": "a"}),
-		"a held key the pool no longer lists goes, a held key takes the pool's value, a free key gets it, "+
-			"and a key that carries someone else's value (zone=a) stays theirs")
-	g.Expect(given).To(Equal(map[string]string{"pool.example/tier": "2", "pool.example/new": "yes"}),
-		"setPoolLabels returns the labels it set, and only those: zone is not the pool's")
-
-	bare := nodeWith("n2", nil)
-	g.Expect(setPoolLabels(bare, nil, map[string]string{"zone": "a"})).To(Equal(map[string]string{"zone": "a"}))
-	g.Expect(bare.Labels).To(Equal(map[string]string{"zone": "a"}), "a node without labels gets the pool's")
-
-	g.Expect(setPoolLabels(bare, map[string]string{"zone": "a"}, nil)).To(BeEmpty())
-	g.Expect(bare.Labels).To(BeEmpty(), "a pool that lists nothing takes back all it holds")
-}
 
 func TestSetPoolTaintsKeepsEveryOtherTaintInItsPlace(t *testing.T) {
 	g := NewWithT(t)
@@ -68,9 +47,11 @@ func TestSetPoolTaintsKeepsEveryOtherTaintInItsPlace(t *testing.T) {
 	g.Expect(given).To(BeEmpty())
 }
 
-func TestWithPoolGivesAMemberThePoolsLabelsAndTaints(t *testing.T) {
+// From lesson 14 on, withPool writes only taints: the labels are applied
+// (applyPoolLabels), and the record lists only the taints.
+func TestWithPoolGivesAMemberThePoolsTaintsAndLeavesTheLabels(t *testing.T) {
 	g := NewWithT(t)
-	pool := poolWith("gpu", map[string]string{"pool.example/gpu": "a100", "pool.example/tier": "1"},
+	pool := poolWith("gpu", map[string]string{"pool.example/gpu": "a100"},
 		corev1.Taint{Key: "pool.example/gpu", Value: "true", Effect: corev1.TaintEffectNoSchedule})
 	// An admin's taint has the key of the pool's, and another effect: another taint.
 	node := nodeWith("n1", map[string]string{poolMemberLabel("gpu"): "", "team": "blue"},
@@ -79,179 +60,79 @@ func TestWithPoolGivesAMemberThePoolsLabelsAndTaints(t *testing.T) {
 
 	got, change := withPool(node, pool)
 	g.Expect(change).To(Equal(nodeJoined), "a member the pool had not touched joins it")
-	g.Expect(got.Labels).To(Equal(map[string]string{
-		poolMemberLabel("gpu"): "", "team": "blue", "pool.example/gpu": "a100", "pool.example/tier": "1",
-	}), "the pool's labels are added; the others stay")
+	g.Expect(got.Labels).To(Equal(node.Labels), "the labels are applied, not patched")
 	g.Expect(got.Spec.Taints).To(Equal([]corev1.Taint{
 		{Key: "team", Value: "blue", Effect: corev1.TaintEffectNoExecute},
 		{Key: "pool.example/gpu", Value: "draining", Effect: corev1.TaintEffectNoExecute},
 		{Key: "pool.example/gpu", Value: "true", Effect: corev1.TaintEffectNoSchedule},
-	}), "the pool's taints are added after the others, which keep their place and value: a taint is known by its key "+
-		"and its effect, and the admin's pool.example/gpu:NoExecute is not the pool's pool.example/gpu:NoSchedule")
+	}), "the pool's taints are added after the others, which keep their place and value")
 	g.Expect(got.Annotations).To(HaveKeyWithValue(poolRecordAnnotation("gpu"),
-		`{"labels":{"pool.example/gpu":"a100","pool.example/tier":"1"},"taints":[{"key":"pool.example/gpu","value":"true","effect":"NoSchedule"}]}`),
-		"the record lists what the pool gave, with the values, sorted")
-	g.Expect(node.Labels).To(HaveLen(2), "withPool changes a copy, never the node it was given")
-	g.Expect(node.Spec.Taints).To(HaveLen(2), "withPool changes a copy, never the node it was given")
+		`{"taints":[{"key":"pool.example/gpu","value":"true","effect":"NoSchedule"}]}`),
+		"the record lists only the taints the pool gave")
 
 	again, change := withPool(got, pool)
 	g.Expect(change).To(Equal(nodeUnchanged), "a node that carries what the pool gives needs nothing")
 	g.Expect(again).To(Equal(got))
 }
 
-func TestWithPoolRemovesOnlyWhatThePoolGaveAndNoLongerGives(t *testing.T) {
+// A record of lesson 09 lists labels too; withPool drops them from it, and a pool
+// without taints keeps no record at all: its labels are known by managedFields.
+func TestWithPoolDropsTheLabelsOfARecordOfLesson09(t *testing.T) {
 	g := NewWithT(t)
-	before := poolWith("web", map[string]string{"pool.example/master": "8", "pool.example/test": "2"},
-		corev1.Taint{Key: "pool.example/web", Value: "a", Effect: corev1.TaintEffectNoSchedule},
-		corev1.Taint{Key: "pool.example/old", Effect: corev1.TaintEffectPreferNoSchedule})
-	node := nodeWith("n1", map[string]string{poolMemberLabel("web"): "", "team": "blue"},
-		corev1.Taint{Key: "team", Value: "blue", Effect: corev1.TaintEffectNoSchedule})
-	node, _ = withPool(node, before)
-	// Someone else sets a label and a taint the pool never listed.
-	node.Labels["zone"] = "a"
-	node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: "maintenance", Effect: corev1.TaintEffectNoExecute})
+	pool := poolWith("web", map[string]string{"pool.example/web": "1"})
+	node := nodeWith("n1", map[string]string{poolMemberLabel("web"): "", "pool.example/web": "1"})
+	node.Annotations = map[string]string{poolRecordAnnotation("web"): `{"labels":{"pool.example/web":"1"}}`}
 
-	after := poolWith("web", map[string]string{"pool.example/master": "10"},
-		corev1.Taint{Key: "pool.example/web", Value: "b", Effect: corev1.TaintEffectNoSchedule})
-	//stage:7
-	// The pass that gave before's labels remembered them in the pool's status.
-	addListedKeys(after, sets.List(specKeys(before).labels), sets.List(specKeys(before).taints))
-	//stage:end
-	got, change := withPool(node, after)
-	g.Expect(change).To(Equal(nodeUpdated))
-	g.Expect(got.Labels).To(Equal(map[string]string{
-		poolMemberLabel("web"): "", "team": "blue", "zone": "a", "pool.example/master": "10",
-	}), "pool.example/test goes; the labels the pool never set stay")
-	g.Expect(got.Spec.Taints).To(ConsistOf(
-		corev1.Taint{Key: "team", Value: "blue", Effect: corev1.TaintEffectNoSchedule},
-		corev1.Taint{Key: "pool.example/web", Value: "b", Effect: corev1.TaintEffectNoSchedule},
-		corev1.Taint{Key: "maintenance", Effect: corev1.TaintEffectNoExecute},
-	), "pool.example/old goes, pool.example/web takes its new value; the others stay")
-	g.Expect(got.Annotations).To(HaveKeyWithValue(poolRecordAnnotation("web"),
-		`{"labels":{"pool.example/master":"10"},"taints":[{"key":"pool.example/web","value":"b","effect":"NoSchedule"}]}`))
+	got, change := withPool(node, pool)
+	g.Expect(change).NotTo(Equal(nodeUnchanged))
+	g.Expect(got.Annotations).NotTo(HaveKey(poolRecordAnnotation("web")), "a pool without taints keeps no record")
+	g.Expect(got.Labels).To(Equal(node.Labels), "the labels stay, whatever the record said")
 }
 
-func TestWithPoolTakesEverythingBackFromANodeThatLeft(t *testing.T) {
+func TestWithPoolTakesTheTaintsBackFromANodeThatLeft(t *testing.T) {
 	g := NewWithT(t)
-	pool := poolWith("web", map[string]string{"pool.example/web": "1"},
-		corev1.Taint{Key: "pool.example/web", Effect: corev1.TaintEffectNoSchedule})
-	node := nodeWith("n1", map[string]string{poolMemberLabel("web"): "", "team": "blue"},
-		corev1.Taint{Key: "team", Effect: corev1.TaintEffectNoSchedule})
+	admin := noSchedule("dedicated", "admin")
+	pool := poolWith("web", nil, corev1.Taint{Key: "pool.example/web", Effect: corev1.TaintEffectNoSchedule}, noSchedule("dedicated", "db"))
+	node := nodeWith("n1", map[string]string{poolMemberLabel("web"): ""}, admin)
 	node, _ = withPool(node, pool)
+	g.Expect(node.Spec.Taints).To(Equal([]corev1.Taint{admin, {Key: "pool.example/web", Effect: corev1.TaintEffectNoSchedule}}),
+		"an admin's value of the pool's key and effect is not the pool's to overwrite")
 	delete(node.Labels, poolMemberLabel("web"))
 
 	got, change := withPool(node, pool)
 	g.Expect(change).To(Equal(nodeLeft))
-	g.Expect(got.Labels).To(Equal(map[string]string{"team": "blue"}))
-	g.Expect(got.Spec.Taints).To(Equal([]corev1.Taint{{Key: "team", Effect: corev1.TaintEffectNoSchedule}}))
+	g.Expect(got.Spec.Taints).To(Equal([]corev1.Taint{admin}), "the admin's taint stays")
 	g.Expect(got.Annotations).NotTo(HaveKey(poolRecordAnnotation("web")), "a node outside the pool carries no record")
 }
 
-// A label or taint someone set before the pool came stays theirs: the pool neither takes
-// it over nor, when it goes, takes it away. Lesson 07 reports it as a conflict.
-func TestWithPoolLeavesAKeyThatCarriesSomeoneElsesValue(t *testing.T) {
-	g := NewWithT(t)
-	admin := corev1.Taint{Key: "dedicated", Value: "admin", Effect: corev1.TaintEffectNoSchedule}
-	pool := poolWith("web", map[string]string{"team/tier": "pool", "zone": "b"},
-		corev1.Taint{Key: "dedicated", Value: "db", Effect: corev1.TaintEffectNoSchedule})
-	node := nodeWith("n1", map[string]string{poolMemberLabel("web"): "", "team/tier": "admin"}, admin)
-
-	got, _ := withPool(node, pool)
-	g.Expect(got.Labels).To(HaveKeyWithValue("team/tier", "admin"), "an admin's value is not the pool's to overwrite")
-	g.Expect(got.Labels).To(HaveKeyWithValue("zone", "b"), "a key nobody set is the pool's to give")
-	g.Expect(got.Spec.Taints).To(Equal([]corev1.Taint{admin}), "an admin's taint of the pool's key and effect stays as it is")
-
-	delete(got.Labels, poolMemberLabel("web"))
-	left, _ := withPool(got, pool)
-	g.Expect(left.Labels).To(Equal(map[string]string{"team/tier": "admin"}),
-		"when the node leaves, the pool takes back its zone=b and leaves the admin's team/tier=admin")
-	g.Expect(left.Spec.Taints).To(Equal([]corev1.Taint{admin}), "and the admin's taint")
-}
-
-// A taint, or a label, is the pool's only while it has the value the pool gave it: an
-// admin who changes dedicated=db:NoSchedule to dedicated=admin:NoSchedule has made it
-// theirs, and it stays when the node leaves.
-func TestWithPoolTakesBackOnlyWhatStillHasThePoolsValue(t *testing.T) {
-	g := NewWithT(t)
-	pool := poolWith("db", map[string]string{"team/tier": "db"}, noSchedule("dedicated", "db"))
-	node := nodeWith("n1", map[string]string{poolMemberLabel("db"): ""})
-	node, _ = withPool(node, pool)
-	g.Expect(node.Spec.Taints).To(Equal([]corev1.Taint{noSchedule("dedicated", "db")}))
-
-	// An admin changes both values, then the pool's spec changes.
-	node.Labels["team/tier"] = "admin"
-	node.Spec.Taints = []corev1.Taint{noSchedule("dedicated", "admin")}
-	pool.Spec.Labels["team/tier"] = "db2"
-	pool.Spec.Taints = []corev1.Taint{noSchedule("dedicated", "db2")}
-	got, _ := withPool(node, pool)
-	g.Expect(got.Labels).To(HaveKeyWithValue("team/tier", "admin"), "the admin's value is no longer the pool's to change")
-	g.Expect(got.Spec.Taints).To(Equal([]corev1.Taint{noSchedule("dedicated", "admin")}),
-		"the admin's value is no longer the pool's to change")
-
-	delete(got.Labels, poolMemberLabel("db"))
-	left, change := withPool(got, pool)
-	g.Expect(change).To(Equal(nodeLeft))
-	g.Expect(left.Labels).To(Equal(map[string]string{"team/tier": "admin"}), "the admin's label stays when the node leaves")
-	g.Expect(left.Spec.Taints).To(Equal([]corev1.Taint{noSchedule("dedicated", "admin")}),
-		"the admin's taint stays when the node leaves")
-}
-
-func TestWithPoolLeavesAKeyToThePoolThatSetItFirst(t *testing.T) {
-	g := NewWithT(t)
-	first := poolWith("first", map[string]string{"shared": "1"},
-		corev1.Taint{Key: "shared", Effect: corev1.TaintEffectNoSchedule})
-	second := poolWith("second", map[string]string{"shared": "2", "own": "yes"},
-		corev1.Taint{Key: "shared", Value: "2", Effect: corev1.TaintEffectNoSchedule})
-	node := nodeWith("n1", map[string]string{poolMemberLabel("first"): "", poolMemberLabel("second"): ""})
-	node, _ = withPool(node, first)
-
-	got, _ := withPool(node, second)
-	g.Expect(got.Labels).To(HaveKeyWithValue("shared", "1"), "the first pool's value stays")
-	g.Expect(got.Labels).To(HaveKeyWithValue("own", "yes"))
-	g.Expect(got.Spec.Taints).To(Equal([]corev1.Taint{{Key: "shared", Effect: corev1.TaintEffectNoSchedule}}))
-	g.Expect(got.Annotations).To(HaveKeyWithValue(poolRecordAnnotation("second"), `{"labels":{"own":"yes"}}`),
-		"the second pool records only what it set")
-
-	_, change := withPool(got, first)
-	g.Expect(change).To(Equal(nodeUnchanged), "the two pools do not take turns overwriting each other")
-}
-
 // A record is an annotation, which the node's kubelet may write: one that is not JSON
-// must not stop the pool for ever (from lesson 06, a deleted pool would never go). The
-// pool treats it as empty and writes its own in its place.
+// must not stop the pool for ever. The pool treats it as empty.
 func TestWithPoolDropsARecordItCannotRead(t *testing.T) {
 	g := NewWithT(t)
-	pool := poolWith("web", map[string]string{"pool.example/web": "1"},
-		corev1.Taint{Key: "pool.example/web", Effect: corev1.TaintEffectNoSchedule})
+	pool := poolWith("web", nil, corev1.Taint{Key: "pool.example/web", Effect: corev1.TaintEffectNoSchedule})
 	node := nodeWith("n1", map[string]string{poolMemberLabel("web"): ""})
 	node.Annotations = map[string]string{poolRecordAnnotation("web"): "edited by hand"}
 
 	got, change := withPool(node, pool)
 	g.Expect(change).To(Equal(nodeJoined), "without a record, the pool had given the node nothing")
-	g.Expect(got.Labels).To(HaveKeyWithValue("pool.example/web", "1"))
-	g.Expect(got.Spec.Taints).To(ConsistOf(corev1.Taint{Key: "pool.example/web", Effect: corev1.TaintEffectNoSchedule}))
 	g.Expect(got.Annotations[poolRecordAnnotation("web")]).To(HavePrefix("{"), "the pool's own record replaces it")
-
-	delete(got.Labels, poolMemberLabel("web"))
-	got.Annotations[poolRecordAnnotation("web")] = "edited by hand"
-	left, change := withPool(got, pool)
-	g.Expect(change).To(Equal(nodeLeft))
-	g.Expect(left.Annotations).NotTo(HaveKey(poolRecordAnnotation("web")),
-		"a node that left keeps no record, readable or not")
-	g.Expect(left.Labels).To(HaveKeyWithValue("pool.example/web", "1"),
-		"without a record the pool cannot tell its labels from someone else's: it leaves them")
 }
 
 func TestConcernsPoolMembersAndTheNodesThatLeft(t *testing.T) {
 	g := NewWithT(t)
 	member := nodeWith("n1", map[string]string{poolMemberLabel("web"): ""})
-	left := nodeWith("n2", nil)
-	left.Annotations = map[string]string{poolRecordAnnotation("web"): `{"labels":{"zone":"a"}}`}
-	other := nodeWith("n3", map[string]string{poolMemberLabel("db"): ""})
+	tainted := nodeWith("n2", nil)
+	tainted.Annotations = map[string]string{poolRecordAnnotation("web"): `{"taints":[]}`}
+	labelled := nodeWith("n3", map[string]string{"zone": "a"})
+	labelled.ManagedFields = []metav1.ManagedFieldsEntry{{
+		Manager: poolFieldManager("web"), Operation: metav1.ManagedFieldsOperationApply,
+		FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{"f:zone":{}}}}`)},
+	}}
+	other := nodeWith("n4", map[string]string{poolMemberLabel("db"): ""})
 
 	g.Expect(concernsPool(member, "web")).To(BeTrue(), "a member gets the pool's labels and taints")
-	g.Expect(concernsPool(left, "web")).To(BeTrue(),
-		"a node that left the pool still carries the pool's record, and must lose what the pool gave it")
+	g.Expect(concernsPool(tainted, "web")).To(BeTrue(), "a node with the pool's record of taints has left, and must lose them")
+	g.Expect(concernsPool(labelled, "web")).To(BeTrue(), "a node on which the pool's field manager owns labels has left, and must lose them")
 	g.Expect(concernsPool(other, "web")).To(BeFalse(), "a node with neither is none of the pool's business")
 }
 

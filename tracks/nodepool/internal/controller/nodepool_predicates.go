@@ -15,14 +15,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// poolsOfNode maps a node to the NodePools it concerns: those its membership labels name
-// and those whose records it carries. For an update the watch maps the old node and the
+// poolsOfNode maps a node to the NodePools it concerns: those its membership labels name,
+// those whose records it carries and those whose field managers own its fields. For an update the watch maps the old node and the
 // new one, so a node that just lost its membership label still reaches the pool it left.
 // A name with no NodePool behind it (node-role.kubernetes.io/control-plane) costs a pass
 // that finds nothing.
 func poolsOfNode(_ context.Context, obj client.Object) []reconcile.Request {
-	//lesson:5.4
-	//lesson:stub return nil
 	var requests []reconcile.Request
 	seen := map[string]bool{}
 	add := func(pool string) {
@@ -41,8 +39,12 @@ func poolsOfNode(_ context.Context, obj client.Object) []reconcile.Request {
 			add(pool)
 		}
 	}
+	for _, entry := range obj.GetManagedFields() {
+		if pool, ok := strings.CutPrefix(entry.Manager, FieldManagerPrefix); ok {
+			add(pool)
+		}
+	}
 	return requests
-	//lesson:end
 }
 
 // poolNodeChangedPredicate passes every create, delete and generic event of a node, and
@@ -66,19 +68,11 @@ func poolNodeChangedPredicate() predicate.Predicate {
 // node, such as its labels (membership, and the pool's labels), the pools' records or its
 // taints.
 func poolNodeChanged(oldNode, newNode *corev1.Node) bool {
-	//lesson:7.7
-	//lesson:stub return !maps.Equal(oldNode.Labels, newNode.Labels) ||
-	//lesson:stub !maps.Equal(poolRecords(oldNode), poolRecords(newNode)) ||
-	//lesson:stub !equality.Semantic.DeepEqual(oldNode.Spec.Taints, newNode.Spec.Taints)
-	//stage:old return !maps.Equal(oldNode.Labels, newNode.Labels) ||
-	//stage:old !maps.Equal(poolRecords(oldNode), poolRecords(newNode)) ||
-	//stage:old !equality.Semantic.DeepEqual(oldNode.Spec.Taints, newNode.Spec.Taints)
 	return !maps.Equal(oldNode.Labels, newNode.Labels) ||
 		!maps.Equal(poolRecords(oldNode), poolRecords(newNode)) ||
 		!equality.Semantic.DeepEqual(oldNode.Spec.Taints, newNode.Spec.Taints) ||
 		// The pool's status adds up its members' allocatable resources.
 		!equality.Semantic.DeepEqual(oldNode.Status.Allocatable, newNode.Status.Allocatable)
-	//lesson:end
 }
 
 // poolRecords returns the annotations of node that are NodePool records.

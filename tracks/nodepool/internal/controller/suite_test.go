@@ -18,7 +18,7 @@ func TestMain(m *testing.M) {
 		Scheme: testenv.Scheme(nodesv1.AddToScheme),
 		// cmd/main.go keeps the default cache; the tests only note which kinds it informs
 		// about (TestTheManagerCachesNoPods, nodepool_watch_test.go).
-		Cache: cache.Options{NewInformer: informers.record},
+		Cache: cache.Options{NewInformer: informers.record, ByObject: CacheByObject()},
 		Setup: func(mgr ctrl.Manager) error {
 			return (&NodePoolReconciler{
 				Client:    mgr.GetClient(),

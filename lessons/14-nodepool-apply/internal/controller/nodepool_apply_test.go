@@ -1,0 +1,229 @@
+package controller
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	nodesv1 "github.com/kube-workshop/operator-workshop/lessons/14-nodepool-apply/api/nodes/v1"
+)
+
+// From lesson 14 on, each pool applies its labels with a field manager of its own, and
+// the API server records, in the node's managedFields, which manager owns which label.
+
+// ownedLabels returns, sorted, the label keys manager owns on node by operation.
+func ownedLabels(node *corev1.Node, manager string, operation metav1.ManagedFieldsOperationType) []string {
+	var keys []string
+	for _, entry := range node.ManagedFields {
+		if entry.Manager == manager && entry.Operation == operation && entry.FieldsV1 != nil {
+			keys = append(keys, labelKeys(entry.FieldsV1)...)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// writeLabels sets labels of node as manager, with an update (kubectl label does so).
+func writeLabels(g Gomega, node *corev1.Node, manager string, labels map[string]string) {
+	g.ExpectWithOffset(1, env.Client.Patch(env.Context(), node, client.RawPatch(types.MergePatchType,
+		fmt.Appendf(nil, `{"metadata":{"labels":%s}}`, jsonOf(labels))), client.FieldOwner(manager))).To(Succeed())
+}
+
+// twoPoolsAndAnAdmin makes a node that belongs to two pools, gold and silver, with a
+// label an admin set, and gives it both pools' labels: gold's tier=gold and
+// shared=yes, silver's disk=ssd and shared=yes.
+func twoPoolsAndAnAdmin(t *testing.T, g Gomega) (node *corev1.Node, gold, silver *nodesv1.NodePool) {
+	name := uniqueName("applied")
+	gold = createPool(t, g, unmanagedPool(newNodePool(name+"-gold", map[string]string{"pool.test/tier": "gold", "pool.test/shared": "yes"})))
+	silver = createPool(t, g, unmanagedPool(newNodePool(name+"-silver", map[string]string{"pool.test/disk": "ssd", "pool.test/shared": "yes"})))
+	node = createTestNode(t, g, name, map[string]string{poolMemberLabel(gold.Name): "", poolMemberLabel(silver.Name): ""})
+	writeLabels(g, node, "kubectl-label", map[string]string{"team": "blue"})
+	r := newReconciler(env.Client)
+	for _, pool := range []*nodesv1.NodePool{gold, silver} {
+		_, err := r.Reconcile(env.Context(), requestFor(pool))
+		g.Expect(err).NotTo(HaveOccurred())
+	}
+	return node, gold, silver
+}
+
+func TestEachPoolAppliesItsLabelsWithAFieldManagerOfItsOwn(t *testing.T) {
+	g := NewWithT(t)
+	node, gold, silver := twoPoolsAndAnAdmin(t, g)
+
+	got := latestNode(g, node)
+	g.Expect(got.Labels).To(Equal(map[string]string{
+		poolMemberLabel(gold.Name): "", poolMemberLabel(silver.Name): "", "team": "blue",
+		"pool.test/tier": "gold", "pool.test/disk": "ssd", "pool.test/shared": "yes",
+	}), "both pools' labels should be on the node: one field manager for all pools? "+
+		"Each apply says all its manager wants, and silver's apply would take back gold's labels")
+	g.Expect(ownedLabels(got, poolFieldManager(gold.Name), metav1.ManagedFieldsOperationApply)).To(
+		Equal([]string{"pool.test/shared", "pool.test/tier"}),
+		"the field manager of pool %s (an apply) should own its labels, and only those", gold.Name)
+	g.Expect(ownedLabels(got, poolFieldManager(silver.Name), metav1.ManagedFieldsOperationApply)).To(
+		Equal([]string{"pool.test/disk", "pool.test/shared"}),
+		"the field manager of pool %s (an apply) should own its labels, and only those", silver.Name)
+	g.Expect(poolFieldManager(gold.Name)).NotTo(Equal(poolFieldManager(silver.Name)),
+		"one field manager for all pools: the API server could not tell what each pool applied")
+}
+
+// An admin's label with another value is theirs: the pool does not force its own, the
+// API server refuses the key, and the pool applies the rest and reports the conflict.
+func TestALabelAnotherManagerOwnsIsReportedNotOverwritten(t *testing.T) {
+	g := NewWithT(t)
+	name := uniqueName("conflict")
+	node := createMember(t, g, name)
+	writeLabels(g, node, "kubectl-label", map[string]string{"pool.test/tier": "admin"})
+	pool := createPool(t, g, unmanagedPool(newNodePool(name, map[string]string{"pool.test/tier": "pool", "pool.test/zone": "a"})))
+
+	_, err := newReconciler(env.Client).Reconcile(env.Context(), requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred(), "a conflict is for someone to resolve, not an error to retry")
+	got := latestNode(g, node)
+	g.Expect(got.Labels).To(HaveKeyWithValue("pool.test/tier", "admin"),
+		"an admin's label was taken over: the apply must never force (client.ForceOwnership)")
+	g.Expect(got.Labels).To(HaveKeyWithValue("pool.test/zone", "a"), "the keys nobody else owns are applied all the same")
+	g.Expect(ownedLabels(got, "kubectl-label", metav1.ManagedFieldsOperationUpdate)).To(ContainElement("pool.test/tier"))
+	condition := poolReadyCondition(latestPool(g, pool))
+	g.Expect(condition).NotTo(BeNil())
+	g.Expect(condition.Reason).To(Equal(nodesv1.ReasonNodesInConflict))
+	g.Expect(condition.Message).To(ContainSubstring("label pool.test/tier=admin"))
+}
+
+func TestANodeThatLeavesLosesTheLabelsOnlyItsPoolOwned(t *testing.T) {
+	g := NewWithT(t)
+	node, gold, silver := twoPoolsAndAnAdmin(t, g)
+	g.Expect(appliedLabels(latestNode(g, node), gold.Name)).To(Equal(map[string]string{"pool.test/tier": "gold", "pool.test/shared": "yes"}),
+		"appliedLabels should read the labels the pool's field manager owns from the node's managedFields")
+
+	labelNode(g, node, poolMemberLabel(gold.Name), nil)
+	left := latestNode(g, node)
+	g.Expect(concernsPool(left, gold.Name)).To(BeTrue(), "the node left pool %s, whose field manager still owns labels on it", gold.Name)
+	_, err := newReconciler(env.Client).Reconcile(env.Context(), requestFor(gold))
+	g.Expect(err).NotTo(HaveOccurred())
+
+	got := latestNode(g, node)
+	g.Expect(got.Labels).To(Equal(map[string]string{
+		poolMemberLabel(silver.Name): "", "team": "blue", "pool.test/disk": "ssd", "pool.test/shared": "yes",
+	}), "the node left %s: its tier=gold goes (an empty apply: forgotten?), shared=yes stays, as %s owns it too, "+
+		"and the admin's team=blue stays", gold.Name, silver.Name)
+	g.Expect(ownedLabels(got, poolFieldManager(gold.Name), metav1.ManagedFieldsOperationApply)).To(BeEmpty())
+	g.Expect(concernsPool(got, gold.Name)).To(BeFalse(), "nothing of the pool's is left on the node")
+}
+
+// The operator of lesson 09 recorded the labels it gave in an annotation, and its field
+// manager (an update) owns them. The pool takes them over without a moment without them,
+// and can take them back.
+func TestTheRecordOfLesson09IsTakenOverWithoutRemovingALabel(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	name := uniqueName("migrate")
+	labels := map[string]string{"pool.test/tier": "gold", "pool.test/disk": "ssd"}
+	pool := createPool(t, g, unmanagedPool(newNodePool(name, labels)))
+	node := createMember(t, g, name)
+	writeLabels(g, node, "kubectl-label", map[string]string{"team": "blue"})
+	// As the operator of lesson 09 left it: the labels and the record in one patch.
+	record := recordOf(labels)
+	g.Expect(env.Client.Patch(ctx, node, client.RawPatch(types.MergePatchType, fmt.Appendf(nil,
+		`{"metadata":{"labels":%s,"annotations":{%q:%q}}}`, jsonOf(labels), poolRecordAnnotation(name), record)),
+		client.FieldOwner("nodepool-09"))).To(Succeed())
+
+	// Sample every version of the node while the pass runs.
+	watcher, err := client.NewWithWatch(env.Config, client.Options{})
+	g.Expect(err).NotTo(HaveOccurred())
+	w, err := watcher.Watch(ctx, &corev1.NodeList{}, client.MatchingFields{"metadata.name": node.Name},
+		&client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: latestNode(g, node).ResourceVersion}})
+	g.Expect(err).NotTo(HaveOccurred())
+	defer w.Stop()
+
+	_, err = newReconciler(env.Client).Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	got := latestNode(g, node)
+	g.Expect(got.Labels).To(Equal(map[string]string{poolMemberLabel(name): "", "team": "blue", "pool.test/tier": "gold", "pool.test/disk": "ssd"}))
+	g.Expect(ownedLabels(got, poolFieldManager(name), metav1.ManagedFieldsOperationApply)).To(Equal([]string{"pool.test/disk", "pool.test/tier"}),
+		"the pool's field manager should own the labels the record lists")
+	g.Expect(ownedLabels(got, "nodepool-09", metav1.ManagedFieldsOperationUpdate)).To(BeEmpty(),
+		"the manager of lesson 09 should own them no more: it would keep them on the node after the pool took them back")
+	g.Expect(ownedLabels(got, "kubectl-label", metav1.ManagedFieldsOperationUpdate)).To(Equal([]string{"team"}), "the admin's ownership stays")
+	g.Expect(got.Annotations).NotTo(HaveKey(poolRecordAnnotation(name)), "nothing reads the record any more")
+	versions := sampleVersions(w, got.ResourceVersion)
+	g.Expect(versions).NotTo(BeEmpty())
+	for _, version := range versions {
+		g.Expect(version.Labels).To(HaveKeyWithValue("pool.test/tier", "gold"), "version %s lacks a label", version.ResourceVersion)
+		g.Expect(version.Labels).To(HaveKeyWithValue("pool.test/disk", "ssd"), "version %s lacks a label", version.ResourceVersion)
+	}
+
+	labelNode(g, node, poolMemberLabel(name), nil)
+	_, err = newReconciler(env.Client).Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(latestNode(g, node).Labels).To(Equal(map[string]string{"team": "blue"}),
+		"after the takeover, a node that leaves loses the pool's labels, and only those")
+}
+
+// A record is an annotation anyone who may write the node can forge: it moves only what
+// its own writer owns, and an unreadable one moves nothing.
+func TestAForgedOrUnreadableRecordMovesNothing(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	name := uniqueName("forged")
+	pool := createPool(t, g, unmanagedPool(newNodePool(name, map[string]string{"pool.test/tier": "gold"})))
+	forged := createMember(t, g, name)
+	unreadable := createTestNode(t, g, name+"-unreadable", map[string]string{poolMemberLabel(name): ""})
+	for node, record := range map[*corev1.Node]string{forged: recordOf(map[string]string{"pool.test/tier": "gold"}), unreadable: "edited by hand"} {
+		writeLabels(g, node, "kubectl-label", map[string]string{"pool.test/tier": "gold"})
+		g.Expect(env.Client.Patch(ctx, node, client.RawPatch(types.MergePatchType, fmt.Appendf(nil,
+			`{"metadata":{"annotations":{%q:%q}}}`, poolRecordAnnotation(name), record)), client.FieldOwner("kubectl-annotate"))).To(Succeed())
+	}
+	r := newReconciler(env.Client)
+	_, err := r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	for _, node := range []*corev1.Node{forged, unreadable} {
+		g.Expect(ownedLabels(latestNode(g, node), "kubectl-label", metav1.ManagedFieldsOperationUpdate)).To(Equal([]string{"pool.test/tier"}),
+			"the admin still owns the label a record on %s claims", node.Name)
+		labelNode(g, node, poolMemberLabel(name), nil)
+	}
+	_, err = r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	for _, node := range []*corev1.Node{forged, unreadable} {
+		g.Expect(latestNode(g, node).Labels).To(HaveKeyWithValue("pool.test/tier", "gold"),
+			"the admin's label, which the pool applied too, stays on %s when it leaves", node.Name)
+	}
+}
+
+// sampleVersions returns the versions of a node a watch saw, up to the one at last, or
+// those it saw in ten seconds.
+func sampleVersions(w watch.Interface, last string) []*corev1.Node {
+	var versions []*corev1.Node
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case event, ok := <-w.ResultChan():
+			node, isNode := event.Object.(*corev1.Node)
+			if !ok {
+				return versions
+			}
+			if !isNode {
+				continue
+			}
+			versions = append(versions, node)
+			if node.ResourceVersion == last {
+				return versions
+			}
+		case <-timeout:
+			return versions
+		}
+	}
+}
+
+// jsonOf encodes labels.
+func jsonOf(labels map[string]string) []byte {
+	raw, _ := json.Marshal(labels) // strings always encode
+	return raw
+}

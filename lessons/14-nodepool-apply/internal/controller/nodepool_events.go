@@ -1,0 +1,60 @@
+package controller
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	nodesv1 "github.com/kube-workshop/operator-workshop/lessons/14-nodepool-apply/api/nodes/v1"
+)
+
+// The reasons of the NodePool's events. An event tells of a change, once: `kubectl
+// describe nodepool` lists what happened to the pool, not how often it was reconciled.
+const (
+	EventNodeJoined     = "NodeJoined"
+	EventNodeUpdated    = "NodeUpdated"
+	EventNodeLeft       = "NodeLeft"
+	EventCleanupDone    = "CleanupDone"
+	EventReconcileError = "ReconcileError"
+	EventRecordDropped  = "RecordDropped"
+)
+
+// recordNodeChanges tells what a pass did to the nodes, with one Normal event about the
+// pool for each kind of change, and returns how many nodes it changed. The event of a
+// single node names it and has it as the related object; the event of several counts
+// them and names the first (the nodes come sorted by name). A pass that changed nothing
+// tells nothing.
+func (r *NodePoolReconciler) recordNodeChanges(pool *nodesv1.NodePool, changes map[nodeChange][]*corev1.Node) int {
+	kinds := []struct {
+		change         nodeChange
+		reason, action string
+		what           string
+	}{
+		{nodeJoined, EventNodeJoined, "Label", "joined the pool and got its labels and taints"},
+		{nodeUpdated, EventNodeUpdated, "Label", "got the pool's current labels and taints"},
+		{nodeLeft, EventNodeLeft, "Unlabel", "left the pool and lost its labels and taints"},
+	}
+	changed := 0
+	for _, kind := range kinds {
+		nodes := changes[kind.change]
+		changed += len(nodes)
+		switch len(nodes) {
+		case 0:
+		case 1:
+			r.Recorder.Eventf(pool, nodes[0], corev1.EventTypeNormal, kind.reason, kind.action,
+				"Node %s %s", nodes[0].Name, kind.what)
+		default:
+			r.Recorder.Eventf(pool, nil, corev1.EventTypeNormal, kind.reason, kind.action,
+				"%d nodes %s; the first is %s", len(nodes), kind.what, nodes[0].Name)
+		}
+	}
+	return changed
+}
+
+// maxEventNote is the longest note the API server accepts in an events.k8s.io Event. The
+// recorder writes in the background: a longer note is refused, and the event is lost
+// with nothing but a line in the manager's log.
+const maxEventNote = 1024
+
+// eventNote shortens message, an error's perhaps, to fit in an event's note.
+func eventNote(message string) string {
+	return shorten(message, maxEventNote)
+}

@@ -1,0 +1,113 @@
+package controller
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/14-nodepool-apply/api/nodes/v1"
+)
+
+// The manager runs with the ClusterRole that controller-gen writes from the RBAC markers
+// (config/rbac/role.yaml). Nodes, NodePools and RuntimeClasses are cluster-scoped, so
+// the role is bound cluster-wide. Every read and write of a pass must be allowed by it.
+func TestTheManagersRoleAllowsANodePoolPass(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	name := uniqueName("rbac")
+
+	file, err := os.Open(filepath.Join("..", "..", "config", "rbac", "role.yaml"))
+	g.Expect(err).NotTo(HaveOccurred())
+	defer file.Close()
+	var role rbacv1.ClusterRole
+	decoder := yaml.NewYAMLOrJSONDecoder(file, 4096)
+	g.Expect(decoder.Decode(&role)).To(Succeed())
+	role.ObjectMeta = metav1.ObjectMeta{Name: "nodepool-manager-" + name}
+	g.Expect(env.Client.Create(ctx, &role)).To(Succeed())
+	t.Cleanup(func() { _ = env.Client.Delete(ctx, &role) })
+	user := "nodepool-manager-" + name
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: user},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
+	}
+	g.Expect(env.Client.Create(ctx, binding)).To(Succeed())
+	t.Cleanup(func() { _ = env.Client.Delete(ctx, binding) })
+
+	cfg := rest.CopyConfig(env.Config)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+	asManager, err := client.New(cfg, client.Options{Scheme: env.Client.Scheme()})
+	g.Expect(err).NotTo(HaveOccurred())
+	r := newReconciler(asManager)
+	r.APIReader = asManager // the pass reads the API server as the manager too
+	member := createMember(t, g, name)
+	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
+	// The API server's authorizer learns of new roles through its own cache.
+	g.Eventually(func(g Gomega) {
+		g.Expect(asManager.Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})).To(Succeed())
+	}).Should(Succeed())
+
+	for pass := range 2 {
+		_, err := r.Reconcile(ctx, requestFor(pool))
+		g.Expect(err).NotTo(HaveOccurred(), "pass %d as the manager's role; add the RBAC marker it lacks", pass+1)
+		if pass == 0 {
+			// The next pass changes the RuntimeClass.
+			setPoolSpec(g, pool, func(spec *nodesv1.NodePoolSpec) { spec.Handler = "kata" })
+		}
+	}
+	g.Expect(latestNode(g, member).Spec.Taints).To(ContainElement(sampleTaint))
+	var nodes corev1.NodeList
+	g.Expect(asManager.List(ctx, &nodes)).To(Succeed(), "the manager lists and watches nodes")
+
+	g.Expect(latestPool(g, pool).Status.NodeCount).To(BeEquivalentTo(1), "the passes as the manager's role write the status")
+	// The manager's recorder writes events.k8s.io/v1 Events, in the namespace default for
+	// a cluster-scoped object, and nowhere else: the ClusterRole grants none, and a Role of
+	// that namespace (role.yaml's second object, bound by config/rbac/role_binding.yaml)
+	// grants them there. The recorder only logs a refusal, so try by hand.
+	for _, rule := range role.Rules {
+		g.Expect(rule.APIGroups).NotTo(ContainElement(eventsv1.GroupName), "the ClusterRole grants events in every "+
+			"namespace; they go to the namespace default only: give their RBAC marker namespace=default")
+	}
+	var eventsRole rbacv1.Role
+	g.Expect(decoder.Decode(&eventsRole)).To(Succeed(), "config/rbac/role.yaml should hold, after the ClusterRole, "+
+		"the Role of the namespace default that grants the events (their RBAC marker with namespace=default)")
+	eventsRole.ObjectMeta = metav1.ObjectMeta{Namespace: metav1.NamespaceDefault, Name: user}
+	g.Expect(env.Client.Create(ctx, &eventsRole)).To(Succeed())
+	t.Cleanup(func() { _ = env.Client.Delete(ctx, &eventsRole) })
+	eventsBinding := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceDefault, Name: user},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: eventsRole.Name},
+		Subjects:   binding.Subjects,
+	}
+	g.Expect(env.Client.Create(ctx, eventsBinding)).To(Succeed())
+	t.Cleanup(func() { _ = env.Client.Delete(ctx, eventsBinding) })
+	event := func(namespace string) *eventsv1.Event {
+		return &eventsv1.Event{
+			ObjectMeta:          metav1.ObjectMeta{Namespace: namespace, GenerateName: name + "-"},
+			EventTime:           metav1.NowMicro(),
+			ReportingController: "nodepool-controller", ReportingInstance: "nodepool-controller-test",
+			Action: "Label", Reason: EventNodeJoined, Type: corev1.EventTypeNormal,
+			Regarding: corev1.ObjectReference{APIVersion: nodesv1.GroupVersion.String(), Kind: "NodePool", Name: pool.Name, UID: pool.UID},
+		}
+	}
+	g.Eventually(func() error { return asManager.Create(ctx, event(metav1.NamespaceDefault)) }).Should(Succeed(),
+		"the manager's roles should allow creating events (events.k8s.io) in the namespace default")
+	err = asManager.Create(ctx, event(metav1.NamespaceSystem))
+	g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "an event in kube-system should be forbidden: got %v", err)
+
+	g.Expect(env.Client.Delete(ctx, pool)).To(Succeed())
+	_, err = r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred(), "the deletion pass as the manager's role; add the RBAC verb it lacks")
+	err = env.Client.Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})
+	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the deletion pass should remove the finalizer: got %v", err)
+}
