@@ -52,13 +52,6 @@ type poolRecord struct {
 	Taints []corev1.Taint    `json:"taints,omitempty"`
 }
 
-// taintID is what tells a node's taints apart: the node accepts dedicated=db:NoSchedule
-// and dedicated=db:NoExecute together, never two dedicated:NoSchedule.
-func taintID(t corev1.Taint) string { return t.Key + ":" + string(t.Effect) }
-
-// sameTaint reports whether a and b are one taint with one value.
-func sameTaint(a, b corev1.Taint) bool { return taintID(a) == taintID(b) && a.Value == b.Value }
-
 // heldOn returns the part of record that node still carries as the pool gave it. A label
 // or taint that someone has since changed, or removed, is theirs: the pool neither
 // changes it nor takes it back.
@@ -180,22 +173,6 @@ func setPoolLabels(node *corev1.Node, held, want map[string]string) map[string]s
 	// of want whose key the node lacks or the pool holds (in held), and return the
 	// labels you set; a key that carries someone else's value stays theirs
 	// (node.Labels may be nil). See "Remembering what the pool gave" in
-	// docs/lesson-05.md.
-	return nil
-}
-
-// setPoolTaints removes from node the taints of held that want no longer lists, gives
-// every held taint that want lists want's value, and adds at the end the taints of want
-// the node lacks. A taint is known by its key and effect (taintID): any other taint,
-// one of want's key and effect with someone else's value included, keeps its place and
-// its value. It returns the taints it set.
-func setPoolTaints(node *corev1.Node, held, want []corev1.Taint) []corev1.Taint {
-	// TODO(2): Set the pool's taints on a node.
-	// Build node.Spec.Taints anew, every taint in its place: one whose taintID
-	// is in held goes when want does not list it, and takes want's value when it
-	// does; any other taint stays as it is, one of want's key and effect with
-	// someone else's value included. Then append the taints of want the node
-	// lacks. Return the taints you set. See "Remembering what the pool gave" in
 	// docs/lesson-05.md.
 	return nil
 }

@@ -15,11 +15,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// poolsOfNode maps a node to the NodePools it concerns: those its membership labels name
-// and those whose records it carries. For an update the watch maps the old node and the
-// new one, so a node that just lost its membership label still reaches the pool it left.
-// A name with no NodePool behind it (node-role.kubernetes.io/control-plane) costs a pass
-// that finds nothing.
+// poolsOfNode maps a node to the NodePools it concerns: those its membership labels name,
+// and those that gave it something they must be able to take back. For an update the
+// watch maps the old node and the new one, so a node that just lost its membership label
+// still reaches the pool it left. A name with no NodePool behind it
+// (node-role.kubernetes.io/control-plane) costs a pass that finds nothing.
 func poolsOfNode(_ context.Context, obj client.Object) []reconcile.Request {
 	var requests []reconcile.Request
 	seen := map[string]bool{}

@@ -16,10 +16,10 @@ import (
 )
 
 // poolsOfNode maps a node to the NodePools it concerns: those its membership labels name,
-// those whose records it carries and those whose field managers own its fields. For an update the watch maps the old node and the
-// new one, so a node that just lost its membership label still reaches the pool it left.
-// A name with no NodePool behind it (node-role.kubernetes.io/control-plane) costs a pass
-// that finds nothing.
+// and those that gave it something they must be able to take back. For an update the
+// watch maps the old node and the new one, so a node that just lost its membership label
+// still reaches the pool it left. A name with no NodePool behind it
+// (node-role.kubernetes.io/control-plane) costs a pass that finds nothing.
 func poolsOfNode(_ context.Context, obj client.Object) []reconcile.Request {
 	var requests []reconcile.Request
 	seen := map[string]bool{}

@@ -16,11 +16,13 @@ import (
 )
 
 // poolsOfNode maps a node to the NodePools it concerns: those its membership labels name,
-// those whose records it carries and those whose field managers own its fields. For an update the watch maps the old node and the
-// new one, so a node that just lost its membership label still reaches the pool it left.
-// A name with no NodePool behind it (node-role.kubernetes.io/control-plane) costs a pass
-// that finds nothing.
+// and those that gave it something they must be able to take back. For an update the
+// watch maps the old node and the new one, so a node that just lost its membership label
+// still reaches the pool it left. A name with no NodePool behind it
+// (node-role.kubernetes.io/control-plane) costs a pass that finds nothing.
 func poolsOfNode(_ context.Context, obj client.Object) []reconcile.Request {
+	//lesson:5.4
+	//lesson:stub return nil
 	var requests []reconcile.Request
 	seen := map[string]bool{}
 	add := func(pool string) {
@@ -39,12 +41,15 @@ func poolsOfNode(_ context.Context, obj client.Object) []reconcile.Request {
 			add(pool)
 		}
 	}
+	//stage:14
 	for _, entry := range obj.GetManagedFields() {
 		if pool, ok := strings.CutPrefix(entry.Manager, FieldManagerPrefix); ok {
 			add(pool)
 		}
 	}
+	//stage:end
 	return requests
+	//lesson:end
 }
 
 // poolNodeChangedPredicate passes every create, delete and generic event of a node, and
@@ -68,11 +73,16 @@ func poolNodeChangedPredicate() predicate.Predicate {
 // node, such as its labels (membership, and the pool's labels), the pools' records or its
 // taints.
 func poolNodeChanged(oldNode, newNode *corev1.Node) bool {
+	//lesson:7.7
+	//stage:old return !maps.Equal(oldNode.Labels, newNode.Labels) ||
+	//stage:old !maps.Equal(poolRecords(oldNode), poolRecords(newNode)) ||
+	//stage:old !equality.Semantic.DeepEqual(oldNode.Spec.Taints, newNode.Spec.Taints)
 	return !maps.Equal(oldNode.Labels, newNode.Labels) ||
 		!maps.Equal(poolRecords(oldNode), poolRecords(newNode)) ||
 		!equality.Semantic.DeepEqual(oldNode.Spec.Taints, newNode.Spec.Taints) ||
 		// The pool's status adds up its members' allocatable resources.
 		!equality.Semantic.DeepEqual(oldNode.Status.Allocatable, newNode.Status.Allocatable)
+	//lesson:end
 }
 
 // poolRecords returns the annotations of node that are NodePool records.
