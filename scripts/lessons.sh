@@ -201,7 +201,10 @@ make_mistake() {
   dir="$scratch/solutions/$folder"
   lessongen solution -to "$dir" -mistake "$name" "$((10#${folder%%-*}))"
   generate_like "$dir" "$ROOT/solutions/$folder"
-  (cd "$dir" && GOWORK=off KUBEBUILDER_ASSETS="$CACHE/bin/current" \
+  # Its temporary files (go test's build folder, the control plane's data) go in the
+  # scratch checkout: a go test stopped at the first failure leaves them behind.
+  mkdir -p "$scratch/tmp"
+  (cd "$dir" && GOWORK=off KUBEBUILDER_ASSETS="$CACHE/bin/current" TMPDIR="$scratch/tmp" \
     "$TODOS" check -index "$ROOT/lessons/index.json" -lesson "$((10#${folder%%-*}))" -log "$log.go-test" -stop \
     -- go test -json -count=1 -failfast -timeout "$(lesson_timeout "$folder")" ./... || true)
   rm -rf "$scratch"
@@ -283,7 +286,9 @@ todos_step() {
   generate_like "$dir" "$ROOT/lessons/$folder"
   # go test fails until the last step: what its output says is what counts. It is stopped
   # where a learner's make check-N stops it, once the first failure is settled.
-  (cd "$dir" && GOWORK=off KUBEBUILDER_ASSETS="$CACHE/bin/current" \
+  # Its temporary files go in the scratch checkout, as a mistake's do.
+  mkdir -p "$scratch/tmp"
+  (cd "$dir" && GOWORK=off KUBEBUILDER_ASSETS="$CACHE/bin/current" TMPDIR="$scratch/tmp" \
     "$TODOS" expect -index "$ROOT/lessons/index.json" -lesson "$n" -done "$k" -stop \
     -- go test -json -count=1 -failfast -timeout "$(lesson_timeout "$folder")" ./...)
   rm -rf "$scratch"
