@@ -391,6 +391,7 @@ func TestCheckStopsGoTestOnceTheFirstFailureIsSettled(t *testing.T) {
 	}
 	t.Setenv("GOWORK", "off")
 	t.Setenv("GOFLAGS", "-mod=mod")
+	t.Setenv("TMPDIR", t.TempDir()) // the stopped go test leaves its build folder there
 	wd, _ := os.Getwd()
 	if err := os.Chdir(filepath.Join("testdata", "stop")); err != nil {
 		t.Fatal(err)
@@ -426,6 +427,7 @@ func TestExpectStopsGoTestOnceTheFirstFailureIsSettled(t *testing.T) {
 	}
 	t.Setenv("GOWORK", "off")
 	t.Setenv("GOFLAGS", "-mod=mod")
+	t.Setenv("TMPDIR", t.TempDir()) // the stopped go test leaves its build folder there
 	wd, _ := os.Getwd()
 	if err := os.Chdir(filepath.Join("testdata", "stop")); err != nil {
 		t.Fatal(err)
