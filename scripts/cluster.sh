@@ -61,6 +61,9 @@ up() {
       --kwok-controller-binary "$BINDIR/kwok" \
       --wait 60s >&2
     say "Started kwok-$CLUSTER in $(seconds_since "$start")s"
+    # kwokctl gives the cluster the address the last one had: what kubectl cached of that
+    # one must go.
+    refresh_discovery
   fi
   local have
   have=$(kubectl get nodes --no-headers 2>/dev/null | wc -l)

@@ -25,6 +25,7 @@ install)
   say "Installing the CRDs of $name"
   kubectl apply --server-side --force-conflicts -f "$crds"
   kubectl wait --for=condition=Established crd --all --timeout=30s >/dev/null
+  refresh_discovery
   ;;
 uninstall)
   names=$(kubectl get -f "$crds" --ignore-not-found -o name)
@@ -41,6 +42,7 @@ uninstall)
     [[ $answer == yes ]] || die "nothing removed"
   fi
   kubectl delete -f "$crds" --ignore-not-found --wait=true
+  refresh_discovery
   ;;
 *) die "$usage" ;;
 esac

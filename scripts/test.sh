@@ -10,7 +10,9 @@
 #      message that names it
 #   4. end to end: no CRD name clashes with a built-in kind's; every solution's
 #      walkthrough on a fresh embedded cluster; a walkthrough run after a broken run of
-#      it ends as on a clean cluster (scripts/walkthrough-rerun.sh)
+#      it ends as on a clean cluster (scripts/walkthrough-rerun.sh); kubectl reads an
+#      object by kind after a CRD lost a version and on a new cluster at an old one's
+#      address (scripts/discovery-check.sh)
 #   5. the fast fault tests (scripts/faults.sh): ImoocPod and MyDaemonSet managers killed
 #      mid-work; `make faults` adds the control-plane restarts under a NodePool
 #
@@ -120,6 +122,10 @@ done
 # A walkthrough run with a broken manager must not make the next runs fail.
 source "$ROOT/scripts/walkthrough-rerun.sh"
 walkthrough_rerun_check
+# kubectl asks a CRD for a version it no longer serves: not after our scripts installed
+# it, nor on a new cluster at an old one's address. Restarts the cluster.
+source "$ROOT/scripts/discovery-check.sh"
+discovery_check
 
 phase "fault tests: managers killed in the middle of their work (scripts/faults.sh)"
 "$ROOT/scripts/cluster.sh" down

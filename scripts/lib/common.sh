@@ -56,3 +56,10 @@ controller_gen_outputs() {
 # seconds_since START prints the whole seconds elapsed since START (from `date +%s`).
 seconds_since() { echo $(($(date +%s) - $1)); }
 
+
+# refresh_discovery makes kubectl forget what it discovered of the current cluster and
+# ask again. kubectl keeps the groups, versions and kinds of a server for six hours, by
+# its address, and asks for a kind in the version it found preferred: after a CRD lost
+# that version, or on a new cluster at an old one's address (kwokctl reuses addresses),
+# it gets "the server could not find the requested resource" for objects that exist.
+refresh_discovery() { kubectl api-resources >/dev/null; }

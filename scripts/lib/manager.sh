@@ -29,6 +29,7 @@ manager_build() {
 manager_install_crds() {
   kubectl apply --server-side --force-conflicts -f "$1/config/crd/bases" >/dev/null
   kubectl wait --for=condition=Established -f "$1/config/crd/bases" --timeout=30s >/dev/null
+  refresh_discovery
 }
 
 # manager_has_webhooks DIR succeeds when the stage in DIR has admission webhooks, or a

@@ -6,8 +6,8 @@
 # would: the v2 CRD, the conversion webhook, the new manager; then migrates the storage.
 NS=workshop-13
 CRD=imoocpods.apps.workshop.dev
-# Every command names the version it reads: kubectl's discovery cache may still prefer
-# v2 after the walkthrough put back the v1-only CRD, and get NotFound for it.
+# Every command names the version it reads: what one version shows of an object is the
+# point of this walkthrough.
 V1=imoocpods.v1.apps.workshop.dev
 V2=imoocpods.v2.apps.workshop.dev
 OLD=$(stage_dir solutions 2)
