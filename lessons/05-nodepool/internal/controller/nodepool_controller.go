@@ -61,14 +61,14 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 
 // reconcileNodes brings every node that concerns the pool in line with it, several nodes
 // at a time (syncNodes), and goes on past a node that fails: the others still get what
-// they need.
-func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.NodePool) error {
+// they need. It returns how many nodes it changed; the log names each.
+func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.NodePool) (int, error) {
 	// The cache holds every node already (the controller watches them), so listing them
 	// all and keeping those that concern the pool costs no request. A field index would
 	// spare the loop on clusters of thousands of nodes.
 	var nodes corev1.NodeList
 	if err := r.List(ctx, &nodes); err != nil {
-		return fmt.Errorf("listing nodes: %w", err)
+		return 0, fmt.Errorf("listing nodes: %w", err)
 	}
 	// The cache lists in no particular order. Sorted, the nodes are patched, logged and
 	// reported in the same order on every pass, and the error of a pass that fails on the
@@ -85,14 +85,17 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 	// Results come back in the nodes' order, however the patches interleaved.
 	results := r.syncNodes(ctx, pool, concerned)
 	var errs []error
+	changed := 0
 	for i, node := range concerned {
 		switch result := results[i]; {
 		case result.err != nil:
 			log.FromContext(ctx).Error(result.err, "Failed to bring node in line with the pool", "node", node.Name)
 			errs = append(errs, fmt.Errorf("node %s: %w", node.Name, result.err))
+		case result.change != nodeUnchanged:
+			changed++
 		}
 	}
-	return newNodesError(errs, len(concerned))
+	return changed, newNodesError(errs, len(concerned))
 }
 
 // maxParallelNodePatches bounds the node patches a pass has under way at once. One

@@ -110,9 +110,7 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 
 // reconcileNodes brings every node that concerns the pool in line with it, several nodes
 // at a time (syncNodes), and goes on past a node that fails: the others still get what
-// they need. It counts the members and their resources into the pool's status, tells
-// what it changed with one event per kind of change (the log names each node), and
-// returns how many nodes it changed.
+// they need. It returns how many nodes it changed; the log names each.
 func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.NodePool) (int, error) {
 	// The cache holds every node already (the controller watches them), so listing them
 	// all and keeping those that concern the pool costs no request. A field index would
@@ -157,20 +155,22 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 	// Results come back in the nodes' order, however the patches interleaved.
 	results := r.syncNodes(ctx, pool, concerned)
 	var errs []error
+	changed := 0
 	for i, node := range concerned {
 		switch result := results[i]; {
 		case result.err != nil:
 			log.FromContext(ctx).Error(result.err, "Failed to bring node in line with the pool", "node", node.Name)
 			errs = append(errs, fmt.Errorf("node %s: %w", node.Name, result.err))
 		case result.change != nodeUnchanged:
+			changed++
 			changes[result.change] = append(changes[result.change], node)
 		}
 	}
-	setPoolConflictCondition(pool, conflicts)
+	r.reportConflicts(pool, conflicts)
 	r.reportDroppedRecords(pool, concerned, results)
 	// A spec change on a pool of a thousand members is one change of the pool: a thousand
 	// events would bury every other one, and the recorder drops events past 1000.
-	changed := r.recordNodeChanges(pool, changes)
+	r.recordNodeChanges(pool, changes)
 	return changed, newNodesError(errs, len(concerned))
 }
 

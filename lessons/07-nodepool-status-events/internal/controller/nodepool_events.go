@@ -15,22 +15,21 @@ const (
 	EventCleanupDone    = "CleanupDone"
 	EventReconcileError = "ReconcileError"
 	EventRecordDropped  = "RecordDropped"
+	// EventKeysHeldByOthers: members carry someone else's value for a key of the pool.
+	EventKeysHeldByOthers = nodesv1.ReasonKeysHeldByOthers
 )
 
 // recordNodeChanges tells what a pass did to the nodes, with one Normal event about the
-// pool for each kind of change, and returns how many nodes it changed. The event of a
-// single node names it and has it as the related object; the event of several counts
-// them and names the first (the nodes come sorted by name). A pass that changed nothing
-// tells nothing.
-func (r *NodePoolReconciler) recordNodeChanges(pool *nodesv1.NodePool, changes map[nodeChange][]*corev1.Node) int {
+// pool for each kind of change. The event of a single node names it and has it as the
+// related object; the event of several counts them and names the first (the nodes come
+// sorted by name). A pass that changed nothing tells nothing.
+func (r *NodePoolReconciler) recordNodeChanges(pool *nodesv1.NodePool, changes map[nodeChange][]*corev1.Node) {
 	// TODO(6): Tell what the pass did to the nodes.
 	// For each of nodeJoined, nodeUpdated and nodeLeft, in that order, emit one
 	// Normal event about the pool when changes holds nodes of that kind:
 	// EventNodeJoined, EventNodeUpdated or EventNodeLeft, with an action and a
 	// note; the node as the related object when there is one, a count of them
-	// when there are more. Return how many nodes changes holds. See "Events" in
-	// docs/lesson-07.md.
-	return 0
+	// when there are more. See "Events" in docs/lesson-07.md.
 }
 
 // maxEventNote is the longest note the API server accepts in an events.k8s.io Event. The

@@ -52,7 +52,7 @@ func (r *NodePoolReconciler) reconcileDelete(ctx context.Context, pool *nodesv1.
 	case err != nil:
 		return fmt.Errorf("removing the finalizer: %w", err)
 	}
-	log.FromContext(ctx).Info("Removed the finalizer: the nodes are clean", "finalizer", nodesv1.Finalizer)
+	log.FromContext(ctx).Info("Removed the finalizer: the nodes are clean", "finalizer", nodesv1.Finalizer, "cleaned", cleaned)
 	// Nothing may write to the pool after this: once the last finalizer is gone the API
 	// server deletes the pool, and a write would fail with "Precondition failed: UID in
 	// precondition" (the error a pass that patches after removing the finalizer gets) or

@@ -15,14 +15,15 @@ const (
 	EventCleanupDone    = "CleanupDone"
 	EventReconcileError = "ReconcileError"
 	EventRecordDropped  = "RecordDropped"
+	// EventKeysHeldByOthers: members carry someone else's value for a key of the pool.
+	EventKeysHeldByOthers = nodesv1.ReasonKeysHeldByOthers
 )
 
 // recordNodeChanges tells what a pass did to the nodes, with one Normal event about the
-// pool for each kind of change, and returns how many nodes it changed. The event of a
-// single node names it and has it as the related object; the event of several counts
-// them and names the first (the nodes come sorted by name). A pass that changed nothing
-// tells nothing.
-func (r *NodePoolReconciler) recordNodeChanges(pool *nodesv1.NodePool, changes map[nodeChange][]*corev1.Node) int {
+// pool for each kind of change. The event of a single node names it and has it as the
+// related object; the event of several counts them and names the first (the nodes come
+// sorted by name). A pass that changed nothing tells nothing.
+func (r *NodePoolReconciler) recordNodeChanges(pool *nodesv1.NodePool, changes map[nodeChange][]*corev1.Node) {
 	kinds := []struct {
 		change         nodeChange
 		reason, action string
@@ -32,10 +33,8 @@ func (r *NodePoolReconciler) recordNodeChanges(pool *nodesv1.NodePool, changes m
 		{nodeUpdated, EventNodeUpdated, "Label", "got the pool's current labels and taints"},
 		{nodeLeft, EventNodeLeft, "Unlabel", "left the pool and lost its labels and taints"},
 	}
-	changed := 0
 	for _, kind := range kinds {
 		nodes := changes[kind.change]
-		changed += len(nodes)
 		switch len(nodes) {
 		case 0:
 		case 1:
@@ -46,7 +45,6 @@ func (r *NodePoolReconciler) recordNodeChanges(pool *nodesv1.NodePool, changes m
 				"%d nodes %s; the first is %s", len(nodes), kind.what, nodes[0].Name)
 		}
 	}
-	return changed
 }
 
 // maxEventNote is the longest note the API server accepts in an events.k8s.io Event. The

@@ -90,6 +90,7 @@ func labelKeys(fields *metav1.FieldsV1) []string {
 // kubectl label, another pool) stays theirs. The API server refuses such an apply whole,
 // naming the other manager (a conflict); the pool then applies the rest without those
 // keys (applyLeavingConflicts), and the Conflict condition reports them (conflictsOn).
+// The passes after it apply nothing while only held keys differ (withoutHeldKeys).
 //
 // The apply carries the resourceVersion of the node it was computed from, as the patch
 // of lesson 05 does: a pass that read a stale node from the cache is refused (409
@@ -122,7 +123,7 @@ func (r *NodePoolReconciler) applyPoolLabels(ctx context.Context, pool *nodesv1.
 		node = adopted
 		want, _, member := poolShare(node, pool)
 		applied := appliedLabels(node, pool.Name)
-		if maps.Equal(applied, want) {
+		if maps.Equal(applied, withoutHeldKeys(want, applied, node)) {
 			return nil
 		}
 		after, err := r.applyLeavingConflicts(ctx, pool, node, want)
@@ -142,6 +143,22 @@ func (r *NodePoolReconciler) applyPoolLabels(ctx context.Context, pool *nodesv1.
 		return nil
 	})
 	return change, node, err
+}
+
+// withoutHeldKeys returns labels without the keys that node carries with another value
+// and that the pool does not own (applied): another field manager holds them, and an
+// apply of them is refused (applyLeavingConflicts). A pass whose apply would change
+// nothing but those keys sends none: the keys stay held, the Conflict condition reports
+// them (conflictsOn), and the node's update that frees one brings the pass that applies
+// it.
+func withoutHeldKeys(labels, applied map[string]string, node *corev1.Node) map[string]string {
+	labels = maps.Clone(labels)
+	maps.DeleteFunc(labels, func(key, value string) bool {
+		carried, ok := node.Labels[key]
+		_, owned := applied[key]
+		return ok && carried != value && !owned
+	})
+	return labels
 }
 
 // applyLeavingConflicts applies labels to node; when the API server refuses keys another

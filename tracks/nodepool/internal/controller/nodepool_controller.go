@@ -136,28 +136,16 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	//lesson:stub return ctrl.Result{}, nil
 	// The nodes and the RuntimeClass do not depend on each other: a failure of one must
 	// not hold the other back. Both errors are returned, and the queue retries the pass.
-	//stage:7
 	_, nodesErr := r.reconcileNodes(ctx, &pool)
-	//stage:old nodesErr := r.reconcileNodes(ctx, &pool)
-	//stage:end
 	runtimeClassErr := r.reconcileRuntimeClass(ctx, &pool)
 	return ctrl.Result{}, errors.Join(nodesErr, runtimeClassErr)
 	//lesson:end
 }
 
-//stage:7
-
 // reconcileNodes brings every node that concerns the pool in line with it, several nodes
 // at a time (syncNodes), and goes on past a node that fails: the others still get what
-// they need. It counts the members and their resources into the pool's status, tells
-// what it changed with one event per kind of change (the log names each node), and
-// returns how many nodes it changed.
+// they need. It returns how many nodes it changed; the log names each.
 func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.NodePool) (int, error) {
-	//stage:old // reconcileNodes brings every node that concerns the pool in line with it, several nodes
-	//stage:old // at a time (syncNodes), and goes on past a node that fails: the others still get what
-	//stage:old // they need.
-	//stage:old func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.NodePool) error {
-	//stage:end
 	// The cache holds every node already (the controller watches them), so listing them
 	// all and keeping those that concern the pool costs no request. A field index would
 	// spare the loop on clusters of thousands of nodes.
@@ -175,10 +163,7 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 	if err := reader.List(ctx, &nodes); err != nil {
 		//stage:old if err := r.List(ctx, &nodes); err != nil {
 		//stage:end
-		//stage:7
 		return 0, fmt.Errorf("listing nodes: %w", err)
-		//stage:old return fmt.Errorf("listing nodes: %w", err)
-		//stage:end
 	}
 	// The cache lists in no particular order. Sorted, the nodes are patched, logged and
 	// reported in the same order on every pass, and the error of a pass that fails on the
@@ -215,26 +200,27 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 	// Results come back in the nodes' order, however the patches interleaved.
 	results := r.syncNodes(ctx, pool, concerned)
 	var errs []error
+	changed := 0
 	for i, node := range concerned {
 		switch result := results[i]; {
 		case result.err != nil:
 			log.FromContext(ctx).Error(result.err, "Failed to bring node in line with the pool", "node", node.Name)
 			errs = append(errs, fmt.Errorf("node %s: %w", node.Name, result.err))
-		//stage:7
 		case result.change != nodeUnchanged:
+			changed++
+			//stage:7
 			changes[result.change] = append(changes[result.change], node)
 			//stage:end
 		}
 	}
 	//stage:7
-	setPoolConflictCondition(pool, conflicts)
+	r.reportConflicts(pool, conflicts)
 	r.reportDroppedRecords(pool, concerned, results)
 	// A spec change on a pool of a thousand members is one change of the pool: a thousand
 	// events would bury every other one, and the recorder drops events past 1000.
-	changed := r.recordNodeChanges(pool, changes)
-	return changed, newNodesError(errs, len(concerned))
-	//stage:old return newNodesError(errs, len(concerned))
+	r.recordNodeChanges(pool, changes)
 	//stage:end
+	return changed, newNodesError(errs, len(concerned))
 }
 
 // maxParallelNodePatches bounds the node patches a pass has under way at once. One

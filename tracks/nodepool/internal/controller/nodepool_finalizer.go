@@ -39,10 +39,7 @@ func (r *NodePoolReconciler) reconcileDelete(ctx context.Context, pool *nodesv1.
 	// A pool being deleted gives nothing to anyone (poolShare), so the usual pass over
 	// the nodes takes everything back. Until every node is clean the finalizer stays,
 	// and the queue retries: the pool cannot go before its labels do.
-	//stage:7
 	cleaned, err := r.reconcileNodes(ctx, pool)
-	//stage:old err := r.reconcileNodes(ctx, pool)
-	//stage:end
 	if err != nil {
 		return err
 	}
@@ -60,7 +57,7 @@ func (r *NodePoolReconciler) reconcileDelete(ctx context.Context, pool *nodesv1.
 	case err != nil:
 		return fmt.Errorf("removing the finalizer: %w", err)
 	}
-	log.FromContext(ctx).Info("Removed the finalizer: the nodes are clean", "finalizer", nodesv1.Finalizer)
+	log.FromContext(ctx).Info("Removed the finalizer: the nodes are clean", "finalizer", nodesv1.Finalizer, "cleaned", cleaned)
 	// Nothing may write to the pool after this: once the last finalizer is gone the API
 	// server deletes the pool, and a write would fail with "Precondition failed: UID in
 	// precondition" (the error a pass that patches after removing the finalizer gets) or

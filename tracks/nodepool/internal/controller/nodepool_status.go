@@ -253,11 +253,13 @@ func setPoolReadyCondition(pool *nodesv1.NodePool, passErr error) {
 	//lesson:end
 }
 
-// setPoolConflictCondition sets the Conflict condition from conflicts, one line per
-// member that carries someone else's value for a key of this pool (reconcileNodes, in the order of
+// reportConflicts sets the Conflict condition from conflicts, one line per member that
+// carries someone else's value for a key of this pool (reconcileNodes, in the order of
 // the nodes' names). Such members are left out of the pool's count, and the Ready
-// condition says NodesInConflict.
-func setPoolConflictCondition(pool *nodesv1.NodePool, conflicts []string) {
+// condition says NodesInConflict. A conflict is for someone to resolve: one Warning event
+// tells of it when the condition turns True or names another conflict, not on every
+// pass that finds it again.
+func (r *NodePoolReconciler) reportConflicts(pool *nodesv1.NodePool, conflicts []string) {
 	condition := metav1.Condition{
 		Type:               nodesv1.ConditionConflict,
 		Status:             metav1.ConditionFalse,
@@ -270,6 +272,10 @@ func setPoolConflictCondition(pool *nodesv1.NodePool, conflicts []string) {
 		condition.Status, condition.Reason = metav1.ConditionTrue, nodesv1.ReasonKeysHeldByOthers
 		condition.Message = shorten(fmt.Sprintf("%d of %d members carry someone else's value for a key of this pool; first: %s",
 			len(conflicts), members, conflicts[0]), maxConditionMessage)
+	}
+	was := meta.FindStatusCondition(pool.Status.Conditions, nodesv1.ConditionConflict)
+	if condition.Status == metav1.ConditionTrue && (was == nil || was.Status != condition.Status || was.Message != condition.Message) {
+		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, EventKeysHeldByOthers, "Label", "%s", eventNote(condition.Message))
 	}
 	meta.SetStatusCondition(&pool.Status.Conditions, condition)
 }

@@ -184,8 +184,16 @@ func TestAPoolThatLosesAKeyToAnotherPoolReportsTheConflict(t *testing.T) {
 
 	_, err := r.Reconcile(ctx, requestFor(&nodesv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: first}}))
 	g.Expect(err).NotTo(HaveOccurred())
+	recorder := events.NewFakeRecorder(100)
+	r.Recorder = recorder
 	_, err = r.Reconcile(ctx, requestFor(pool))
 	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(takeEvents(recorder)).To(ContainElement(HavePrefix("Warning KeysHeldByOthers 1 of 2 members")),
+		"a conflict that appears should be told by a Warning event, as the Conflict condition turns True")
+	_, err = r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(takeEvents(recorder)).NotTo(ContainElement(HavePrefix("Warning KeysHeldByOthers")),
+		"a conflict that lasts should be told once: the next pass finds it in the Conflict condition already")
 
 	g.Expect(latestNode(g, shared).Labels).To(HaveKeyWithValue("pool.test/tier", "1"), "the first pool keeps its key")
 	got := latestPool(g, pool)
