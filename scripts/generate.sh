@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Regenerates what controller-gen derives from a module's Go code: DeepCopy methods
 # (api/**/zz_generated.deepcopy.go), CRDs (config/crd/bases), the manager's RBAC role
-# (config/rbac/role.yaml) and, where there are webhooks, their configuration
-# (config/webhook/manifests.yaml): controller_gen_outputs in scripts/lib/common.sh. What
+# (config/rbac/role.yaml), where there are webhooks, their configuration
+# (config/webhook/manifests.yaml) and, where an API package asks for them
+# (+kubebuilder:ac:generate=true), apply configurations (api/**/applyconfiguration):
+# controller_gen_outputs in scripts/lib/common.sh. What
 # was there is removed first, so that a CRD or webhook the code no longer has goes too.
 # Never edit those files by hand.
 #
@@ -28,7 +30,12 @@ for dir in "$@"; do
   (
     cd "$dir"
     # Each module resolves on its own (its go.mod replaces shared), as `go mod tidy` and
-    # a learner's editor see it.
+    # a learner's editor see it. The controller may use the apply configurations: they
+    # come first, on their own, since controller-gen loads every package of the module
+    # for the rest.
+    if grep -rqs -- '+kubebuilder:ac:generate=true' api; then
+      GOWORK=off "$CACHE/bin/current/controller-gen" applyconfiguration paths=./api/...
+    fi
     GOWORK=off "$CACHE/bin/current/controller-gen" \
       object paths=./api/... \
       crd rbac:roleName=manager-role webhook paths=./... \

@@ -46,11 +46,12 @@ tool() {
 
 # controller_gen_outputs DIR prints, one per line and relative to DIR, the files
 # controller-gen wrote into the module DIR (scripts/generate.sh): DeepCopy methods, CRDs,
-# the manager's RBAC role and the webhook configuration. This is the one list of them:
-# never edited by hand, and left out of what a learner compares.
+# the manager's RBAC role, the webhook configuration and apply configurations. This is
+# the one list of them: never edited by hand, and left out of what a learner compares.
 controller_gen_outputs() {
   (cd "$1" && find . -type f \( -name zz_generated.deepcopy.go -o -path './config/crd/bases/*' \
-    -o -path ./config/rbac/role.yaml -o -path ./config/webhook/manifests.yaml \) | sed 's|^\./||' | sort)
+    -o -path ./config/rbac/role.yaml -o -path ./config/webhook/manifests.yaml \
+    -o -path './api/*/applyconfiguration/*' \) | sed 's|^\./||' | sort)
 }
 
 # seconds_since START prints the whole seconds elapsed since START (from `date +%s`).
