@@ -189,8 +189,9 @@ func TestNodePoolPatchesOnlyTheNodesThatNeedIt(t *testing.T) {
 	// The nodes a pass wrote to, each at most once by patch and once by apply (the labels
 	// are applied from lesson 14 on).
 	nodePatches := func() []string {
-		patches := slices.DeleteFunc(writes.take(), func(w string) bool { return !strings.HasPrefix(w, "Node/") })
-		applies := writes.takeApplies()
+		notNode := func(w string) bool { return !strings.HasPrefix(w, "Node/") }
+		patches := slices.DeleteFunc(writes.take(), notNode)
+		applies := slices.DeleteFunc(writes.takeApplies(), notNode)
 		g.ExpectWithOffset(1, patches).To(HaveLen(sets.New(patches...).Len()), "a node patched twice in one pass")
 		g.ExpectWithOffset(1, applies).To(HaveLen(sets.New(applies...).Len()), "a node applied twice in one pass")
 		return sets.List(sets.New(append(patches, applies...)...))

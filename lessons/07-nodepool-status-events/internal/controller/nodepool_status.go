@@ -120,7 +120,8 @@ func (r *NodePoolReconciler) rememberListedKeys(ctx context.Context, pool *nodes
 	// A copy takes the answer, which holds the spec as the API server has it now: this
 	// pass acts on the spec whose keys it stored.
 	written := pool.DeepCopy()
-	if err := r.Status().Patch(ctx, written, client.MergeFrom(before)); err != nil {
+	err := r.Status().Patch(ctx, written, client.MergeFrom(before))
+	if err != nil {
 		return fmt.Errorf("storing the keys the pool gives: %w", err)
 	}
 	r.statusWrites.Wrote(written)

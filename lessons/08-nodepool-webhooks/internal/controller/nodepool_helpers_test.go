@@ -208,15 +208,19 @@ func (w *writeLog) Patch(ctx context.Context, obj client.Object, patch client.Pa
 
 // Apply records an apply apart from the other writes (takeApplies): "Kind/name".
 func (w *writeLog) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+	w.mu.Lock()
+	w.applies = append(w.applies, appliedName(obj))
+	w.mu.Unlock()
+	return w.Client.Apply(ctx, obj, opts...)
+}
+
+// appliedName returns "Kind/name" of what obj applies.
+func appliedName(obj runtime.ApplyConfiguration) string {
 	name := ""
 	if named, ok := obj.(interface{ GetName() *string }); ok && named.GetName() != nil {
 		name = *named.GetName()
 	}
-	kind := strings.TrimSuffix(strings.TrimPrefix(fmt.Sprintf("%T", obj), "*v1."), "ApplyConfiguration")
-	w.mu.Lock()
-	w.applies = append(w.applies, kind+"/"+name)
-	w.mu.Unlock()
-	return w.Client.Apply(ctx, obj, opts...)
+	return strings.TrimSuffix(strings.TrimPrefix(fmt.Sprintf("%T", obj), "*v1."), "ApplyConfiguration") + "/" + name
 }
 
 // takeApplies returns the applies since the last call.
@@ -250,6 +254,15 @@ func (s *statusWriteLog) Update(ctx context.Context, obj client.Object, opts ...
 func (s *statusWriteLog) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
 	s.log.record(obj, "/status")
 	return s.SubResourceWriter.Patch(ctx, obj, patch, opts...)
+}
+
+// Apply records an apply of the status as the other writes of the status are recorded:
+// "Kind/name/status".
+func (s *statusWriteLog) Apply(ctx context.Context, obj runtime.ApplyConfiguration, opts ...client.SubResourceApplyOption) error {
+	s.log.mu.Lock()
+	s.log.writes = append(s.log.writes, appliedName(obj)+"/status")
+	s.log.mu.Unlock()
+	return s.SubResourceWriter.Apply(ctx, obj, opts...)
 }
 
 // clientKey is the key of the cluster-scoped object name.

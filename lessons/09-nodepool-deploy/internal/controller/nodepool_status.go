@@ -127,7 +127,8 @@ func (r *NodePoolReconciler) rememberListedKeys(ctx context.Context, pool *nodes
 	// A copy takes the answer, which holds the spec as the API server has it now: this
 	// pass acts on the spec whose keys it stored.
 	written := pool.DeepCopy()
-	if err := r.Status().Patch(ctx, written, client.MergeFrom(before)); err != nil {
+	err := r.Status().Patch(ctx, written, client.MergeFrom(before))
+	if err != nil {
 		return fmt.Errorf("storing the keys the pool gives: %w", err)
 	}
 	r.statusWrites.Wrote(written)
@@ -193,11 +194,12 @@ func (r *NodePoolReconciler) patchStatus(ctx context.Context, orig, pool *nodesv
 	log.FromContext(ctx).Info("Updating status", "nodeCount", pool.Status.NodeCount,
 		"ready", ready.Status, "reason", ready.Reason)
 	// A merge patch carries no resourceVersion: it cannot conflict with a spec change.
-	if err := r.Status().Patch(ctx, pool, client.MergeFrom(orig)); err != nil {
-		return fmt.Errorf("patching the status: %w", err)
+	err := r.Status().Patch(ctx, pool, client.MergeFrom(orig))
+	if err != nil {
+		return fmt.Errorf("writing the status: %w", err)
 	}
-	// Patch put the API server's answer into pool: its resourceVersion tells the next pass
-	// whether the cache shows this patch yet.
+	// The write put the API server's answer into pool: its resourceVersion tells the next
+	// pass whether the cache shows this write yet.
 	r.statusWrites.Wrote(pool)
 	if newError {
 		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, EventReconcileError, "Reconcile", "%s", eventNote(ready.Message))

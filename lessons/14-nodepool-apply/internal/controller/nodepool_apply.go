@@ -185,12 +185,8 @@ func (r *NodePoolReconciler) applyLabels(ctx context.Context, pool *nodesv1.Node
 		return nil, fmt.Errorf("applying labels: %w", err)
 	}
 	// The answer is the whole node: read it as one, for the patch of the taints.
-	raw, err := json.Marshal(config)
-	if err != nil {
-		return nil, err
-	}
 	after := &corev1.Node{}
-	return after, json.Unmarshal(raw, after)
+	return after, answer(config, after)
 }
 
 // apply sends config, as the pool's field manager.

@@ -207,6 +207,61 @@ func TestAForgedOrUnreadableRecordMovesNothing(t *testing.T) {
 	}
 }
 
+// managersOf returns, sorted, "manager operation" for each managedFields entry of obj on
+// subresource ("status", or "" for obj itself) that owns a field under top (f:status,
+// f:spec, ...).
+func managersOf(obj client.Object, subresource, top string) []string {
+	var managers []string
+	for _, entry := range obj.GetManagedFields() {
+		fields, err := fieldsOf(entry.FieldsV1)
+		if err == nil && entry.Subresource == subresource && childOf(fields, top) != nil {
+			managers = append(managers, entry.Manager+" "+string(entry.Operation))
+		}
+	}
+	sort.Strings(managers)
+	return managers
+}
+
+// The pool's status and its RuntimeClass are the controller's alone: it applies them with
+// a field manager of its own, and first takes over what it wrote before it applied (the
+// merge patches of lesson 09, its create of the RuntimeClass), so that what an apply no
+// longer says goes.
+func TestTheStatusAndTheRuntimeClassAreAppliedAndLoseWhatThePoolNoLongerSays(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	name := uniqueName("applied-own")
+	node := createMember(t, g, name)
+	setAllocatable(g, node, "2", "4Gi")
+	pool := createPool(t, g, unmanagedPool(newNodePool(name, map[string]string{"pool.test/tier": "gold", "pool.test/zone": "a"})))
+	// The status as the operator of lesson 09 left it, by merge patch: a resource no
+	// member has any more.
+	g.Expect(env.Client.Status().Patch(ctx, pool, client.RawPatch(types.MergePatchType,
+		[]byte(`{"status":{"nodeCount":1,"allocatable":{"cpu":"2","memory":"4Gi","example.com/gpu":"1"}}}`)),
+		client.FieldOwner("nodepool-09"))).To(Succeed())
+
+	r := newReconciler(env.Client)
+	_, err := r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	got := latestPool(g, pool)
+	g.Expect(got.Status.Allocatable).To(haveQuantities("2", "4Gi"),
+		"example.com/gpu, which no member has, should go: the status is applied whole, after the "+
+			"controller took over what the merge patches of lesson 09 owned (takeOverUpdates)")
+	g.Expect(managersOf(got, "status", "f:status")).To(Equal([]string{ControllerFieldManager + " Apply"}),
+		"the controller's field manager, by apply, should own the whole status")
+
+	setPoolSpec(g, pool, func(spec *nodesv1.NodePoolSpec) { delete(spec.Labels, "pool.test/zone") })
+	_, err = r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).NotTo(HaveOccurred())
+	rc := runtimeClassOf(g, pool)
+	g.Expect(rc.Scheduling).NotTo(BeNil())
+	g.Expect(rc.Scheduling.NodeSelector).To(Equal(map[string]string{"pool.test/tier": "gold"}),
+		"the label the pool no longer gives should leave the RuntimeClass's node selector: the apply "+
+			"took over what the create owned (takeOverUpdates)")
+	g.Expect(managersOf(&rc, "", "f:scheduling")).To(Equal([]string{ControllerFieldManager + " Apply"}),
+		"the controller's field manager, by apply, should own the RuntimeClass's scheduling")
+	g.Expect(metav1.IsControlledBy(&rc, got)).To(BeTrue(), "the RuntimeClass stays the pool's")
+}
+
 // sampleVersions returns the versions of a node a watch saw, up to the one at last, or
 // those it saw in ten seconds.
 func sampleVersions(w watch.Interface, last string) []*corev1.Node {

@@ -98,8 +98,9 @@ func (r *NodePoolReconciler) reconcileRuntimeClass(ctx context.Context, pool *no
 	case !equality.Semantic.DeepEqual(rc.Scheduling, want.Scheduling):
 		orig := rc.DeepCopy()
 		rc.Scheduling = want.Scheduling
-		if err := r.Patch(ctx, &rc, client.MergeFrom(orig)); err != nil {
-			return fmt.Errorf("patching RuntimeClass %s: %w", rc.Name, err)
+		err := r.Patch(ctx, &rc, client.MergeFrom(orig))
+		if err != nil {
+			return fmt.Errorf("writing RuntimeClass %s: %w", rc.Name, err)
 		}
 		log.Info("Updated RuntimeClass", "runtimeClass", rc.Name)
 	}

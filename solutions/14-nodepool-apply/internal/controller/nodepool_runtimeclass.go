@@ -96,10 +96,9 @@ func (r *NodePoolReconciler) reconcileRuntimeClass(ctx context.Context, pool *no
 		log.Info("Deleted RuntimeClass to change its handler", "runtimeClass", rc.Name, "from", rc.Handler, "to", want.Handler)
 		return nil
 	case !equality.Semantic.DeepEqual(rc.Scheduling, want.Scheduling):
-		orig := rc.DeepCopy()
-		rc.Scheduling = want.Scheduling
-		if err := r.Patch(ctx, &rc, client.MergeFrom(orig)); err != nil {
-			return fmt.Errorf("patching RuntimeClass %s: %w", rc.Name, err)
+		err := r.applyRuntimeClass(ctx, pool, &rc, want)
+		if err != nil {
+			return fmt.Errorf("writing RuntimeClass %s: %w", rc.Name, err)
 		}
 		log.Info("Updated RuntimeClass", "runtimeClass", rc.Name)
 	}

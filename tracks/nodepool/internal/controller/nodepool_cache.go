@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -14,10 +15,19 @@ import (
 
 // CacheByObject returns what the manager's cache holds of some kinds apart from the
 // defaults (bootstrap.WithDefaults, which drops every object's managedFields): a node
-// keeps the managedFields entries a pass reads (poolManagedFields).
+// keeps the managedFields entries a pass reads (poolManagedFields); a NodePool and a
+// RuntimeClass keep theirs (takeOverUpdates reads who wrote them). There is one of each
+// per pool.
 func CacheByObject() map[client.Object]cache.ByObject {
-	return map[client.Object]cache.ByObject{&corev1.Node{}: {Transform: poolManagedFields}}
+	return map[client.Object]cache.ByObject{
+		&corev1.Node{}:         {Transform: poolManagedFields},
+		&nodesv1.NodePool{}:    {Transform: keepAll},
+		&nodev1.RuntimeClass{}: {Transform: keepAll},
+	}
 }
+
+// keepAll keeps an object as the API server sent it.
+func keepAll(obj any) (any, error) { return obj, nil }
 
 // poolManagedFields keeps, of a node's managedFields, the entries of the pools' field
 // managers (appliedLabels: what each pool owns) and those that own a pool's record

@@ -129,7 +129,11 @@ func (r *NodePoolReconciler) rememberListedKeys(ctx context.Context, pool *nodes
 	// A copy takes the answer, which holds the spec as the API server has it now: this
 	// pass acts on the spec whose keys it stored.
 	written := pool.DeepCopy()
-	if err := r.Status().Patch(ctx, written, client.MergeFrom(before)); err != nil {
+	//stage:14
+	err := r.applyStatus(ctx, written)
+	//stage:old err := r.Status().Patch(ctx, written, client.MergeFrom(before))
+	//stage:end
+	if err != nil {
 		return fmt.Errorf("storing the keys the pool gives: %w", err)
 	}
 	r.statusWrites.Wrote(written)
@@ -196,12 +200,16 @@ func (r *NodePoolReconciler) patchStatus(ctx context.Context, orig, pool *nodesv
 		!r.toldAlready(ctx, pool, ready.Message)
 	log.FromContext(ctx).Info("Updating status", "nodeCount", pool.Status.NodeCount,
 		"ready", ready.Status, "reason", ready.Reason)
-	// A merge patch carries no resourceVersion: it cannot conflict with a spec change.
-	if err := r.Status().Patch(ctx, pool, client.MergeFrom(orig)); err != nil {
-		return fmt.Errorf("patching the status: %w", err)
+	//stage:14
+	err := r.applyStatus(ctx, pool)
+	//stage:old // A merge patch carries no resourceVersion: it cannot conflict with a spec change.
+	//stage:old err := r.Status().Patch(ctx, pool, client.MergeFrom(orig))
+	//stage:end
+	if err != nil {
+		return fmt.Errorf("writing the status: %w", err)
 	}
-	// Patch put the API server's answer into pool: its resourceVersion tells the next pass
-	// whether the cache shows this patch yet.
+	// The write put the API server's answer into pool: its resourceVersion tells the next
+	// pass whether the cache shows this write yet.
 	r.statusWrites.Wrote(pool)
 	if newError {
 		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, EventReconcileError, "Reconcile", "%s", eventNote(ready.Message))
