@@ -44,7 +44,8 @@ for dir in "$@"; do
       output:webhook:artifacts:config=config/webhook
     "$crddesc" config/crd/bases "${embedded[@]}"
     # controller-gen makes its output folders even when it writes nothing there (a module
-    # without webhooks); git keeps no empty folder, so a clean clone would differ.
-    find config -depth -type d -empty -delete
+    # without webhooks), and a stage without apply configurations keeps the folders of the
+    # track's, emptied above; git keeps no empty folder, so a clean clone would differ.
+    find config api -depth -type d -empty -delete
   )
 done
