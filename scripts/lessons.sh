@@ -61,7 +61,7 @@ each_module() {
 
 # derive TOP FOLDER adds controller-gen's outputs to solution and lesson FOLDER under TOP:
 # the lesson gets its solution's when it reads the same inputs.
-derive_solution() { "$ROOT/scripts/generate.sh" "$1"; }
+derive_solution() { generate_like "$1" ""; }
 derive_lesson() { generate_like "$1" "${1/\/lessons\//\/solutions\/}"; }
 derive() {
   local top=$1 folders
@@ -157,7 +157,7 @@ mistakes() {
   while IFS=$'\t' read -r folder task name says; do
     [[ -z $only || $only == "$(track_of "$folder")" ]] || continue
     while (($(jobs -rp | wc -l) >= JOBS)); do wait -n || true; done
-    make_mistake "$folder" "$name" "$results/$folder-$name" >"$results/$folder-$name.log" 2>&1 &
+    make_mistake "$folder" "$task" "$name" "$results/$folder-$name" >"$results/$folder-$name.log" 2>&1 &
     printf '%s\t%s\t%s\t%s\n' "$folder" "$task" "$name" "$says" >>"$results/list"
     count=$((count + 1))
   done < <(lessongen mistakes)
@@ -200,11 +200,11 @@ failing_row() {
   '
 }
 
-# make_mistake FOLDER NAME LOG writes solution FOLDER with the mistake NAME made, into a
-# scratch checkout, and prints the checklist its tests give, as make check-N would; go
-# test's output goes to LOG.go-test.
+# make_mistake FOLDER TASK NAME LOG writes solution FOLDER with the mistake NAME (of task
+# TASK) made, into a scratch checkout, and prints the checklist its tests give, as make
+# check-N would; go test's output goes to LOG.go-test.
 make_mistake() {
-  local folder=$1 name=$2 log=$3 scratch dir
+  local folder=$1 task=$2 name=$3 log=$4 scratch dir
   scratch=$(scratch_dir)
   dir="$scratch/solutions/$folder"
   lessongen solution -to "$dir" -mistake "$name" "$((10#${folder%%-*}))"
@@ -213,9 +213,13 @@ make_mistake() {
   # scratch checkout: a go test stopped at the first failure leaves them behind.
   mkdir -p "$scratch/tmp"
   shared_in_place "$dir"
+  # The mistake's task must be the first to fail: a package that holds only later tasks'
+  # tests need not run. A mistake of no task runs them all.
+  local n=$((10#${folder%%-*})) scope=(./...)
+  ((task == 0)) || mapfile -t scope < <("$TODOS" scope -index "$ROOT/lessons/index.json" -lesson "$n" -dir "$dir" -upto "$task")
   (cd "$dir" && GOWORK=off KUBEBUILDER_ASSETS="$CACHE/bin/current" TMPDIR="$scratch/tmp" \
-    "$TODOS" check -index "$ROOT/lessons/index.json" -lesson "$((10#${folder%%-*}))" -log "$log.go-test" -stop \
-    -- go test -json -count=1 -failfast -timeout "$(lesson_timeout "$folder")" ./... || true)
+    "$TODOS" check -index "$ROOT/lessons/index.json" -lesson "$n" -log "$log.go-test" -stop \
+    -- go test -json -count=1 -failfast -vet=off -timeout "$(lesson_timeout "$folder")" "${scope[@]}" || true)
   rm -rf "$scratch"
 }
 
@@ -298,9 +302,14 @@ todos_step() {
   # Its temporary files go in the scratch checkout, as a mistake's do.
   mkdir -p "$scratch/tmp"
   shared_in_place "$dir"
-  (cd "$dir" && GOWORK=off KUBEBUILDER_ASSETS="$CACHE/bin/current" TMPDIR="$scratch/tmp" \
+  # Every package builds; only the packages that hold tests of tasks 1 to K+1 are built
+  # into test binaries and start a control plane (the others' tests are the untouched
+  # lesson's, which test.sh vets).
+  local scope
+  mapfile -t scope < <("$TODOS" scope -index "$ROOT/lessons/index.json" -lesson "$n" -dir "$dir" -upto "$((k + 1))")
+  (cd "$dir" && GOWORK=off go build ./... && GOWORK=off KUBEBUILDER_ASSETS="$CACHE/bin/current" TMPDIR="$scratch/tmp" \
     "$TODOS" expect -index "$ROOT/lessons/index.json" -lesson "$n" -done "$k" -stop \
-    -- go test -json -count=1 -failfast -timeout "$(lesson_timeout "$folder")" ./...)
+    -- go test -json -count=1 -failfast -vet=off -timeout "$(lesson_timeout "$folder")" "${scope[@]}")
   rm -rf "$scratch"
 }
 

@@ -42,27 +42,46 @@ newest_solution() {
 }
 
 # controller_gen_inputs DIR prints a digest of what controller-gen reads in the module
-# DIR: its API types and every +kubebuilder marker.
+# DIR: its API types and every +kubebuilder marker; and, when it writes apply
+# configurations, which name their module's packages, the module's path.
 controller_gen_inputs() {
   (
     cd "$1"
     find api -name '*.go' ! -name 'zz_generated*' 2>/dev/null | sort | xargs -r cat
     grep -rh --include='*.go' -e '+kubebuilder:' -e '+groupName' . | sort
+    ! grep -rqs -- '+kubebuilder:ac:generate=true' api || awk '$1 == "module" {print $2; exit}' go.mod
   ) | sha256sum | cut -c1-16
 }
 
 # generate_like DIR REF gives the module DIR the controller-gen outputs of the module
-# REF when both read the same inputs (none of those outputs names a module path), and
-# runs scripts/generate.sh on DIR otherwise: a lesson or a scratch copy that only changes
-# code is spared controller-gen's type-checking, seconds per module.
+# REF when both read the same inputs, and else those scripts/generate.sh wrote for the
+# same inputs before (kept in .cache/generated), running it only for inputs never seen:
+# the steps of a lesson and the mistakes of a solution mostly change code alone, and
+# controller-gen type-checks the whole module, seconds each time.
 generate_like() {
-  local dir=$1 ref=$2
-  if [[ -d $ref && $(controller_gen_inputs "$dir") == "$(controller_gen_inputs "$ref")" ]]; then
-    controller_gen_outputs "$dir" | (cd "$dir" && xargs -r rm -f)
-    controller_gen_outputs "$ref" | (cd "$ref" && xargs -r cp --parents -t "$dir")
-  else
-    "$ROOT/scripts/generate.sh" "$dir"
+  local dir=$1 ref=$2 inputs kept
+  inputs=$(controller_gen_inputs "$dir")
+  if [[ ! -d $ref || $inputs != "$(controller_gen_inputs "$ref")" ]]; then
+    # What generate.sh writes depends on its inputs and on the generators (their pins
+    # name $BIN, crddesc's code and generate.sh itself).
+    kept="$CACHE/generated/$(cat "$ROOT/scripts/generate.sh" "$ROOT"/scripts/tools/crddesc/*.go |
+      sha256sum | cut -c1-12)-$(basename "$BIN")/$inputs"
+    if [[ ! -d $kept ]]; then
+      "$ROOT/scripts/generate.sh" "$dir"
+      local new
+      mkdir -p "$(dirname "$kept")"
+      new=$(mktemp -d "$kept.XXXXXX")
+      controller_gen_outputs "$dir" | (cd "$dir" && xargs -r cp --parents -t "$new")
+      # Steps running at once may write the same inputs' outputs: the first one stays.
+      mv -T "$new" "$kept" 2>/dev/null || rm -rf "$new"
+      return
+    fi
+    ref=$kept
   fi
+  controller_gen_outputs "$dir" | (cd "$dir" && xargs -r rm -f)
+  controller_gen_outputs "$ref" | (cd "$ref" && xargs -r cp --parents -t "$dir")
+  # As generate.sh leaves it: no empty folder where an output went.
+  (cd "$dir" && find config api -depth -type d -empty -delete 2>/dev/null) || true
 }
 
 # generate_lesson DIR runs scripts/generate.sh on a lesson unless nothing it reads or

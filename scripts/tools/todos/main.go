@@ -7,6 +7,7 @@
 //	go test -json -failfast ./... | todos expect -index lessons/index.json -lesson 1 -done 2
 //	todos expect -index lessons/index.json -lesson 1 -done 2 -stop -- go test -json -failfast ./...
 //	todos timeout -index lessons/index.json -lesson 1 [-all]
+//	todos scope -index lessons/index.json -lesson 1 -upto 2 [-dir lessons/01-imoocpod]
 //
 // check prints one line per task, done or not, and for the first task not done the
 // failure of its first failing test and the hint command; it writes the result to F for
@@ -20,6 +21,8 @@
 // before it, where that task should fail).
 // timeout prints the lesson's go test -timeout: a test that never returns is reported as
 // failing, stuck where it stands, after that long rather than go test's ten minutes.
+// scope prints the packages that hold the tests of tasks 1 to -upto: the maintainers'
+// task-by-task proof (scripts/lessons.sh) builds and starts no other.
 package main
 
 import (
@@ -53,6 +56,8 @@ func main() {
 	done := fs.Int("done", 0, "expect: the tasks solved")
 	stopEarly := fs.Bool("stop", false, "check, expect: stop the go test command given after -- once the first failure is settled")
 	all := fs.Bool("all", false, "timeout: for a run without -failfast, where every test may fail")
+	upto := fs.Int("upto", 0, "scope: the last task whose tests run")
+	dir := fs.String("dir", ".", "scope: the lesson's or solution's module")
 	_ = fs.Parse(os.Args[2:])
 
 	l, err := index.ReadLesson(*indexFile, *number)
@@ -66,6 +71,8 @@ func main() {
 			err = expectCommand(fs.Args(), os.Stdout, l, *done, *stopEarly)
 		case "timeout":
 			err = timeout(os.Stdout, l, *all)
+		case "scope":
+			err = scope(os.Stdout, l, *dir, *upto)
 		default:
 			usage()
 		}
@@ -81,7 +88,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: todos check|hint|expect|timeout -index lessons/index.json -lesson N [...]")
+	fmt.Fprintln(os.Stderr, "usage: todos check|hint|expect|timeout|scope -index lessons/index.json -lesson N [...]")
 	os.Exit(2)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -479,5 +480,31 @@ func TestCheckShowsWhereASubtestPanicked(t *testing.T) {
 	_ = check(strings.NewReader(b.String()), &out, testLesson, "", "", "", false, nil)
 	if want := "TestScaleUpTwice/one panicked: assignment to entry in nil map, in Inject (inject.go:43)"; !strings.Contains(out.String(), want) {
 		t.Errorf("checklist lacks %q:\n%s", want, out.String())
+	}
+}
+
+// The first failure is settled once the tests of the tasks before it have passed, not
+// once their packages have ended: a package's slow tests of no task cost nothing.
+func TestExpectStopsOnceTheEarlierTasksTestsPassedNotTheirPackages(t *testing.T) {
+	if testing.Short() || !stopsEarly {
+		t.Skip("runs go test, where it can be stopped")
+	}
+	t.Setenv("GOWORK", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	t.Setenv("TMPDIR", t.TempDir())
+	t.Chdir(filepath.Join("testdata", "settle"))
+	start := time.Now()
+	var out bytes.Buffer
+	err := expectCommand([]string{"go", "test", "-json", "-count=1", "-failfast", "-p=2", "./..."}, &out, testLesson, 1, true)
+	took := time.Since(start)
+	if err != nil || !strings.Contains(out.String(), "exactly those done, task 2 failing") {
+		t.Errorf("expect = %v, want task 1 done and task 2 failing:\n%s", err, out.String())
+	}
+	if took > 20*time.Second {
+		t.Errorf("expect took %s: it waited for TestOfNoTask's 30s sleep", took)
+	}
+	var ran float64
+	if _, err := fmt.Sscanf(out.String(), "the tests ran for %fs", &ran); err != nil || ran < 3 || ran > 20 {
+		t.Errorf("want the tests' time up to TestAPI's end, 3s and more:\n%s", out.String())
 	}
 }

@@ -28,7 +28,8 @@ type run struct {
 	// packages maps each test to its package, whose import path tells the learner's own
 	// frames from the libraries' in a stack.
 	packages map[string]string
-	// first and last are when the first test binary started and the last one ended.
+	// first and last are when the first test binary started and the last test or test
+	// binary ended before go test was stopped.
 	first, last time.Time
 	// stopped says that go test was stopped at the first failure, before every package
 	// had run.
@@ -36,7 +37,8 @@ type run struct {
 }
 
 // elapsed is how long the tests ran, from the start of the first test binary to the end
-// of the last, without the build before them.
+// of the last (or to the test that settled the first failure, when go test was stopped
+// there), without the build before them.
 func (r *run) elapsed() time.Duration { return r.last.Sub(r.first) }
 
 type event struct {
@@ -50,8 +52,10 @@ type event struct {
 func readRun(in io.Reader) (*run, error) { return readRunUntil(in, nil) }
 
 // readRunUntil reads go test's events like readRun, and calls enough, if not nil, after
-// each package has ended: once it returns true, it is not called again (the caller stops
-// go test, and what is left of the output is read all the same).
+// each test and each package has ended: once it returns true, it is not called again (the
+// caller stops go test, and what is left of the output is read all the same). A package
+// whose tasks' tests are settled is stopped with its other tests: those of no task, and
+// those of later tasks, which the checklist shows as not run.
 func readRunUntil(in io.Reader, enough func(*run) bool) (*run, error) {
 	r := &run{results: map[string]string{}, outputs: map[string][]string{}, stuck: map[string]string{}, packages: map[string]string{}}
 	pkgOutput := map[string][]string{}
@@ -79,7 +83,8 @@ func readRunUntil(in io.Reader, enough func(*run) bool) (*run, error) {
 			if e.Action == "start" && (r.first.IsZero() || e.Time.Before(r.first)) {
 				r.first = e.Time
 			}
-			if e.Test == "" && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip") && e.Time.After(r.last) {
+			// Until go test is stopped: what it does after that, nobody waits for.
+			if !r.stopped && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip") && e.Time.After(r.last) {
 				r.last = e.Time
 			}
 		}
@@ -112,6 +117,9 @@ func readRunUntil(in io.Reader, enough func(*run) bool) (*run, error) {
 			r.results[e.Test] = e.Action
 			if e.Action == "fail" {
 				r.failures = append(r.failures, e.Test)
+			}
+			if enough != nil && !r.stopped && enough(r) {
+				r.stopped = true
 			}
 		}
 	}
