@@ -18,13 +18,16 @@ import (
 
 func TestSetPoolLabelsChangesOnlyThePoolsKeys(t *testing.T) {
 	g := NewWithT(t)
-	node := nodeWith("n1", map[string]string{"team": "blue", "pool.example/old": "1", "pool.example/tier": "1", "zone": "a"})
+	node := nodeWith("n1", map[string]string{"team": "blue", "pool.example/old": "1", "pool.example/tier": "1", "zone": "a",
+		"pool.example/admin": "x"})
 
 	given := setPoolLabels(node, map[string]string{"pool.example/old": "1", "pool.example/tier": "1"},
 		map[string]string{"pool.example/tier": "2", "pool.example/new": "yes", "zone": "b"})
-	g.Expect(node.Labels).To(Equal(map[string]string{"team": "blue", "pool.example/tier": "2", "pool.example/new": "yes", "zone": "a"}),
+	g.Expect(node.Labels).To(Equal(map[string]string{"team": "blue", "pool.example/tier": "2", "pool.example/new": "yes", "zone": "a",
+		"pool.example/admin": "x"}),
 		"a held key the pool no longer lists goes, a held key takes the pool's value, a free key gets it, "+
-			"and a key that carries someone else's value (zone=a) stays theirs")
+			"a key that carries someone else's value (zone=a) stays theirs, and so does an admin's label with "+
+			"the prefix of the pool's keys (pool.example/admin), which the pool never gave: only the keys in held are the pool's to remove")
 	g.Expect(given).To(Equal(map[string]string{"pool.example/tier": "2", "pool.example/new": "yes"}),
 		"setPoolLabels returns the labels it set, and only those: zone is not the pool's")
 
