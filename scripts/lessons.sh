@@ -139,7 +139,9 @@ check() {
 }
 
 # Steps of todos and mistakes run JOBS at a time (3: most of a step is waiting for a
-# failing test to give up).
+# failing test to give up). Their go test runs no vet (test.sh vets the lessons and
+# solutions once) and links no debug information (-ldflags=-w): most of a step's build
+# is linking its test binaries, seconds each, and a failure's stack needs none of it.
 JOBS=${JOBS:-3}
 
 # lesson_timeout FOLDER prints go test's -timeout for lesson FOLDER (lessons/index.json).
@@ -152,7 +154,7 @@ lesson_timeout() { "$TODOS" timeout -index "$ROOT/lessons/index.json" -lesson "$
 mistakes() {
   local only=${1:-} results="$CACHE/test/mistakes" count=0 bad=0 folder task name says
   rm -rf "$results" && mkdir -p "$results"
-  TODOS=$(tool_path todos)
+  TODOS=$(tool_path todos) LESSONGEN=$(tool_path lessongen)
   mark_processes mistakes
   while IFS=$'\t' read -r folder task name says; do
     [[ -z $only || $only == "$(track_of "$folder")" ]] || continue
@@ -219,22 +221,23 @@ make_mistake() {
   ((task == 0)) || mapfile -t scope < <("$TODOS" scope -index "$ROOT/lessons/index.json" -lesson "$n" -dir "$dir" -upto "$task")
   (cd "$dir" && GOWORK=off KUBEBUILDER_ASSETS="$CACHE/bin/current" TMPDIR="$scratch/tmp" \
     "$TODOS" check -index "$ROOT/lessons/index.json" -lesson "$n" -log "$log.go-test" -stop \
-    -- go test -json -count=1 -failfast -vet=off -timeout "$(lesson_timeout "$folder")" "${scope[@]}" || true)
+    -- go test -json -count=1 -failfast -vet=off -ldflags=-w -timeout "$(lesson_timeout "$folder")" "${scope[@]}" || true)
   rm -rf "$scratch"
 }
 
 # todos [TRACK] checks that each task of each lesson (its //lesson:N.K block and the tests
 # lessons.yaml names for it) is what turns its tests green: for k = 0 .. n-1, it writes
 # the lesson with tasks 1 to k solved (lessongen lesson -done k) into a scratch checkout,
-# runs its tests as make check-N does, and requires tasks 1 to k done and task k+1
-# failing, no other task done. (Step n is the solution, whose tests run anyway.) The steps
-# are independent: JOBS run at a time. The time the tests of each step ran is printed,
-# and each lesson's slowest step: what a learner waits for at a make check-N, once the
-# lesson is built.
+# runs the tests of the packages that hold tests of tasks 1 to k+1 as make check-N does,
+# and requires tasks 1 to k done and task k+1 failing. (A later task whose tests pass
+# without its code fails the step before it; step n is the solution, whose tests run
+# anyway.) The steps are independent: JOBS run at a time. The time the tests of each step
+# ran is printed, and each lesson's slowest step: about what a learner waits for at a
+# make check-N, once the lesson is built.
 todos() {
   local only=${1:-} results="$CACHE/test/todos-${1:-all}" count=0 bad=0 track folder tasks k
   rm -rf "$results" && mkdir -p "$results"
-  TODOS=$(tool_path todos)
+  TODOS=$(tool_path todos) LESSONGEN=$(tool_path lessongen)
   mark_processes todos
   while IFS=$'\t' read -r track folder tasks; do
     [[ -z $only || $only == "$track" ]] || continue
@@ -302,14 +305,14 @@ todos_step() {
   # Its temporary files go in the scratch checkout, as a mistake's do.
   mkdir -p "$scratch/tmp"
   shared_in_place "$dir"
-  # Every package builds; only the packages that hold tests of tasks 1 to K+1 are built
-  # into test binaries and start a control plane (the others' tests are the untouched
-  # lesson's, which test.sh vets).
+  # Every package and its tests compile (go vet type-checks them without linking
+  # anything); only the packages that hold tests of tasks 1 to K+1 are linked into test
+  # binaries and start a control plane.
   local scope
   mapfile -t scope < <("$TODOS" scope -index "$ROOT/lessons/index.json" -lesson "$n" -dir "$dir" -upto "$((k + 1))")
-  (cd "$dir" && GOWORK=off go build ./... && GOWORK=off KUBEBUILDER_ASSETS="$CACHE/bin/current" TMPDIR="$scratch/tmp" \
+  (cd "$dir" && GOWORK=off go vet ./... && GOWORK=off KUBEBUILDER_ASSETS="$CACHE/bin/current" TMPDIR="$scratch/tmp" \
     "$TODOS" expect -index "$ROOT/lessons/index.json" -lesson "$n" -done "$k" -stop \
-    -- go test -json -count=1 -failfast -vet=off -timeout "$(lesson_timeout "$folder")" "${scope[@]}")
+    -- go test -json -count=1 -failfast -vet=off -ldflags=-w -timeout "$(lesson_timeout "$folder")" "${scope[@]}")
   rm -rf "$scratch"
 }
 

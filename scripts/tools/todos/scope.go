@@ -13,7 +13,9 @@ import (
 	"github.com/kube-workshop/operator-workshop/scripts/tools/internal/index"
 )
 
-var testFunc = regexp.MustCompile(`(?m)^func (Test\w+)\(`)
+// testFunc finds the tests and fuzz targets a _test.go file declares: a task may name
+// either.
+var testFunc = regexp.MustCompile(`(?m)^func ((?:Test|Fuzz)\w*)\(`)
 
 // scope prints, one per line, the packages of the module in dir that hold a test of tasks
 // 1 to upto of lesson l: go test on them alone says what a whole run says of those
