@@ -62,9 +62,9 @@ generate_like() {
   local dir=$1 ref=$2 inputs kept
   inputs=$(controller_gen_inputs "$dir")
   if [[ ! -d $ref || $inputs != "$(controller_gen_inputs "$ref")" ]]; then
-    # What generate.sh writes depends on its inputs and on the generators (their pins
-    # name $BIN, crddesc's code and generate.sh itself).
-    kept="$CACHE/generated/$(cat "$ROOT/scripts/generate.sh" "$ROOT"/scripts/tools/crddesc/*.go |
+    # What generate.sh writes depends on its inputs and on the generators: their pins
+    # name $BIN; crddesc's code, generate.sh and the list of outputs (common.sh) the rest.
+    kept="$CACHE/generated/$(cat "$ROOT/scripts/generate.sh" "$ROOT/scripts/lib/common.sh" "$ROOT"/scripts/tools/crddesc/*.go |
       sha256sum | cut -c1-12)-$(basename "$BIN")/$inputs"
     if [[ ! -d $kept ]]; then
       "$ROOT/scripts/generate.sh" "$dir"
