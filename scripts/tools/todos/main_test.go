@@ -387,17 +387,7 @@ func TestExpectSaysHowLongTheTestsRan(t *testing.T) {
 // Once the first task not done is failing and every task before it is done, the other
 // packages' tests can only decide later tasks: go test is stopped rather than waited for.
 func TestCheckStopsGoTestOnceTheFirstFailureIsSettled(t *testing.T) {
-	if testing.Short() || !stopsEarly {
-		t.Skip("runs go test, where it can be stopped")
-	}
-	t.Setenv("GOWORK", "off")
-	t.Setenv("GOFLAGS", "-mod=mod")
-	t.Setenv("TMPDIR", t.TempDir()) // the stopped go test leaves its build folder there
-	wd, _ := os.Getwd()
-	if err := os.Chdir(filepath.Join("testdata", "stop")); err != nil {
-		t.Fatal(err)
-	}
-	defer os.Chdir(wd)
+	inGoTestModule(t, "stop")
 	start := time.Now()
 	var out bytes.Buffer
 	err := checkCommand([]string{"go", "test", "-json", "-count=1", "-failfast", "-p=2", "./..."}, &out, testLesson, "", "", "", false, true)
@@ -423,17 +413,7 @@ func TestCheckStopsGoTestOnceTheFirstFailureIsSettled(t *testing.T) {
 // The maintainers' step (expect) stops where a learner's check does: what it proves is
 // what the learner sees, and a later package's slow tests cost nothing.
 func TestExpectStopsGoTestOnceTheFirstFailureIsSettled(t *testing.T) {
-	if testing.Short() || !stopsEarly {
-		t.Skip("runs go test, where it can be stopped")
-	}
-	t.Setenv("GOWORK", "off")
-	t.Setenv("GOFLAGS", "-mod=mod")
-	t.Setenv("TMPDIR", t.TempDir()) // the stopped go test leaves its build folder there
-	wd, _ := os.Getwd()
-	if err := os.Chdir(filepath.Join("testdata", "stop")); err != nil {
-		t.Fatal(err)
-	}
-	defer os.Chdir(wd)
+	inGoTestModule(t, "stop")
 	start := time.Now()
 	var out bytes.Buffer
 	err := expectCommand([]string{"go", "test", "-json", "-count=1", "-failfast", "-p=2", "./..."}, &out, testLesson, 0, true)
@@ -486,13 +466,7 @@ func TestCheckShowsWhereASubtestPanicked(t *testing.T) {
 // The first failure is settled once the tests of the tasks before it have passed, not
 // once their packages have ended: a package's slow tests of no task cost nothing.
 func TestExpectStopsOnceTheEarlierTasksTestsPassedNotTheirPackages(t *testing.T) {
-	if testing.Short() || !stopsEarly {
-		t.Skip("runs go test, where it can be stopped")
-	}
-	t.Setenv("GOWORK", "off")
-	t.Setenv("GOFLAGS", "-mod=mod")
-	t.Setenv("TMPDIR", t.TempDir())
-	t.Chdir(filepath.Join("testdata", "settle"))
+	inGoTestModule(t, "settle")
 	start := time.Now()
 	var out bytes.Buffer
 	err := expectCommand([]string{"go", "test", "-json", "-count=1", "-failfast", "-p=2", "./..."}, &out, testLesson, 1, true)
@@ -507,4 +481,17 @@ func TestExpectStopsOnceTheEarlierTasksTestsPassedNotTheirPackages(t *testing.T)
 	if _, err := fmt.Sscanf(out.String(), "the tests ran for %fs", &ran); err != nil || ran < 3 || ran > 20 {
 		t.Errorf("want the tests' time up to TestAPI's end, 3s and more:\n%s", out.String())
 	}
+}
+
+// inGoTestModule makes the test run in testdata/name, a module of its own, where go test
+// runs and is stopped; it skips the test where go test cannot be stopped, or with -short.
+func inGoTestModule(t *testing.T, name string) {
+	t.Helper()
+	if testing.Short() || !stopsEarly {
+		t.Skip("runs go test, where it can be stopped")
+	}
+	t.Setenv("GOWORK", "off")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	t.Setenv("TMPDIR", t.TempDir()) // the stopped go test leaves its build folder there
+	t.Chdir(filepath.Join("testdata", name))
 }
