@@ -22,6 +22,9 @@
 #                                     scratch copy of its stage: the stage's tests must
 #                                     fail, and the checklist's failing row (make check-N)
 #                                     must say what the mistake's `says` says
+#   scripts/lessons.sh record-times   keep the times of the last full todos run in
+#                                     docs/check-times.tsv, and write them into the
+#                                     lesson pages and the README
 #   JOBS=3                            steps of todos and mistakes run at a time
 source "$(dirname "$0")/lib/common.sh"
 source "$ROOT/scripts/lib/stage.sh"
@@ -253,14 +256,14 @@ todos() {
   ((count > 0)) || die "no lessons in ${only:-any track}"
   local slowest=()
   while read -r folder tasks; do
-    local failed=() times=() worst=0 worst_k=0 seconds
+    local failed=() times=() worst=0 worst_seconds=0 worst_k=0 seconds
     for ((k = 0; k < tasks; k++)); do
       grep -q '^lesson .* exactly those done' "$results/$folder.$k.log" || failed+=("$k")
       seconds=$(sed -n 's/^the tests ran for \([0-9.]*\)s$/\1/p' "$results/$folder.$k.log")
       seconds=${seconds:-?}
       times+=("$k:${seconds}s")
       if [[ $seconds != '?' ]] && (($(printf '%.0f' "$seconds") >= worst)); then
-        worst=$(printf '%.0f' "$seconds") worst_k=$k
+        worst=$(printf '%.0f' "$seconds") worst_seconds=$seconds worst_k=$k
       fi
     done
     if ((${#failed[@]} == 0)); then
@@ -272,13 +275,12 @@ todos() {
       bad=1
     fi
     say "  the tests' time at each step (tasks solved:seconds, the build before them left out): ${times[*]}"
-    # What the lesson's page says the untouched lesson's checklist takes, beside step 0:
-    # a page that promises 5 seconds where the learner waits 30 is wrong.
-    local page claimed
-    page=docs/lesson-${folder%%-*}.md
-    claimed=$(tr -s '\n ' ' ' <"$ROOT/$page" | grep -oE 'checklist[a-z ]{0,20} took [0-9.]+ (seconds|s)\b' |
-      grep -oE '[0-9.]+' | head -n 1 || true)
-    [[ -z $claimed ]] || say "  $page says the untouched lesson's checklist took ${claimed}s; here step 0's tests ran for ${times[0]#0:}"
+    # The figures the pages and the README give (docs/check-times.tsv), beside this run's.
+    local recorded
+    recorded=$(awk -F'\t' -v f="$folder" '$1 == f {printf "%ss untouched, %ss at the slowest step", $2, $3}' "$ROOT/$CHECK_TIMES")
+    say "  $CHECK_TIMES records ${recorded:-nothing}; this run: ${times[0]#0:} untouched, ${worst}s at the slowest step"
+    local untouched=${times[0]#0:}
+    printf '%s\t%s\t%s\t%s\n' "$folder" "${untouched%s}" "$worst_seconds" "$worst_k" >>"$results/times.partial"
     local solved="tasks 1-$worst_k solved"
     ((worst_k > 1)) || solved=$( ((worst_k == 1)) && echo "task 1 solved" || echo "no task solved")
     slowest+=("$(printf '%4ss  lessons/%s with %s' "$worst" "$folder" "$solved")")
@@ -287,7 +289,27 @@ todos() {
   printf '  %s\n' "${slowest[@]}" >&2
   no_survivors "the lessons' steps"
   ((bad == 0)) || die "some tasks are not what turns their tests green (logs: ${results#"$ROOT"/})"
+  # Only a run that passed has figures to record (record_times).
+  mv "$results/times.partial" "$results/times.tsv"
   say "All $count steps of the lessons' tasks are as their tests say"
+}
+
+# The figures of the last full todos run that the lesson pages and the README give:
+# record_times copies this run's (after scripts/lessons.sh todos of every track) and
+# rewrites the lines that give them (lessongen docs); make verify checks those lines.
+CHECK_TIMES=docs/check-times.tsv
+record_times() {
+  local measured="$CACHE/test/todos-all/times.tsv"
+  [[ -f $measured ]] || die "no figures to record: run scripts/lessons.sh todos (every track) until it passes"
+  {
+    echo "# How long make check-N's tests ran, the build left out, in the last full run of"
+    echo "# scripts/lessons.sh todos (two cores, three steps at a time): a lesson a line, its"
+    echo "# untouched lesson's seconds, its slowest step's seconds and the tasks solved there."
+    echo "# Written by scripts/lessons.sh record-times; make generate carries it into docs/."
+    sort "$measured"
+  } >"$ROOT/$CHECK_TIMES"
+  lessongen docs
+  say "Recorded $CHECK_TIMES and rewrote the lines of docs/ and README.md that give its figures"
 }
 
 # todos_step FOLDER K writes lesson FOLDER with tasks 1 to K solved, in a scratch
@@ -323,5 +345,6 @@ case ${1:-} in
   tracks) track_lessons ;;
   mistakes) shift; mistakes "$@" ;;
   todos) shift; todos "$@" ;;
+  record-times) record_times ;;
   *) sed -n '2,/^source/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 esac

@@ -15,9 +15,11 @@
 //	lessongen mistakes                         one line per mistake: folder, task, name, words
 //	lessongen lint                             hints and TODO texts name what their
 //	                                           solutions have; the lesson pages' checklists
-//	                                           and tests are the lessons'
+//	                                           and tests are the lessons', their times the
+//	                                           recorded ones (docs/check-times.tsv)
 //	lessongen docs                             rewrites the checklists of the lesson pages
-//	                                           (docs/lesson-NN.md) as make check-N prints them
+//	                                           (docs/lesson-NN.md) as make check-N prints them,
+//	                                           and their measured times and the README's
 //
 // -root is the repository's top folder (default: the current folder). Generated folders
 // are replaced entirely; what controller-gen derives (scripts/generate.sh) is left to it.
@@ -28,6 +30,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -319,6 +322,11 @@ func lint(root string) error {
 		return err
 	}
 	drifts = append(drifts, catches...)
+	times, err := syncTimes(root, false)
+	if err != nil {
+		return err
+	}
+	drifts = append(drifts, times...)
 	for _, d := range drifts {
 		fmt.Fprintln(os.Stderr, d)
 	}
@@ -332,7 +340,7 @@ func lint(root string) error {
 }
 
 // writeDocs rewrites the lines of the lesson pages that make generate can bring in line
-// (syncDocs), and prints those it cannot.
+// (syncDocs, syncTimes), and prints those it cannot.
 func writeDocs(root string) error {
 	drifts, err := syncDocs(root, true)
 	if err != nil {
@@ -342,7 +350,11 @@ func writeDocs(root string) error {
 	if err != nil {
 		return err
 	}
-	for _, d := range append(drifts, catches...) {
+	times, err := syncTimes(root, true)
+	if err != nil {
+		return err
+	}
+	for _, d := range slices.Concat(drifts, catches, times) {
 		if d.Want == "" {
 			fmt.Fprintln(os.Stderr, d)
 		}
