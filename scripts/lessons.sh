@@ -209,23 +209,43 @@ failing_row() {
 # TASK) made, into a scratch checkout, and prints the checklist its tests give, as make
 # check-N would; go test's output goes to LOG.go-test.
 make_mistake() {
-  local folder=$1 task=$2 name=$3 log=$4 scratch dir
-  scratch=$(scratch_dir)
-  dir="$scratch/solutions/$folder"
-  lessongen solution -to "$dir" -mistake "$name" "$((10#${folder%%-*}))"
-  generate_like "$dir" "$ROOT/solutions/$folder"
-  # Its temporary files (go test's build folder, the control plane's data) go in the
-  # scratch checkout: a go test stopped at the first failure leaves them behind.
-  mkdir -p "$scratch/tmp"
-  shared_in_place "$dir"
+  local folder=$1 task=$2 name=$3 log=$4 dir
+  dir=$(scratch_stage solutions "$folder" -mistake "$name")
   # The mistake's task must be the first to fail: a package that holds only later tasks'
-  # tests need not run. A mistake of no task runs them all.
-  local n=$((10#${folder%%-*})) scope=(./...)
-  ((task == 0)) || mapfile -t scope < <("$TODOS" scope -index "$ROOT/lessons/index.json" -lesson "$n" -dir "$dir" -upto "$task")
-  (cd "$dir" && GOWORK=off KUBEBUILDER_ASSETS="$CACHE/bin/current" TMPDIR="$scratch/tmp" \
-    "$TODOS" check -index "$ROOT/lessons/index.json" -lesson "$n" -log "$log.go-test" -stop \
-    -- go test -json -count=1 -failfast -vet=off -ldflags=-w -timeout "$(lesson_timeout "$folder")" "${scope[@]}" || true)
-  rm -rf "$scratch"
+  # tests need not run. A mistake of no task (0) runs them all.
+  stage_tests "$dir" "$task" check -log "$log.go-test" || true
+  rm -rf "${dir%/*/*}"
+}
+
+# scratch_stage KIND FOLDER ARGS... writes KIND/FOLDER (solutions or lessons) as
+# lessongen does with ARGS, and what controller-gen derives, into a new scratch checkout,
+# and prints its folder.
+scratch_stage() {
+  local kind=$1 folder=$2 scratch dir
+  shift 2
+  scratch=$(scratch_dir)
+  dir="$scratch/$kind/$folder"
+  lessongen "${kind%s}" -to "$dir" "$@" "$((10#${folder%%-*}))"
+  generate_like "$dir" "$ROOT/$kind/$folder"
+  shared_in_place "$dir"
+  echo "$dir"
+}
+
+# stage_tests DIR UPTO TODOS-ARGS... runs the tests of the scratch stage DIR as make
+# check-N does, read by todos TODOS-ARGS (check or expect, and their flags): go test of
+# the packages that hold a test of tasks 1 to UPTO (all of them for 0), stopped once the
+# first failure is settled. Its temporary files (go test's build folder, the control
+# plane's data) go in the scratch checkout: a go test stopped early leaves them behind.
+stage_tests() {
+  local dir=$1 upto=$2 folder n scope=(./...)
+  shift 2
+  folder=$(basename "$dir")
+  n=$((10#${folder%%-*}))
+  ((upto == 0)) || mapfile -t scope < <("$TODOS" scope -index "$ROOT/lessons/index.json" -lesson "$n" -dir "$dir" -upto "$upto")
+  mkdir -p "$dir/../../tmp"
+  (cd "$dir" && GOWORK=off KUBEBUILDER_ASSETS="$CACHE/bin/current" TMPDIR="$(cd ../../tmp && pwd)" \
+    "$TODOS" "$1" -index "$ROOT/lessons/index.json" -lesson "$n" "${@:2}" -stop \
+    -- go test -json -count=1 -failfast -vet=off -ldflags=-w -timeout "$(lesson_timeout "$folder")" "${scope[@]}")
 }
 
 # todos [TRACK] checks that each task of each lesson (its //lesson:N.K block and the tests
@@ -316,26 +336,16 @@ record_times() {
 # checkout, and runs its tests: tasks 1 to K must be done, K+1 failing. todos expect
 # says how long the tests ran.
 todos_step() {
-  local folder=$1 k=$2 n scratch dir
-  n=$((10#${folder%%-*}))
-  scratch=$(scratch_dir)
-  dir="$scratch/lessons/$folder"
-  lessongen lesson -to "$dir" -done "$k" "$n"
-  generate_like "$dir" "$ROOT/lessons/$folder"
-  # go test fails until the last step: what its output says is what counts. It is stopped
-  # where a learner's make check-N stops it, once the first failure is settled.
-  # Its temporary files go in the scratch checkout, as a mistake's do.
-  mkdir -p "$scratch/tmp"
-  shared_in_place "$dir"
+  local folder=$1 k=$2 dir
+  dir=$(scratch_stage lessons "$folder" -done "$k")
   # Every package and its tests compile (go vet type-checks them without linking
   # anything); only the packages that hold tests of tasks 1 to K+1 are linked into test
-  # binaries and start a control plane.
-  local scope
-  mapfile -t scope < <("$TODOS" scope -index "$ROOT/lessons/index.json" -lesson "$n" -dir "$dir" -upto "$((k + 1))")
-  (cd "$dir" && GOWORK=off go vet ./... && GOWORK=off KUBEBUILDER_ASSETS="$CACHE/bin/current" TMPDIR="$scratch/tmp" \
-    "$TODOS" expect -index "$ROOT/lessons/index.json" -lesson "$n" -done "$k" -stop \
-    -- go test -json -count=1 -failfast -vet=off -ldflags=-w -timeout "$(lesson_timeout "$folder")" "${scope[@]}")
-  rm -rf "$scratch"
+  # binaries and start a control plane. go test fails until the last step: what its
+  # output says is what counts.
+  (cd "$dir" && GOWORK=off go vet ./...) && stage_tests "$dir" "$((k + 1))" expect -done "$k"
+  local ok=$?
+  rm -rf "${dir%/*/*}"
+  return "$ok"
 }
 
 case ${1:-} in

@@ -30,7 +30,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -313,20 +312,10 @@ func lint(root string) error {
 	for _, p := range problems {
 		fmt.Fprintln(os.Stderr, p)
 	}
-	drifts, err := syncDocs(root, false)
+	drifts, err := docDrifts(root, false)
 	if err != nil {
 		return err
 	}
-	catches, err := syncCatches(root)
-	if err != nil {
-		return err
-	}
-	drifts = append(drifts, catches...)
-	times, err := syncTimes(root, false)
-	if err != nil {
-		return err
-	}
-	drifts = append(drifts, times...)
 	for _, d := range drifts {
 		fmt.Fprintln(os.Stderr, d)
 	}
@@ -339,25 +328,36 @@ func lint(root string) error {
 	return nil
 }
 
-// writeDocs rewrites the lines of the lesson pages that make generate can bring in line
-// (syncDocs, syncTimes), and prints those it cannot.
+// writeDocs rewrites the lines of the lesson pages and the README that make generate
+// can bring in line, and prints those it cannot.
 func writeDocs(root string) error {
-	drifts, err := syncDocs(root, true)
+	drifts, err := docDrifts(root, true)
 	if err != nil {
 		return err
 	}
-	catches, err := syncCatches(root)
-	if err != nil {
-		return err
-	}
-	times, err := syncTimes(root, true)
-	if err != nil {
-		return err
-	}
-	for _, d := range slices.Concat(drifts, catches, times) {
+	for _, d := range drifts {
 		if d.Want == "" {
 			fmt.Fprintln(os.Stderr, d)
 		}
 	}
 	return nil
+}
+
+// docDrifts returns every line of the lesson pages and the README that says what the
+// lessons do not: checklist rows, tests, catches (syncDocs, syncCatches) and measured
+// times (syncTimes). With write, the lines it can bring in line are rewritten.
+func docDrifts(root string, write bool) ([]docDrift, error) {
+	var all []docDrift
+	for _, sync := range []func() ([]docDrift, error){
+		func() ([]docDrift, error) { return syncDocs(root, write) },
+		func() ([]docDrift, error) { return syncCatches(root) },
+		func() ([]docDrift, error) { return syncTimes(root, write) },
+	} {
+		drifts, err := sync()
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, drifts...)
+	}
+	return all, nil
 }

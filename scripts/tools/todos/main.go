@@ -130,8 +130,17 @@ func states(l index.Lesson, r *run) []state {
 
 // checkCommand runs check on go test's output: of the command args, or read from stdin.
 func checkCommand(args []string, w io.Writer, l index.Lesson, resultFile, logFile, failuresFile string, verbose, stopEarly bool) error {
+	return onGoTest(args, l, stopEarly, func(in io.Reader, enough func(*run) bool) error {
+		return check(in, w, l, resultFile, logFile, failuresFile, verbose, enough)
+	})
+}
+
+// onGoTest hands read the output of go test: of the command args, run here, or read
+// from stdin when there are none. With stopEarly, go test is stopped once lesson l's
+// first failure is settled (enough says so to readRunUntil).
+func onGoTest(args []string, l index.Lesson, stopEarly bool, read func(in io.Reader, enough func(*run) bool) error) error {
 	if len(args) == 0 {
-		return check(os.Stdin, w, l, resultFile, logFile, failuresFile, verbose, nil)
+		return read(os.Stdin, nil)
 	}
 	out, stop, wait, err := runGoTest(args)
 	if err != nil {
@@ -148,7 +157,7 @@ func checkCommand(args []string, w io.Writer, l index.Lesson, resultFile, logFil
 			return true
 		}
 	}
-	err = check(out, w, l, resultFile, logFile, failuresFile, verbose, enough)
+	err = read(out, enough)
 	_ = wait() // go test fails with the tests, or was stopped: its output said how
 	return err
 }
@@ -241,27 +250,9 @@ func check(in io.Reader, w io.Writer, l index.Lesson, resultFile, logFile, failu
 
 // expectCommand runs expect on go test's output: of the command args, or read from stdin.
 func expectCommand(args []string, w io.Writer, l index.Lesson, solved int, stopEarly bool) error {
-	if len(args) == 0 {
-		return expect(os.Stdin, w, l, solved, nil)
-	}
-	out, stop, wait, err := runGoTest(args)
-	if err != nil {
-		return err
-	}
-	var enough func(*run) bool
-	if stopEarly && stopsEarly {
-		settled := firstFailureKnown(l)
-		enough = func(r *run) bool {
-			if !settled(r) {
-				return false
-			}
-			stop()
-			return true
-		}
-	}
-	err = expect(out, w, l, solved, enough)
-	_ = wait() // go test fails with the tests, or was stopped: its output said how
-	return err
+	return onGoTest(args, l, stopEarly, func(in io.Reader, enough func(*run) bool) error {
+		return expect(in, w, l, solved, enough)
+	})
 }
 
 func expect(in io.Reader, w io.Writer, l index.Lesson, solved int, enough func(*run) bool) error {
