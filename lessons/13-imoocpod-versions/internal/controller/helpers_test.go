@@ -1,12 +1,15 @@
 package controller
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -102,6 +105,32 @@ func deleteHeld(t *testing.T, g Gomega, pod *corev1.Pod) {
 		}
 	})
 	g.ExpectWithOffset(1, env.Client.Delete(ctx, pod)).To(Succeed())
+}
+
+// A badSpec is a spec the API server refuses with message.
+type badSpec struct {
+	name    string
+	spec    map[string]any
+	message string
+}
+
+// expectRefused creates an ImoocPod of version gv with each spec, as unstructured objects
+// can carry any value, and expects the API server to refuse it.
+func expectRefused(t *testing.T, gv schema.GroupVersion, tests []badSpec) {
+	ns := env.Namespace(t)
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			obj := &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": gv.String(),
+				"kind":       "ImoocPod",
+				"metadata":   map[string]any{"namespace": ns, "name": fmt.Sprintf("bad-%d", i)},
+				"spec":       tt.spec,
+			}}
+			err := env.Client.Create(env.Context(), obj)
+			g.Expect(err).To(MatchError(ContainSubstring(tt.message)), "the API server should refuse %v", tt.spec)
+		})
+	}
 }
 
 func labelledPod(ns, name, imoocPod string) *corev1.Pod {
