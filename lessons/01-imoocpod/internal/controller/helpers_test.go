@@ -1,24 +1,31 @@
 package controller
 
 import (
+	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/lessons/01-imoocpod/api/apps/v1"
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
 
-// The helpers of the tests. A failure should read in a line or two and name what to fix,
-// so the assertions compare names and counts, never whole pods: a pod prints as a
-// hundred lines of managedFields.
+// The helpers of the envtest tests: the ImoocPods and pods they make, and what they read
+// of them straight from the API server. A failure should read in a line or two and name
+// what to fix, so the assertions compare names and counts, never whole pods: a pod prints
+// as a hundred lines of managedFields.
+
+// holdFinalizer is the test's own finalizer: it keeps a deleted pod in Terminating, as
+// a kubelet does during the grace period, until the test removes it.
+const holdFinalizer = "test.workshop.dev/hold"
 
 // newImoocPod returns an ImoocPod asking for replicas pods in namespace ns.
 func newImoocPod(ns, name string, replicas int32) *appsv1.ImoocPod {
@@ -26,6 +33,13 @@ func newImoocPod(ns, name string, replicas int32) *appsv1.ImoocPod {
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		Spec:       appsv1.ImoocPodSpec{Replicas: ptr.To(replicas)},
 	}
+}
+
+// unmanaged hides ip from the running controller, for tests that run its passes
+// themselves.
+func unmanaged(ip *appsv1.ImoocPod) *appsv1.ImoocPod {
+	ip.Labels = map[string]string{testenv.UnmanagedLabel: "true"}
+	return ip
 }
 
 // podsOf lists, straight from the API server, the pods the ImoocPod controls that are
@@ -41,7 +55,7 @@ func podsOf(g Gomega, ip *appsv1.ImoocPod) []corev1.Pod {
 		if !metav1.IsControlledBy(&pod, ip) {
 			made := pod.Labels[NameLabel] == ip.Name && strings.HasPrefix(pod.Name, ip.Name)
 			g.ExpectWithOffset(1, made).To(BeFalse(), "pod %s has the %s label but no controller OwnerReference "+
-				"to ImoocPod %s: newPod should call controllerutil.SetControllerReference", pod.Name, NameLabel, ip.Name)
+				"to ImoocPod %s: newPod should set one on every pod it makes", pod.Name, NameLabel, ip.Name)
 			continue
 		}
 		if pod.DeletionTimestamp.IsZero() {
@@ -51,8 +65,7 @@ func podsOf(g Gomega, ip *appsv1.ImoocPod) []corev1.Pod {
 	return owned
 }
 
-// waitForPods waits until the controller running in the manager shows n pods for ip,
-// and returns them.
+// waitForPods waits until the running controller shows n pods for ip, and returns them.
 func waitForPods(g Gomega, ip *appsv1.ImoocPod, n int) []corev1.Pod {
 	var pods []corev1.Pod
 	g.EventuallyWithOffset(1, func(g Gomega) {
@@ -60,6 +73,69 @@ func waitForPods(g Gomega, ip *appsv1.ImoocPod, n int) []corev1.Pod {
 		g.Expect(len(pods)).To(Equal(n), "the controller should create spec.replicas pods for ImoocPod %s", ip.Name)
 	}).Should(Succeed())
 	return pods
+}
+
+// scaleTo sets spec.replicas with a merge patch, as `kubectl patch` does. Unlike an
+// Update it sends no resourceVersion, so it does not conflict with the status patches
+// the controller makes in between.
+func scaleTo(g Gomega, ip *appsv1.ImoocPod, replicas int32) {
+	patch := client.MergeFrom(ip.DeepCopy())
+	ip.Spec.Replicas = ptr.To(replicas)
+	g.ExpectWithOffset(1, env.Client.Patch(env.Context(), ip, patch)).To(Succeed())
+}
+
+// deleteHeld deletes pod after putting holdFinalizer on it: the pod stays in Terminating,
+// as a kubelet's grace period would keep it, until the test ends and lets it go.
+func deleteHeld(t *testing.T, g Gomega, pod *corev1.Pod) {
+	ctx := env.Context()
+	patch := client.MergeFrom(pod.DeepCopy())
+	controllerutil.AddFinalizer(pod, holdFinalizer)
+	g.ExpectWithOffset(1, env.Client.Patch(ctx, pod, patch)).To(Succeed())
+	t.Cleanup(func() {
+		var held corev1.Pod
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(pod), &held); err != nil {
+			return
+		}
+		patch := client.MergeFrom(held.DeepCopy())
+		controllerutil.RemoveFinalizer(&held, holdFinalizer)
+		if err := env.Client.Patch(ctx, &held, patch); client.IgnoreNotFound(err) != nil {
+			t.Errorf("removing the finalizer %s from pod %s: %v", holdFinalizer, held.Name, err)
+		}
+	})
+	g.ExpectWithOffset(1, env.Client.Delete(ctx, pod)).To(Succeed())
+}
+
+// A badSpec is a spec the API server refuses with message.
+type badSpec struct {
+	name    string
+	spec    map[string]any
+	message string
+}
+
+// expectRefused creates an ImoocPod of version gv with each spec, as unstructured objects
+// can carry any value, and expects the API server to refuse it.
+func expectRefused(t *testing.T, gv schema.GroupVersion, tests []badSpec) {
+	ns := env.Namespace(t)
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			obj := &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": gv.String(),
+				"kind":       "ImoocPod",
+				"metadata":   map[string]any{"namespace": ns, "name": fmt.Sprintf("bad-%d", i)},
+				"spec":       tt.spec,
+			}}
+			err := env.Client.Create(env.Context(), obj)
+			g.Expect(err).To(MatchError(ContainSubstring(tt.message)), "the API server should refuse %v", tt.spec)
+		})
+	}
+}
+
+func labelledPod(ns, name, imoocPod string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{NameLabel: imoocPod}},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}},
+	}
 }
 
 // podNames returns the names of pods, in order.
@@ -97,74 +173,4 @@ func boolString(b *bool) string {
 		return "true"
 	}
 	return "false"
-}
-
-// unmanaged hides ip from the running manager, for tests that call Reconcile themselves.
-func unmanaged(ip *appsv1.ImoocPod) *appsv1.ImoocPod {
-	ip.Labels = map[string]string{testenv.UnmanagedLabel: "true"}
-	return ip
-}
-
-// scaleTo sets spec.replicas with a merge patch, as `kubectl patch` does. Unlike an
-// Update it sends no resourceVersion, so it does not conflict with the status patches
-// the controller makes in between.
-func scaleTo(g Gomega, ip *appsv1.ImoocPod, replicas int32) {
-	patch := client.MergeFrom(ip.DeepCopy())
-	ip.Spec.Replicas = ptr.To(replicas)
-	g.ExpectWithOffset(1, env.Client.Patch(env.Context(), ip, patch)).To(Succeed())
-}
-
-func requestFor(obj client.Object) ctrl.Request {
-	return ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)}
-}
-
-func labelledPod(ns, name, imoocPod string) *corev1.Pod {
-	return &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{NameLabel: imoocPod}},
-		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}},
-	}
-}
-
-// cachedPods lists the pods of ip's namespace as the manager's cache shows them.
-func cachedPods(g Gomega, cache client.Reader, ip *appsv1.ImoocPod) []corev1.Pod {
-	var pods corev1.PodList
-	g.Expect(cache.List(env.Context(), &pods, client.InNamespace(ip.Namespace))).To(Succeed())
-	return pods.Items
-}
-
-// cachedImoocPod reads ip as the manager's cache shows it.
-func cachedImoocPod(g Gomega, cache client.Reader, ip *appsv1.ImoocPod) *appsv1.ImoocPod {
-	var cached appsv1.ImoocPod
-	g.Expect(cache.Get(env.Context(), client.ObjectKeyFromObject(ip), &cached)).To(Succeed())
-	return &cached
-}
-
-// waitUntilSettled waits until the cache's copy of ip has not changed for a second: the
-// running controller has written all it had to.
-func waitUntilSettled(g Gomega, cache client.Reader, ip *appsv1.ImoocPod) {
-	last := ""
-	g.Eventually(func(g Gomega) {
-		now := cachedImoocPod(g, cache, ip).ResourceVersion
-		same := now == last
-		last = now
-		g.Expect(same).To(BeTrue(), "ImoocPod %s should stop changing once the controller has nothing left to do", ip.Name)
-	}).WithPolling(time.Second).Should(Succeed())
-}
-
-// idlePasses returns a function that runs one pass for ip and fails the test if the pass
-// wrote anything or asked to requeue. Its reconciler, its own and reading the manager's
-// cache, counts the writes of that pass only: the running controller may still be
-// finishing a pass that began before the cache showed the status it had just written.
-func idlePasses(t *testing.T, g Gomega, ip *appsv1.ImoocPod) func(why string) {
-	var writes testenv.WriteCounter
-	r := &ImoocPodReconciler{Client: writes.Wrap(env.Manager.GetClient()), Scheme: env.Client.Scheme()}
-	return func(why string) {
-		t.Helper()
-		before := writes.Count()
-		result, err := r.Reconcile(env.Context(), requestFor(ip))
-		g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass's error")
-		g.Expect(result).To(Equal(ctrl.Result{}), "a pass with nothing to do should not requeue")
-		g.Expect(writes.Count()-before).To(BeZero(), "a pass with nothing to do should write nothing, "+
-			"not even the status it found unchanged: "+why)
-	}
 }

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/lessons/02-imoocpod-workflow/api/apps/v1"
+	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
 
@@ -422,6 +423,17 @@ func readyCondition(ip *appsv1.ImoocPod) metav1.Condition {
 		return *ready
 	}
 	return metav1.Condition{}
+}
+
+// readyCount counts the ready pods among pods.
+func readyCount(pods []corev1.Pod) int {
+	var n int
+	for i := range pods {
+		if podcontrol.IsPodReady(&pods[i]) {
+			n++
+		}
+	}
+	return n
 }
 
 // failingCreates is a client whose creates all fail with err, like a namespace whose

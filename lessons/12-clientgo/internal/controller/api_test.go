@@ -1,12 +1,10 @@
 package controller
 
 import (
-	"fmt"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/lessons/12-clientgo/api/apps/v1"
 )
@@ -15,29 +13,11 @@ import (
 // from the markers in api/apps/v1/imoocpod_types.go: the same CRD as solution 02's.
 
 func TestTheAPIServerRejectsBadSpecs(t *testing.T) {
-	ns := env.Namespace(t)
-	tests := []struct {
-		name    string
-		spec    map[string]any
-		message string
-	}{
+	expectRefused(t, appsv1.GroupVersion, []badSpec{
 		{"negative replicas", map[string]any{"replicas": -1}, "spec.replicas in body should be greater than or equal to 0"},
 		{"too many replicas", map[string]any{"replicas": 1001}, "spec.replicas in body should be less than or equal to 1000"},
 		{"empty image", map[string]any{"image": ""}, "spec.image in body should be at least 1 chars long"},
-	}
-	for i, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			g := NewWithT(t)
-			obj := &unstructured.Unstructured{Object: map[string]any{
-				"apiVersion": appsv1.GroupVersion.String(),
-				"kind":       "ImoocPod",
-				"metadata":   map[string]any{"namespace": ns, "name": fmt.Sprintf("bad-%d", i)},
-				"spec":       tt.spec,
-			}}
-			err := env.Client.Create(env.Context(), obj)
-			g.Expect(err).To(MatchError(ContainSubstring(tt.message)), "the API server should refuse %v", tt.spec)
-		})
-	}
+	})
 }
 
 func TestTheAPIServerDefaultsTheSpec(t *testing.T) {

@@ -9,17 +9,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/lessons/12-clientgo/api/apps/v1"
 )
 
 // The controller running as cmd/main.go runs it, seen from the outside: what solution
 // 02's tests check of its manager, the same behaviour from another library.
-
-// holdFinalizer is the test's own finalizer: it keeps a deleted pod in Terminating, as
-// a kubelet does during the grace period, until the test removes it.
-const holdFinalizer = "test.workshop.dev/hold"
 
 func TestCreatesPodsOwnedByTheImoocPod(t *testing.T) {
 	running(t)
@@ -92,21 +87,7 @@ func TestReplacesATerminatingPod(t *testing.T) {
 	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
 	held := waitForPods(g, ip, 2)[0]
 
-	patch := client.MergeFrom(held.DeepCopy())
-	controllerutil.AddFinalizer(&held, holdFinalizer)
-	g.Expect(env.Client.Patch(ctx, &held, patch)).To(Succeed())
-	t.Cleanup(func() {
-		var pod corev1.Pod
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(&held), &pod); err != nil {
-			return
-		}
-		patch := client.MergeFrom(pod.DeepCopy())
-		controllerutil.RemoveFinalizer(&pod, holdFinalizer)
-		if err := env.Client.Patch(ctx, &pod, patch); client.IgnoreNotFound(err) != nil {
-			t.Errorf("removing the finalizer %s from pod %s: %v", holdFinalizer, pod.Name, err)
-		}
-	})
-	g.Expect(env.Client.Delete(ctx, &held)).To(Succeed())
+	deleteHeld(t, g, &held)
 
 	g.Eventually(func(g Gomega) {
 		g.Expect(len(podsOf(g, ip))).To(Equal(2), "pod %s is terminating (held by a finalizer) and should not count: "+

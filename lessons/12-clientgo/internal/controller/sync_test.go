@@ -72,31 +72,17 @@ func TestIdlePassWritesNothing(t *testing.T) {
 	// pass waits for the cache to show the ImoocPod's generation, not its status:
 	// wait for the status too, as the event of the last patch would.
 	g.Eventually(func(g Gomega) {
-		cached, err := c.imoocPodLister.Get(ns, ip.Name)
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(cached.Status.Replicas).To(BeEquivalentTo(3), "the cached status.replicas")
+		g.Expect(cachedImoocPod(g, c, ip).Status.Replicas).To(BeEquivalentTo(3), "the cached status.replicas")
 	}).Should(Succeed())
 	idlePass("3 pods, none ready")
 
 	for _, pod := range podsOf(g, ip) {
 		env.MarkReady(g, ns, pod.Name)
 	}
-	g.Eventually(func(g Gomega) {
-		listed, err := c.podLister.Pods(ns).List(labels.Everything())
-		g.Expect(err).NotTo(HaveOccurred())
-		var ready int
-		for _, pod := range listed {
-			if podcontrol.IsPodReady(pod) {
-				ready++
-			}
-		}
-		g.Expect(ready).To(Equal(3), "ready pods in the test controller's cache")
-	}).Should(Succeed())
+	waitForReadyInCache(g, c, ns, 3)
 	g.Expect(testenv.ErrorText(pass(g, c, ip, 3))).To(BeEmpty(), "the pass that counts the ready pods")
 	g.Eventually(func(g Gomega) {
-		cached, err := c.imoocPodLister.Get(ns, ip.Name)
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(cached.Status.ReadyReplicas).To(BeEquivalentTo(3), "the cached status.readyReplicas")
+		g.Expect(cachedImoocPod(g, c, ip).Status.ReadyReplicas).To(BeEquivalentTo(3), "the cached status.readyReplicas")
 	}).Should(Succeed())
 	idlePass("3 pods, all ready")
 }
@@ -187,6 +173,13 @@ func listerOf(imoocPods ...*appsv1.ImoocPod) imoocpods.Lister {
 		}
 	}
 	return imoocpods.NewLister(informer)
+}
+
+// cachedImoocPod reads ip as the cache of c shows it.
+func cachedImoocPod(g Gomega, c *Controller, ip *appsv1.ImoocPod) *appsv1.ImoocPod {
+	cached, err := c.imoocPodLister.Get(ip.Namespace, ip.Name)
+	g.ExpectWithOffset(1, err).NotTo(HaveOccurred(), "the test controller's cache should show ImoocPod %s", ip.Name)
+	return cached
 }
 
 // waitForReadyInCache waits until the pod cache of c shows n ready pods in namespace ns.

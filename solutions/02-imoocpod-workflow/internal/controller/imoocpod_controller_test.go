@@ -10,7 +10,6 @@ import (
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
@@ -18,10 +17,6 @@ import (
 // The tests follow the lesson's tasks: first the functions one at a time (newPod,
 // activePods, podsToDelete), then single passes of Reconcile, then the whole controller
 // running in the manager, which needs every task.
-
-// holdFinalizer is the test's own finalizer: it keeps a deleted pod in Terminating, as
-// a kubelet does during the grace period, until the test removes it.
-const holdFinalizer = "test.workshop.dev/hold"
 
 func TestNewPodIsControlledByTheImoocPod(t *testing.T) {
 	g := NewWithT(t)
@@ -292,21 +287,7 @@ func TestReplacesATerminatingPod(t *testing.T) {
 	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
 	held := waitForPods(g, ip, 2)[0]
 
-	patch := client.MergeFrom(held.DeepCopy())
-	controllerutil.AddFinalizer(&held, holdFinalizer)
-	g.Expect(env.Client.Patch(ctx, &held, patch)).To(Succeed())
-	t.Cleanup(func() {
-		var pod corev1.Pod
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(&held), &pod); err != nil {
-			return
-		}
-		patch := client.MergeFrom(pod.DeepCopy())
-		controllerutil.RemoveFinalizer(&pod, holdFinalizer)
-		if err := env.Client.Patch(ctx, &pod, patch); client.IgnoreNotFound(err) != nil {
-			t.Errorf("removing the finalizer %s from pod %s: %v", holdFinalizer, pod.Name, err)
-		}
-	})
-	g.Expect(env.Client.Delete(ctx, &held)).To(Succeed())
+	deleteHeld(t, g, &held)
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(&held), &held)).To(Succeed())
 	g.Expect(held.DeletionTimestamp).NotTo(BeNil(), "the finalizer should hold pod %s in Terminating", held.Name)
 

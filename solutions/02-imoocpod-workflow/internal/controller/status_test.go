@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	appsv1 "github.com/kube-workshop/operator-workshop/solutions/02-imoocpod-workflow/api/apps/v1"
 )
@@ -422,6 +423,17 @@ func readyCondition(ip *appsv1.ImoocPod) metav1.Condition {
 		return *ready
 	}
 	return metav1.Condition{}
+}
+
+// readyCount counts the ready pods among pods.
+func readyCount(pods []corev1.Pod) int {
+	var n int
+	for i := range pods {
+		if podcontrol.IsPodReady(&pods[i]) {
+			n++
+		}
+	}
+	return n
 }
 
 // failingCreates is a client whose creates all fail with err, like a namespace whose

@@ -29,13 +29,7 @@ func TestBothVersionsReadEveryImoocPod(t *testing.T) {
 	g.Expect(asV2.Spec.Template.Spec.Containers).To(ConsistOf(
 		HaveField("Image", "registry.k8s.io/pause:3.10")), "the v1 ImoocPod read as v2: its image in the template")
 
-	current := &appsv2.ImoocPod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "written-in-v2"},
-		Spec: appsv2.ImoocPodSpec{Replicas: ptr.To[int32](1), Template: appsv2.PodTemplate{
-			Metadata: appsv2.PodTemplateMetadata{Labels: map[string]string{"tier": "web"}},
-			Spec:     appsv2.PodTemplateSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}},
-		}},
-	}
+	current := withTemplateLabels(ns, "written-in-v2")
 	g.Expect(env.Client.Create(env.Context(), current)).To(Succeed())
 	var asV1 appsv1.ImoocPod
 	g.Expect(env.Client.Get(env.Context(), client.ObjectKeyFromObject(current), &asV1)).To(Succeed(),
@@ -49,13 +43,7 @@ func TestBothVersionsReadEveryImoocPod(t *testing.T) {
 func TestAV1ClientsUpdateKeepsTheTemplateLabels(t *testing.T) {
 	g := NewWithT(t)
 	ns := env.WebhookNamespace(t)
-	ip := &appsv2.ImoocPod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
-		Spec: appsv2.ImoocPodSpec{Replicas: ptr.To[int32](1), Template: appsv2.PodTemplate{
-			Metadata: appsv2.PodTemplateMetadata{Labels: map[string]string{"tier": "web"}},
-			Spec:     appsv2.PodTemplateSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}},
-		}},
-	}
+	ip := withTemplateLabels(ns, "web")
 	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
 
 	var v1 appsv1.ImoocPod
@@ -70,4 +58,16 @@ func TestAV1ClientsUpdateKeepsTheTemplateLabels(t *testing.T) {
 	g.Expect(got.Spec.Template.Spec.Containers).To(ConsistOf(HaveField("Image", "registry.k8s.io/pause:3.9")),
 		"the v1 client's new image")
 	g.Expect(got.Annotations).NotTo(HaveKey(appsv1.TemplateAnnotation), "the annotation is v1's: v2 says it all")
+}
+
+// withTemplateLabels returns a v2 ImoocPod of one pod whose template has a label, which
+// v1 cannot say.
+func withTemplateLabels(ns, name string) *appsv2.ImoocPod {
+	return &appsv2.ImoocPod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: appsv2.ImoocPodSpec{Replicas: ptr.To[int32](1), Template: appsv2.PodTemplate{
+			Metadata: appsv2.PodTemplateMetadata{Labels: map[string]string{"tier": "web"}},
+			Spec:     appsv2.PodTemplateSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}},
+		}},
+	}
 }
