@@ -39,16 +39,7 @@ func (r *MyDaemonSetReconciler) mydaemonsetsForNode(ctx context.Context, obj cli
 // seconds to minutes (heartbeat times, images, resources); without this filter each
 // report would start a pass of every MyDaemonSet on the node.
 func nodeChangedPredicate() predicate.Predicate {
-	return predicate.Funcs{
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			oldNode, okOld := e.ObjectOld.(*corev1.Node)
-			newNode, okNew := e.ObjectNew.(*corev1.Node)
-			if !okOld || !okNew {
-				return true
-			}
-			return nodeChanged(oldNode, newNode)
-		},
-	}
+	return updatesThat(nodeChanged)
 }
 
 // nodeChanged reports whether an update changed something the controller reads of a
@@ -68,14 +59,21 @@ func nodeChanged(oldNode, newNode *corev1.Node) bool {
 // kubelet's reports (restart counts, probe results, IP addresses); without this filter
 // each one would cost a pass that finds nothing to do.
 func daemonPodChangedPredicate() predicate.Predicate {
+	return updatesThat(daemonPodChanged)
+}
+
+// updatesThat passes every create, delete and generic event, and an update of two T
+// only when changed reports a change. An update of another kind of object passes: the
+// filter knows nothing of it.
+func updatesThat[T client.Object](changed func(oldObj, newObj T) bool) predicate.Predicate {
 	return predicate.Funcs{
 		UpdateFunc: func(e event.UpdateEvent) bool {
-			oldPod, okOld := e.ObjectOld.(*corev1.Pod)
-			newPod, okNew := e.ObjectNew.(*corev1.Pod)
+			oldObj, okOld := e.ObjectOld.(T)
+			newObj, okNew := e.ObjectNew.(T)
 			if !okOld || !okNew {
 				return true
 			}
-			return daemonPodChanged(oldPod, newPod)
+			return changed(oldObj, newObj)
 		},
 	}
 }

@@ -43,13 +43,8 @@ func TestATakenPodNameSkipsOnlyItsNode(t *testing.T) {
 	a := createNode(g, ns, "a", true, nil)
 	b := createNode(g, ns, "b", true, nil)
 	c := createNode(g, ns, "c", true, nil)
-	mds := unmanaged(newMyDaemonSet(ns, "agent", nil))
-	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
-	squatter := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: podName(mds.Name, a.Name)},
-		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: pauseImage}}},
-	}
-	g.Expect(env.Client.Create(ctx, squatter)).To(Succeed())
+	mds := create(g, unmanaged(newMyDaemonSet(ns, "agent", nil)))
+	squatter := createStrayPod(g, ns, podName(mds.Name, a.Name))
 	r := &MyDaemonSetReconciler{Client: env.Client, Scheme: env.Client.Scheme(), APIReader: env.Client}
 
 	_, err := r.Reconcile(ctx, requestFor(mds))
@@ -86,14 +81,9 @@ func TestATakenNameDoesNotStopTheRetryOfOtherErrors(t *testing.T) {
 	a := createNode(g, ns, "a", true, nil)
 	b := createNode(g, ns, "b", true, nil)
 	c := createNode(g, ns, "c", true, nil)
-	mds := unmanaged(newMyDaemonSet(ns, "agent", nil))
-	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	mds := create(g, unmanaged(newMyDaemonSet(ns, "agent", nil)))
 	// a gets its pod in the first batch of the slow start; b and c share the second.
-	squatter := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: podName(mds.Name, b.Name)},
-		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: pauseImage}}},
-	}
-	g.Expect(env.Client.Create(ctx, squatter)).To(Succeed())
+	squatter := createStrayPod(g, ns, podName(mds.Name, b.Name))
 	c1 := &failingCreates{Client: env.Client, names: []string{podName(mds.Name, c.Name)}}
 	r := &MyDaemonSetReconciler{Client: c1, Scheme: env.Client.Scheme(), APIReader: env.Client}
 
@@ -113,8 +103,7 @@ func TestAnImageChangeReplacesOnePodAtATime(t *testing.T) {
 	nodes := []*corev1.Node{
 		createNode(g, ns, "a", true, nil), createNode(g, ns, "b", true, nil), createNode(g, ns, "c", true, nil),
 	}
-	mds := unmanaged(newMyDaemonSet(ns, "roll", nil))
-	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	mds := create(g, unmanaged(newMyDaemonSet(ns, "roll", nil)))
 	r := &MyDaemonSetReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
 	pass := func() {
 		t.Helper()
@@ -180,8 +169,7 @@ func TestAnImageChangeDeletesAtMostABurstOfPodsThatAreNotReady(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	ns := env.Namespace(t)
-	mds := unmanaged(newMyDaemonSet(ns, "burst", nil))
-	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	mds := create(g, unmanaged(newMyDaemonSet(ns, "burst", nil)))
 	r := &MyDaemonSetReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
 	// The pods are made here rather than by passes: a pass creates at most maxBurst. A
 	// node keeps its pod whether Ready or not, so the nodes need no kubelet's status.
@@ -221,8 +209,7 @@ func TestPodsOfAnEarlierMyDaemonSetOfTheSameNameAreWaitedFor(t *testing.T) {
 	ns := env.Namespace(t)
 	a := createNode(g, ns, "a", true, nil)
 	b := createNode(g, ns, "b", true, nil)
-	mds := unmanaged(newMyDaemonSet(ns, "agent", nil))
-	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	mds := create(g, unmanaged(newMyDaemonSet(ns, "agent", nil)))
 	// envtest runs no garbage collector: the pod of the earlier MyDaemonSet stays.
 	isController := true
 	old := &corev1.Pod{
@@ -260,8 +247,7 @@ func TestAStaleCacheWastesNoCreates(t *testing.T) {
 	for _, name := range []string{"a", "b", "c"} {
 		createNode(g, ns, name, true, nil)
 	}
-	mds := unmanaged(newMyDaemonSet(ns, "stale", nil))
-	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	mds := create(g, unmanaged(newMyDaemonSet(ns, "stale", nil)))
 	var writes testenv.WriteCounter
 	r := &MyDaemonSetReconciler{Client: writes.Wrap(&testenv.FrozenPodList{Client: env.Client}), Scheme: env.Client.Scheme()}
 
@@ -289,8 +275,7 @@ func TestAMyDaemonSetCreatedAgainDoesNotWaitForThePodsOfTheFirst(t *testing.T) {
 	ns := env.Namespace(t)
 	node := createNode(g, ns, "a", true, nil)
 	r := &MyDaemonSetReconciler{Client: &testenv.FrozenPodList{Client: env.Client}, Scheme: env.Client.Scheme()}
-	first := unmanaged(newMyDaemonSet(ns, "again", nil))
-	g.Expect(env.Client.Create(ctx, first)).To(Succeed())
+	first := create(g, unmanaged(newMyDaemonSet(ns, "again", nil)))
 	_, err := r.Reconcile(ctx, requestFor(first))
 	g.Expect(err).NotTo(HaveOccurred(), "the first MyDaemonSet's pass")
 	// envtest runs no garbage collector and no kubelet: the test deletes the pod, as they would.
@@ -299,8 +284,7 @@ func TestAMyDaemonSetCreatedAgainDoesNotWaitForThePodsOfTheFirst(t *testing.T) {
 	}
 	g.Expect(env.Client.Delete(ctx, first)).To(Succeed())
 
-	second := unmanaged(newMyDaemonSet(ns, "again", nil))
-	g.Expect(env.Client.Create(ctx, second)).To(Succeed())
+	second := create(g, unmanaged(newMyDaemonSet(ns, "again", nil)))
 	result, err := r.Reconcile(ctx, requestFor(second))
 	g.Expect(err).NotTo(HaveOccurred(), "the second MyDaemonSet's pass")
 	g.Expect(nodeNames(daemonPodsOf(g, second))).To(Equal(names(node)), "pods of the MyDaemonSet created "+
@@ -320,8 +304,7 @@ func TestAStaleCacheNeverSpendsTheRollingBudgetTwice(t *testing.T) {
 	for _, name := range []string{"a", "b", "c"} {
 		createNode(g, ns, name, true, nil)
 	}
-	mds := unmanaged(newMyDaemonSet(ns, "stale", nil))
-	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	mds := create(g, unmanaged(newMyDaemonSet(ns, "stale", nil)))
 	_, err := (&MyDaemonSetReconciler{Client: env.Client, Scheme: env.Client.Scheme()}).Reconcile(ctx, requestFor(mds))
 	g.Expect(err).NotTo(HaveOccurred())
 	for _, pod := range daemonPodsOf(g, mds) {
@@ -346,8 +329,7 @@ func TestANotReadyNodeKeepsItsPod(t *testing.T) {
 	ns := env.Namespace(t)
 	a := createNode(g, ns, "a", true, nil)
 	b := createNode(g, ns, "b", true, nil)
-	mds := unmanaged(newMyDaemonSet(ns, "agent", nil))
-	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	mds := create(g, unmanaged(newMyDaemonSet(ns, "agent", nil)))
 	r := &MyDaemonSetReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
 
 	_, err := r.Reconcile(ctx, requestFor(mds))
@@ -369,8 +351,7 @@ func TestAFinishedPodIsReplaced(t *testing.T) {
 	ctx := env.Context()
 	ns := env.Namespace(t)
 	a := createNode(g, ns, "a", true, nil)
-	mds := unmanaged(newMyDaemonSet(ns, "agent", nil))
-	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	mds := create(g, unmanaged(newMyDaemonSet(ns, "agent", nil)))
 	r := &MyDaemonSetReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
 	_, err := r.Reconcile(ctx, requestFor(mds))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -407,8 +388,7 @@ func TestAPodThatKeepsFailingIsReplacedWithBackoff(t *testing.T) {
 	ctx := env.Context()
 	ns := env.Namespace(t)
 	node := createNode(g, ns, "a", true, nil)
-	mds := unmanaged(newMyDaemonSet(ns, "agent", nil))
-	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	mds := create(g, unmanaged(newMyDaemonSet(ns, "agent", nil)))
 	clock := testclock.NewFakeClock(time.Now())
 	r := &MyDaemonSetReconciler{Client: env.Client, Scheme: env.Client.Scheme(), APIReader: env.Client,
 		FailedPodBackoff: flowcontrol.NewFakeBackOff(time.Minute, 10*time.Minute, clock)}

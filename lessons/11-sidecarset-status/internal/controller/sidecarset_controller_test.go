@@ -144,13 +144,13 @@ func TestAPodThatLosesTheLabelLeavesTheCounts(t *testing.T) {
 	value := newCase("relabel")
 	set := createSidecarSet(t, g, value, "busybox:1.37")
 	pods := createPods(g, ns, "pod", value, 2)
-	g.Eventually(func(g Gomega) { g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 2, Injected: 2})) }).Should(Succeed())
+	eventuallyCounts(g, set, counts{Matched: 2, Injected: 2})
 
 	patch := client.MergeFrom(pods[0].DeepCopy())
 	pods[0].Labels[caseLabel] = "elsewhere"
 	g.Expect(env.Client.Patch(env.Context(), pods[0], patch)).To(Succeed())
-	g.Eventually(func(g Gomega) { g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 1, Injected: 1})) }).
-		Should(Succeed(), "the controller should hear of a pod's new labels, through its old ones")
+	eventuallyCounts(g, set, counts{Matched: 1, Injected: 1},
+		"the controller should hear of a pod's new labels, through its old ones")
 }
 
 // A pod that got no sidecar and then a record it did not earn (anyone who may update a
@@ -162,7 +162,7 @@ func TestAForgedRecordIsNotCounted(t *testing.T) {
 	value := newCase("forged")
 	early := createPods(g, ns, "early", value, 2)
 	set := createSidecarSet(t, g, value, "busybox:1.37")
-	g.Eventually(func(g Gomega) { g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 2})) }).Should(Succeed())
+	eventuallyCounts(g, set, counts{Matched: 2})
 
 	patch := client.MergeFrom(early[0].DeepCopy())
 	early[0].Annotations = map[string]string{sidecars.InjectedAnnotation: sidecars.FormatInjected(map[string]string{
@@ -178,8 +178,8 @@ func TestAForgedRecordIsNotCounted(t *testing.T) {
 	// One pod more, which the webhook injects: the pass that counts it counts the forged
 	// one too.
 	createPods(g, ns, "late", value, 1)
-	g.Eventually(func(g Gomega) { g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 3, Injected: 1})) }).
-		Should(Succeed(), "of three matched pods only the one with the sidecar is injected, whatever the others' records say")
+	eventuallyCounts(g, set, counts{Matched: 3, Injected: 1},
+		"of three matched pods only the one with the sidecar is injected, whatever the others' records say")
 }
 
 // A namespace that gets the label a SidecarSet's namespace selector wants brings its pods
@@ -205,7 +205,7 @@ func TestANamespaceThatGetsTheLabelBringsItsPodsIn(t *testing.T) {
 	patch = client.MergeFrom(namespace.DeepCopy())
 	namespace.Labels["team"] = value
 	g.Expect(env.Client.Patch(env.Context(), &namespace, patch)).To(Succeed())
-	g.Eventually(func(g Gomega) { g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 2})) }).Should(Succeed(),
+	eventuallyCounts(g, set, counts{Matched: 2},
 		"a namespace that gets the label should bring its pods into the counts: watch namespaces, mapped to "+
 			"the SidecarSets with a namespace selector")
 }
@@ -221,14 +221,14 @@ func TestAStatusWrittenBehindTheControllersBackIsRewritten(t *testing.T) {
 	value := newCase("rewritten")
 	createPods(g, ns, "pod", value, 2)
 	set := createSidecarSet(t, g, value, "busybox:1.37")
-	g.Eventually(func(g Gomega) { g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 2})) }).Should(Succeed())
+	eventuallyCounts(g, set, counts{Matched: 2})
 
 	var stored sidecarsv1.SidecarSet
 	g.Expect(env.Client.Get(env.Context(), client.ObjectKeyFromObject(set), &stored)).To(Succeed())
 	patch := client.MergeFrom(stored.DeepCopy())
 	stored.Status.MatchedPods, stored.Status.InjectedPods = 7, 7
 	g.Expect(env.Client.Status().Patch(env.Context(), &stored, patch)).To(Succeed())
-	g.Eventually(func(g Gomega) { g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 2})) }).Should(Succeed(),
+	eventuallyCounts(g, set, counts{Matched: 2},
 		"a status update should bring a pass that writes the counts again: watch SidecarSets without GenerationChangedPredicate")
 }
 
@@ -341,9 +341,7 @@ func TestAChangedSidecarSetCountsTheOutdatedPods(t *testing.T) {
 	set := createSidecarSet(t, g, value, "busybox:1.37")
 	pods := createPods(g, ns, "old", value, 2)
 	oldRevision := sidecars.Revision(&set.Spec)
-	g.Eventually(func(g Gomega) {
-		g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 2, Injected: 2}))
-	}).Should(Succeed())
+	eventuallyCounts(g, set, counts{Matched: 2, Injected: 2})
 
 	// A patch, not an update: the controller writes the status, which changes the
 	// resourceVersion an update would have to carry.
@@ -361,9 +359,7 @@ func TestAChangedSidecarSetCountsTheOutdatedPods(t *testing.T) {
 	g.Expect(recordOf(g, pods[0])).To(HaveKeyWithValue(set.Name, oldRevision), "a running pod is never changed")
 
 	createPods(g, ns, "new", value, 1)
-	g.Eventually(func(g Gomega) {
-		g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 3, Injected: 3, Outdated: 2}))
-	}).Should(Succeed(), "a new pod gets the new revision")
+	eventuallyCounts(g, set, counts{Matched: 3, Injected: 3, Outdated: 2}, "a new pod gets the new revision")
 	g.Eventually(func(g Gomega) { g.Expect(eventsOf(g, set)).To(ContainElement(EventRevisionChanged)) }).Should(Succeed())
 }
 
@@ -384,7 +380,7 @@ func TestEventsOnlyOnRealChange(t *testing.T) {
 	pods := createPods(g, ns, "late", value, 2)
 	pods[0].Status.Phase = corev1.PodRunning
 	g.Expect(env.Client.Status().Update(env.Context(), pods[0])).To(Succeed())
-	g.Eventually(func(g Gomega) { g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 3, Injected: 2})) }).Should(Succeed())
+	eventuallyCounts(g, set, counts{Matched: 3, Injected: 2})
 	g.Consistently(func(g Gomega) {
 		g.Expect(eventsOf(g, set)).To(Equal([]string{EventPodsNotInjected}))
 	}, "2s").Should(Succeed(), "no event for a change that changed nothing a user should hear of: PodsNotInjected "+

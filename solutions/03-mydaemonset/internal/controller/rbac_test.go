@@ -27,8 +27,7 @@ func TestTheManagersRoleAllowsAWholeMyDaemonSetPass(t *testing.T) {
 
 	r := &MyDaemonSetReconciler{Client: asManager, Scheme: env.Client.Scheme(), APIReader: asManager}
 	node := createNode(g, ns, "a", true, map[string]string{"role": "agent"})
-	mds := unmanaged(newMyDaemonSet(ns, "rbac", map[string]string{"role": "agent"}))
-	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	mds := create(g, unmanaged(newMyDaemonSet(ns, "rbac", map[string]string{"role": "agent"})))
 	passes := func(what string) {
 		for pass := range 2 {
 			_, err := r.Reconcile(ctx, requestFor(mds))

@@ -69,8 +69,7 @@ func TestTheReadyConditionSaysWhatThePassFound(t *testing.T) {
 func TestMyDaemonSetStatusHoldsCountsOfZero(t *testing.T) {
 	g := NewWithT(t)
 	ns := env.Namespace(t)
-	mds := newMyDaemonSet(ns, "nowhere", map[string]string{"role": "none"})
-	g.Expect(env.Client.Create(env.Context(), mds)).To(Succeed())
+	mds := create(g, newMyDaemonSet(ns, "nowhere", map[string]string{"role": "none"}))
 
 	g.Eventually(func(g Gomega) {
 		got := &unstructured.Unstructured{}
@@ -96,8 +95,7 @@ func TestAPassThatReadsAStaleCopyStillWritesTheStatus(t *testing.T) {
 	ctx := env.Context()
 	ns := env.Namespace(t)
 	createNode(g, ns, "a", true, nil)
-	mds := unmanaged(newMyDaemonSet(ns, "agent", nil))
-	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	mds := create(g, unmanaged(newMyDaemonSet(ns, "agent", nil)))
 	cache := &lateCache{Client: env.Client}
 	r := &MyDaemonSetReconciler{Client: cache, Scheme: env.Client.Scheme(), APIReader: env.Client}
 	pass := func(what string) {
@@ -159,8 +157,7 @@ func TestAPassThatFailsOnManyNodesStillReportsIt(t *testing.T) {
 	for i := range 40 {
 		createNode(g, ns, fmt.Sprintf("n%02d", i), true, nil)
 	}
-	mds := unmanaged(newMyDaemonSet(ns, "agent", nil))
-	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	mds := create(g, unmanaged(newMyDaemonSet(ns, "agent", nil)))
 	working := &MyDaemonSetReconciler{Client: env.Client, Scheme: env.Client.Scheme(), APIReader: env.Client}
 	_, err := working.Reconcile(ctx, requestFor(mds))
 	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass that creates the 40 pods")

@@ -56,6 +56,23 @@ func newMyDaemonSet(ns, name string, selector map[string]string) *appsv1.MyDaemo
 	}
 }
 
+// create creates obj through the API server and returns it, as the API server stored it.
+func create[T client.Object](g Gomega, obj T) T {
+	g.ExpectWithOffset(1, env.Client.Create(env.Context(), obj)).To(Succeed())
+	return obj
+}
+
+// createStrayPod creates the pod ns/name of no MyDaemonSet: someone else's pod, which may
+// hold a name a daemon pod needs.
+func createStrayPod(g Gomega, ns, name string) *corev1.Pod {
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: pauseImage}}},
+	}
+	g.ExpectWithOffset(1, env.Client.Create(env.Context(), pod)).To(Succeed())
+	return pod
+}
+
 // createNode creates the node "<ns>-<name>" for the test of namespace ns, with the
 // test's label and extra. envtest runs no kubelet, so the test plays its part: a ready
 // node gets a Ready condition, as a kubelet's first status report would give it.

@@ -51,6 +51,18 @@ func FormatInjected(record map[string]string) string {
 // A sidecar renamed since the pod was created counts as missing: set names only the
 // sidecars of its current revision.
 func Runs(pod *corev1.Pod, set *sidecarsv1.SidecarSet) bool {
+	names := ContainerNames(pod)
+	for _, c := range set.Spec.Containers {
+		if !names.Has(c.Name) {
+			return false
+		}
+	}
+	return len(set.Spec.Containers) > 0
+}
+
+// ContainerNames returns the names of pod's init containers and containers, the two
+// lists fixed when the pod is created; its ephemeral containers are left out.
+func ContainerNames(pod *corev1.Pod) sets.Set[string] {
 	names := sets.New[string]()
 	for _, c := range pod.Spec.InitContainers {
 		names.Insert(c.Name)
@@ -58,10 +70,5 @@ func Runs(pod *corev1.Pod, set *sidecarsv1.SidecarSet) bool {
 	for _, c := range pod.Spec.Containers {
 		names.Insert(c.Name)
 	}
-	for _, c := range set.Spec.Containers {
-		if !names.Has(c.Name) {
-			return false
-		}
-	}
-	return len(set.Spec.Containers) > 0
+	return names
 }

@@ -72,6 +72,13 @@ func countsOf(s sidecarsv1.SidecarSetStatus) counts {
 	return counts{Matched: s.MatchedPods, Injected: s.InjectedPods, Outdated: s.OutdatedPods}
 }
 
+// eventuallyCounts waits until the status of set, read from the API server, holds want.
+func eventuallyCounts(g Gomega, set *sidecarsv1.SidecarSet, want counts, why ...any) {
+	g.EventuallyWithOffset(1, func(g Gomega) {
+		g.Expect(countsOf(statusOf(g, set))).To(Equal(want))
+	}).Should(Succeed(), why...)
+}
+
 // condition returns the status and reason of a condition, "" when it is missing.
 func condition(s sidecarsv1.SidecarSetStatus, conditionType string) string {
 	c := meta.FindStatusCondition(s.Conditions, conditionType)

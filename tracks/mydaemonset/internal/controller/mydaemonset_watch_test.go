@@ -162,8 +162,7 @@ func TestANewNodeGetsAPod(t *testing.T) {
 	g := NewWithT(t)
 	ns := env.Namespace(t)
 	a := createNode(g, ns, "a", true, nil)
-	mds := newMyDaemonSet(ns, "agent", nil)
-	g.Expect(env.Client.Create(env.Context(), mds)).To(Succeed())
+	mds := create(g, newMyDaemonSet(ns, "agent", nil))
 	g.Eventually(func(g Gomega) { g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(names(a))) }).Should(Succeed())
 
 	b := createNode(g, ns, "b", true, nil)
@@ -177,8 +176,7 @@ func TestACordonedNodeLosesItsPodUntilUncordoned(t *testing.T) {
 	ns := env.Namespace(t)
 	a := createNode(g, ns, "a", true, nil)
 	b := createNode(g, ns, "b", true, nil)
-	mds := newMyDaemonSet(ns, "agent", nil)
-	g.Expect(env.Client.Create(env.Context(), mds)).To(Succeed())
+	mds := create(g, newMyDaemonSet(ns, "agent", nil))
 	g.Eventually(func(g Gomega) { g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(names(a, b))) }).Should(Succeed())
 
 	patchNode(g, b, func(n *corev1.Node) { n.Spec.Unschedulable = true })
@@ -200,8 +198,7 @@ func TestADeletedNodeLosesItsPod(t *testing.T) {
 	ns := env.Namespace(t)
 	a := createNode(g, ns, "a", true, nil)
 	b := createNode(g, ns, "b", true, nil)
-	mds := newMyDaemonSet(ns, "agent", nil)
-	g.Expect(env.Client.Create(env.Context(), mds)).To(Succeed())
+	mds := create(g, newMyDaemonSet(ns, "agent", nil))
 	g.Eventually(func(g Gomega) { g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(names(a, b))) }).Should(Succeed())
 
 	g.Expect(env.Client.Delete(env.Context(), b)).To(Succeed())
@@ -215,8 +212,7 @@ func TestANodeThatStopsMatchingLosesItsPod(t *testing.T) {
 	ns := env.Namespace(t)
 	a := createNode(g, ns, "a", true, map[string]string{"role": "agent"})
 	b := createNode(g, ns, "b", true, map[string]string{"role": "agent"})
-	mds := newMyDaemonSet(ns, "agent", map[string]string{"role": "agent"})
-	g.Expect(env.Client.Create(env.Context(), mds)).To(Succeed())
+	mds := create(g, newMyDaemonSet(ns, "agent", map[string]string{"role": "agent"}))
 	g.Eventually(func(g Gomega) { g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(names(a, b))) }).Should(Succeed())
 
 	// The new labels match no MyDaemonSet: only the old ones lead the event to "agent".
@@ -233,8 +229,7 @@ func TestMyDaemonSetRunsOnePodOnEveryReadyNode(t *testing.T) {
 	a := createNode(g, ns, "a", true, nil)
 	b := createNode(g, ns, "b", true, nil)
 	c := createNode(g, ns, "c", false, nil)
-	mds := newMyDaemonSet(ns, "agent", nil)
-	g.Expect(env.Client.Create(env.Context(), mds)).To(Succeed())
+	mds := create(g, newMyDaemonSet(ns, "agent", nil))
 
 	g.Eventually(func(g Gomega) {
 		g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(names(a, b)),
@@ -265,8 +260,7 @@ func TestMyDaemonSetRespectsTheNodeSelector(t *testing.T) {
 	ssd := createNode(g, ns, "ssd", true, map[string]string{"disk": "ssd"})
 	createNode(g, ns, "hdd", true, map[string]string{"disk": "hdd"})
 	createNode(g, ns, "plain", true, nil)
-	mds := newMyDaemonSet(ns, "cache", map[string]string{"disk": "ssd"})
-	g.Expect(env.Client.Create(env.Context(), mds)).To(Succeed())
+	mds := create(g, newMyDaemonSet(ns, "cache", map[string]string{"disk": "ssd"}))
 
 	g.Eventually(func(g Gomega) {
 		g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(names(ssd)), "only the node labelled disk=ssd matches")
@@ -285,8 +279,7 @@ func TestMyDaemonSetRespectsTaints(t *testing.T) {
 		n.Spec.Taints = []corev1.Taint{{Key: "example.com/dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}}
 	})
 	plain := createNode(g, ns, "plain", true, nil)
-	mds := newMyDaemonSet(ns, "agent", nil)
-	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	mds := create(g, newMyDaemonSet(ns, "agent", nil))
 	g.Eventually(func(g Gomega) {
 		g.Expect(nodeNames(daemonPodsOf(g, mds))).To(ConsistOf(names(plain)))
 	}).Should(Succeed(), "an untolerated NoSchedule taint keeps a new pod away")
@@ -335,8 +328,7 @@ func TestANodeUnderPressureStillGetsItsPod(t *testing.T) {
 	ctx := env.Context()
 	ns := env.Namespace(t)
 	node := createNode(g, ns, "a", true, nil)
-	mds := newMyDaemonSet(ns, "agent", nil)
-	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	mds := create(g, newMyDaemonSet(ns, "agent", nil))
 	g.Eventually(func(g Gomega) { g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(names(node))) }).Should(Succeed())
 
 	patchNode(g, node, func(n *corev1.Node) {
@@ -359,8 +351,7 @@ func TestMyDaemonSetStatusCountsNodesAndReadyPods(t *testing.T) {
 	createNode(g, ns, "a", true, nil)
 	createNode(g, ns, "b", true, nil)
 	createNode(g, ns, "notready", false, nil)
-	mds := newMyDaemonSet(ns, "agent", nil)
-	g.Expect(env.Client.Create(env.Context(), mds)).To(Succeed())
+	mds := create(g, newMyDaemonSet(ns, "agent", nil))
 
 	g.Eventually(func(g Gomega) {
 		got := latestMyDaemonSet(g, mds)
@@ -392,8 +383,7 @@ func TestMyDaemonSetIdlePassWritesNothing(t *testing.T) {
 	ns := env.Namespace(t)
 	createNode(g, ns, "a", true, nil)
 	createNode(g, ns, "b", true, nil)
-	mds := newMyDaemonSet(ns, "idle", nil)
-	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	mds := create(g, newMyDaemonSet(ns, "idle", nil))
 
 	// A reconciler of its own reads the manager's cache, so that only the writes of its
 	// passes are counted.
@@ -451,8 +441,7 @@ func TestTheManagerCachesOnlyItsOwnPods(t *testing.T) {
 	g.Expect(env.Client.Create(ctx, other)).To(Succeed())
 	createNode(g, ns, "a", true, nil)
 	createNode(g, ns, "b", true, nil)
-	mds := newMyDaemonSet(ns, "agent", nil)
-	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	mds := create(g, newMyDaemonSet(ns, "agent", nil))
 
 	cached := env.Manager.GetClient()
 	g.Eventually(func(g Gomega) {
@@ -469,16 +458,10 @@ func TestTheManagerCachesOnlyItsOwnPods(t *testing.T) {
 // daemon pod needs, the controller must ask the API server who holds it, and say so.
 func TestAPodOfSomeoneElseHoldingTheNameIsReported(t *testing.T) {
 	g := NewWithT(t)
-	ctx := env.Context()
 	ns := env.Namespace(t)
 	node := createNode(g, ns, "a", true, nil)
-	squatter := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: podName("agent", node.Name)},
-		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: pauseImage}}},
-	}
-	g.Expect(env.Client.Create(ctx, squatter)).To(Succeed())
-	mds := newMyDaemonSet(ns, "agent", nil)
-	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	squatter := createStrayPod(g, ns, podName("agent", node.Name))
+	mds := create(g, newMyDaemonSet(ns, "agent", nil))
 
 	g.Eventually(func(g Gomega) {
 		got := latestMyDaemonSet(g, mds)
@@ -501,8 +484,7 @@ func TestAnOwnPodWithoutTheLabelIsAdopted(t *testing.T) {
 	// The node is NotReady while the pod is set up, so that the controller does not
 	// create the pod first.
 	node := createNode(g, ns, "a", false, nil)
-	mds := newMyDaemonSet(ns, "agent", nil)
-	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	mds := create(g, newMyDaemonSet(ns, "agent", nil))
 	isController := true
 	orphan := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: podName(mds.Name, node.Name),

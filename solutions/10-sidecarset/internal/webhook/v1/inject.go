@@ -145,15 +145,9 @@ func missingVolume(c *corev1.Container, own, usable, podVolumes sets.Set[string]
 }
 
 // containerNamesIn returns the names of pod's containers of every kind: the API server
-// wants a container's name unique across all of them.
+// wants a container's name unique across all of them, ephemeral containers included.
 func containerNamesIn(pod *corev1.Pod) sets.Set[string] {
-	names := sets.New[string]()
-	for _, c := range pod.Spec.InitContainers {
-		names.Insert(c.Name)
-	}
-	for _, c := range pod.Spec.Containers {
-		names.Insert(c.Name)
-	}
+	names := sidecars.ContainerNames(pod)
 	for _, c := range pod.Spec.EphemeralContainers {
 		names.Insert(c.Name)
 	}

@@ -61,10 +61,7 @@ func TestInjectSet(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			pod := newPod("ns", "pod", "x")
-			if tt.pod != nil {
-				tt.pod(pod)
-			}
+			pod := podWith(tt.pod)
 			original := pod.DeepCopy()
 			added, warnings := injectSet(pod, tt.set)
 			g.Expect(added).To(Equal(tt.wantAdded), "injectSet should report whether it added a sidecar")
@@ -153,10 +150,7 @@ func TestInject(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			pod := newPod("ns", "pod", "x")
-			if tt.pod != nil {
-				tt.pod(pod)
-			}
+			pod := podWith(tt.pod)
 			own := pod.DeepCopy().Spec.Containers
 			warnings := Inject(pod, tt.sets)
 			g.Expect(pod.Spec.Containers).To(Equal(own), "the pod's own containers stay as they were")
@@ -184,6 +178,16 @@ func TestInject(t *testing.T) {
 			g.Expect(checkPod(pod)).To(Succeed(), "the pod should be valid")
 		})
 	}
+}
+
+// podWith returns the pod the table tests start from, newPod's, changed by change
+// when it is not nil.
+func podWith(change func(*corev1.Pod)) *corev1.Pod {
+	pod := newPod("ns", "pod", "x")
+	if change != nil {
+		change(pod)
+	}
+	return pod
 }
 
 // expectWarnings checks that there is one warning for each of names, in order, each

@@ -3,6 +3,7 @@ package v1
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,37 +58,20 @@ func TestTheAPIServerRefusesBadSidecarSets(t *testing.T) {
 func TestMalformedSidecarSetsAreRefusedWithTheirField(t *testing.T) {
 	env.WebhookNamespace(t) // waits for the webhook server
 	proxy := func(fields map[string]any) map[string]any {
-		c := map[string]any{"name": "proxy", "image": "envoyproxy/envoy:v1.36"}
-		for k, v := range fields {
-			if v == nil {
-				delete(c, k)
-			} else {
-				c[k] = v
-			}
-		}
-		return c
+		return overridden(map[string]any{"name": "proxy", "image": "envoyproxy/envoy:v1.36"}, fields)
 	}
 	spec := func(fields map[string]any) map[string]any {
-		s := map[string]any{
+		return overridden(map[string]any{
 			"selector":   map[string]any{"matchLabels": map[string]any{"app": "web"}},
 			"containers": []any{proxy(nil)},
-		}
-		for k, v := range fields {
-			if v == nil {
-				delete(s, k)
-			} else {
-				s[k] = v
-			}
-		}
-		return s
+		}, fields)
 	}
-	containers := func(c ...map[string]any) map[string]any {
-		list := make([]any, len(c))
-		for i := range c {
-			list[i] = c[i]
-		}
-		return spec(map[string]any{"containers": list})
+	selector := func(s map[string]any) map[string]any { return spec(map[string]any{"selector": s}) }
+	namespaceSelector := func(s map[string]any) map[string]any { return spec(map[string]any{"namespaceSelector": s}) }
+	matchLabels := func(key, value string) map[string]any {
+		return map[string]any{"matchLabels": map[string]any{key: value}}
 	}
+	containers := func(c ...map[string]any) map[string]any { return spec(map[string]any{"containers": list(c...)}) }
 	expression := func(key, operator string, values ...any) map[string]any {
 		e := map[string]any{"key": key, "operator": operator}
 		if values != nil {
@@ -97,11 +81,11 @@ func TestMalformedSidecarSetsAreRefusedWithTheirField(t *testing.T) {
 	}
 	mount := func(name, path string) map[string]any { return map[string]any{"name": name, "mountPath": path} }
 	volumes := func(names ...string) map[string]any {
-		list := make([]any, len(names))
+		volumes := make([]any, len(names))
 		for i, name := range names {
-			list[i] = map[string]any{"name": name, "emptyDir": map[string]any{}}
+			volumes[i] = map[string]any{"name": name, "emptyDir": map[string]any{}}
 		}
-		return spec(map[string]any{"volumes": list})
+		return spec(map[string]any{"volumes": volumes})
 	}
 
 	tests := []struct {
@@ -109,24 +93,17 @@ func TestMalformedSidecarSetsAreRefusedWithTheirField(t *testing.T) {
 		spec  map[string]any
 		field string
 	}{
-		{"no selector", spec(map[string]any{"selector": nil}), "spec.selector"},
-		{"a selector operator that does not exist", spec(map[string]any{"selector": expression("app", "Within", "web")}),
-			"spec.selector.matchExpressions[0].operator"},
-		{"an empty selector", spec(map[string]any{"selector": map[string]any{}}), "spec.selector"},
-		{"In without values", spec(map[string]any{"selector": expression("app", "In")}),
-			"spec.selector.matchExpressions[0].values"},
-		{"Exists with values", spec(map[string]any{"selector": expression("app", "Exists", "web")}),
-			"spec.selector.matchExpressions[0].values"},
-		{"a selector key with a space", spec(map[string]any{"selector": map[string]any{"matchLabels": map[string]any{"my app": "web"}}}),
-			"spec.selector.matchLabels"},
-		{"a selector value of 64 characters", spec(map[string]any{"selector": map[string]any{"matchLabels": map[string]any{"app": strings.Repeat("w", 64)}}}),
-			"spec.selector.matchLabels"},
-		{"an expression key that is no label key", spec(map[string]any{"selector": expression("-app", "Exists")}),
-			"spec.selector.matchExpressions[0].key"},
-		{"a namespace selector operator that does not exist", spec(map[string]any{"namespaceSelector": expression("team", "Like", "a")}),
+		{"no selector", selector(nil), "spec.selector"},
+		{"a selector operator that does not exist", selector(expression("app", "Within", "web")), "spec.selector.matchExpressions[0].operator"},
+		{"an empty selector", selector(map[string]any{}), "spec.selector"},
+		{"In without values", selector(expression("app", "In")), "spec.selector.matchExpressions[0].values"},
+		{"Exists with values", selector(expression("app", "Exists", "web")), "spec.selector.matchExpressions[0].values"},
+		{"a selector key with a space", selector(matchLabels("my app", "web")), "spec.selector.matchLabels"},
+		{"a selector value of 64 characters", selector(matchLabels("app", strings.Repeat("w", 64))), "spec.selector.matchLabels"},
+		{"an expression key that is no label key", selector(expression("-app", "Exists")), "spec.selector.matchExpressions[0].key"},
+		{"a namespace selector operator that does not exist", namespaceSelector(expression("team", "Like", "a")),
 			"spec.namespaceSelector.matchExpressions[0].operator"},
-		{"a namespace selector key with a space", spec(map[string]any{"namespaceSelector": map[string]any{"matchLabels": map[string]any{"my team": "a"}}}),
-			"spec.namespaceSelector.matchLabels"},
+		{"a namespace selector key with a space", namespaceSelector(matchLabels("my team", "a")), "spec.namespaceSelector.matchLabels"},
 		{"no containers", spec(map[string]any{"containers": nil}), "spec.containers"},
 		{"an empty list of containers", spec(map[string]any{"containers": []any{}}), "spec.containers"},
 		{"a container without a name", containers(proxy(map[string]any{"name": nil})), "spec.containers[0].name"},
@@ -167,10 +144,7 @@ func TestMalformedSidecarSetsAreRefusedWithTheirField(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			set := &unstructured.Unstructured{Object: map[string]any{"spec": tt.spec}}
-			set.SetGroupVersionKind(sidecarsv1.GroupVersion.WithKind("SidecarSet"))
-			set.SetName(fmt.Sprintf("%s-%d", newCase("malformed"), i))
-			err := env.Client.Create(env.Context(), set)
+			err := createAsJSON(fmt.Sprintf("%s-%d", newCase("malformed"), i), tt.spec)
 			g.Expect(err).To(HaveOccurred(), "a SidecarSet with %s should be refused", tt.name)
 			g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "the refusal should be Invalid (422), got: %v", err)
 			g.Expect(causeFields(err)).To(ContainElement(tt.field),
@@ -203,9 +177,7 @@ func TestSidecarsThePodValidationRefusesAreRefusedWithTheirField(t *testing.T) {
 	env.WebhookNamespace(t) // waits for the webhook server
 	proxy := func(fields map[string]any) map[string]any {
 		c := map[string]any{"name": "proxy", "image": "envoyproxy/envoy:v1.36"}
-		for k, v := range fields {
-			c[k] = v
-		}
+		maps.Copy(c, fields)
 		return c
 	}
 	resources := func(kind, name, quantity string, more ...string) map[string]any {
@@ -218,25 +190,15 @@ func TestSidecarsThePodValidationRefusesAreRefusedWithTheirField(t *testing.T) {
 	tcp := map[string]any{"tcpSocket": map[string]any{"port": 15001}}
 	probe := func(kind string, fields map[string]any) map[string]any {
 		p := map[string]any{}
-		for k, v := range fields {
-			p[k] = v
-		}
+		maps.Copy(p, fields)
 		return map[string]any{kind: p}
 	}
 	with := func(base map[string]any, k string, v any) map[string]any {
 		m := map[string]any{k: v}
-		for key, value := range base {
-			m[key] = value
-		}
+		maps.Copy(m, base)
 		return m
 	}
-	port := func(fields ...map[string]any) map[string]any {
-		list := make([]any, len(fields))
-		for i := range fields {
-			list[i] = fields[i]
-		}
-		return map[string]any{"ports": list}
-	}
+	port := func(fields ...map[string]any) map[string]any { return map[string]any{"ports": list(fields...)} }
 	envVar := func(e map[string]any) map[string]any { return map[string]any{"env": []any{e}} }
 	mount := func(fields map[string]any) map[string]any {
 		return map[string]any{"volumeMounts": []any{with(with(fields, "name", "data"), "mountPath", "/data")}}
@@ -303,13 +265,10 @@ func TestSidecarsThePodValidationRefusesAreRefusedWithTheirField(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			set := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{
+			err := createAsJSON(fmt.Sprintf("%s-%d", newCase("pod-rules"), i), map[string]any{
 				"selector":   map[string]any{"matchLabels": map[string]any{"app": "web"}},
 				"containers": tt.sidecars,
-			}}}
-			set.SetGroupVersionKind(sidecarsv1.GroupVersion.WithKind("SidecarSet"))
-			set.SetName(fmt.Sprintf("%s-%d", newCase("pod-rules"), i))
-			err := env.Client.Create(env.Context(), set)
+			})
 			g.Expect(err).To(HaveOccurred(), "a SidecarSet with %s should be refused: every pod it selects would be", tt.name)
 			g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "the refusal should be Invalid (422), got: %v", err)
 			g.Expect(causeFields(err)).To(ContainElement(tt.field),
@@ -322,19 +281,43 @@ func TestSidecarsThePodValidationRefusesAreRefusedWithTheirField(t *testing.T) {
 func TestVolumesThePodValidationRefusesAreRefusedWithTheirField(t *testing.T) {
 	env.WebhookNamespace(t)
 	g := NewWithT(t)
-	set := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{
+	err := createAsJSON(newCase("volume-rules"), map[string]any{
 		"selector":   map[string]any{"matchLabels": map[string]any{"app": "web"}},
 		"containers": []any{map[string]any{"name": "proxy", "image": "envoyproxy/envoy:v1.36"}},
 		"volumes": []any{
 			map[string]any{"name": "config", "emptyDir": map[string]any{}},
 			map[string]any{"name": "twice", "emptyDir": map[string]any{}, "configMap": map[string]any{"name": "x"}},
 		},
-	}}}
-	set.SetGroupVersionKind(sidecarsv1.GroupVersion.WithKind("SidecarSet"))
-	set.SetName(newCase("volume-rules"))
-	err := env.Client.Create(env.Context(), set)
+	})
 	g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "a volume of two sources should be refused as Invalid, got: %v", err)
 	g.Expect(causeFields(err)).To(ContainElement(HavePrefix("spec.volumes[1]")), "the refusal should name the second volume: %v", err)
+}
+
+// createAsJSON sends a SidecarSet of spec, written as JSON decodes into Go, to the API
+// server, as kubectl does: through the CRD schema's checks and then the webhook's. It
+// returns the API server's answer.
+func createAsJSON(name string, spec map[string]any) error {
+	set := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
+	set.SetGroupVersionKind(sidecarsv1.GroupVersion.WithKind("SidecarSet"))
+	set.SetName(name)
+	return env.Client.Create(env.Context(), set)
+}
+
+// overridden returns base with fields written over it, less the fields whose value is
+// nil: a nil in fields removes the field.
+func overridden(base, fields map[string]any) map[string]any {
+	maps.Copy(base, fields)
+	maps.DeleteFunc(base, func(_ string, v any) bool { return v == nil })
+	return base
+}
+
+// list returns items as the []any of a JSON array decoded into Go.
+func list[T any](items ...T) []any {
+	out := make([]any, len(items))
+	for i, item := range items {
+		out[i] = item
+	}
+	return out
 }
 
 // The manager's generated RBAC (config/rbac/role.yaml, from the markers) lets it dry-run
