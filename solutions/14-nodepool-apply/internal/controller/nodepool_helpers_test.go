@@ -183,12 +183,15 @@ func (w *writeLog) record(obj client.Object, suffix string) {
 }
 
 // take returns the writes since the last call.
-func (w *writeLog) take() []string {
+func (w *writeLog) take() []string { return w.empty(&w.writes) }
+
+// empty empties list, and returns what it held.
+func (w *writeLog) empty(list *[]string) []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	writes := w.writes
-	w.writes = nil
-	return writes
+	held := *list
+	*list = nil
+	return held
 }
 
 func (w *writeLog) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
@@ -224,13 +227,7 @@ func appliedName(obj runtime.ApplyConfiguration) string {
 }
 
 // takeApplies returns the applies since the last call.
-func (w *writeLog) takeApplies() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	applies := w.applies
-	w.applies = nil
-	return applies
-}
+func (w *writeLog) takeApplies() []string { return w.empty(&w.applies) }
 
 func (w *writeLog) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
 	w.record(obj, "")
