@@ -124,6 +124,13 @@ func requestFor(obj client.Object) ctrl.Request {
 	return ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)}
 }
 
+// runPass runs a pass of r for pool, as the manager would, and expects it to succeed;
+// description, if any, says what a failure means.
+func runPass(g Gomega, r *NodePoolReconciler, pool *nodesv1.NodePool, description ...any) {
+	_, err := r.Reconcile(env.Context(), requestFor(pool))
+	g.ExpectWithOffset(1, err).NotTo(HaveOccurred(), description...)
+}
+
 // latestNode reads node straight from the API server.
 func latestNode(g Gomega, node *corev1.Node) *corev1.Node {
 	var got corev1.Node

@@ -49,8 +49,7 @@ func twoPoolsAndAnAdmin(t *testing.T, g Gomega) (node *corev1.Node, gold, silver
 	writeLabels(g, node, "kubectl-label", map[string]string{"team": "blue"})
 	r := newReconciler(env.Client)
 	for _, pool := range []*nodesv1.NodePool{gold, silver} {
-		_, err := r.Reconcile(env.Context(), requestFor(pool))
-		g.Expect(err).NotTo(HaveOccurred())
+		runPass(g, r, pool)
 	}
 	return node, gold, silver
 }
@@ -84,8 +83,7 @@ func TestALabelAnotherManagerOwnsIsReportedNotOverwritten(t *testing.T) {
 	writeLabels(g, node, "kubectl-label", map[string]string{"pool.test/tier": "admin"})
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, map[string]string{"pool.test/tier": "pool", "pool.test/zone": "a"})))
 
-	_, err := newReconciler(env.Client).Reconcile(env.Context(), requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred(), "a conflict is for someone to resolve, not an error to retry")
+	runPass(g, newReconciler(env.Client), pool, "a conflict is for someone to resolve, not an error to retry")
 	got := latestNode(g, node)
 	g.Expect(got.Labels).To(HaveKeyWithValue("pool.test/tier", "admin"),
 		"an admin's label was taken over: the apply must never force (client.ForceOwnership)")
@@ -106,8 +104,7 @@ func TestANodeThatLeavesLosesTheLabelsOnlyItsPoolOwned(t *testing.T) {
 	labelNode(g, node, poolMemberLabel(gold.Name), nil)
 	left := latestNode(g, node)
 	g.Expect(concernsPool(left, gold.Name)).To(BeTrue(), "the node left pool %s, whose field manager still owns labels on it", gold.Name)
-	_, err := newReconciler(env.Client).Reconcile(env.Context(), requestFor(gold))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, newReconciler(env.Client), gold)
 
 	got := latestNode(g, node)
 	g.Expect(got.Labels).To(Equal(map[string]string{
@@ -129,14 +126,12 @@ func TestAConflictIsLeftOutOfTheNextApply(t *testing.T) {
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, map[string]string{"pool.test/tier": "pool", "pool.test/zone": "a"})))
 	writes := &writeLog{Client: env.Client}
 	r := newReconciler(writes)
-	_, err := r.Reconcile(env.Context(), requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, pool)
 	g.Expect(poolReadyCondition(latestPool(g, pool)).Reason).To(Equal(nodesv1.ReasonNodesInConflict))
 
 	writes.take()
 	writes.takeApplies()
-	_, err = r.Reconcile(env.Context(), requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, pool)
 	g.Expect(writes.takeApplies()).To(BeEmpty(),
 		"the next pass applied again: a key another manager holds with another value is left out of the apply before it is sent, "+
 			"and what the pool owns is read from managedFields (appliedLabels), not refused on every pass")
@@ -168,8 +163,7 @@ func TestTheRecordOfLesson09IsTakenOverWithoutRemovingALabel(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	defer w.Stop()
 
-	_, err = newReconciler(env.Client).Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, newReconciler(env.Client), pool)
 	got := latestNode(g, node)
 	g.Expect(got.Labels).To(Equal(map[string]string{poolMemberLabel(name): "", "team": "blue", "pool.test/tier": "gold", "pool.test/disk": "ssd"}))
 	g.Expect(ownedLabels(got, poolFieldManager(name), metav1.ManagedFieldsOperationApply)).To(Equal([]string{"pool.test/disk", "pool.test/tier"}),
@@ -186,8 +180,7 @@ func TestTheRecordOfLesson09IsTakenOverWithoutRemovingALabel(t *testing.T) {
 	}
 
 	labelNode(g, node, poolMemberLabel(name), nil)
-	_, err = newReconciler(env.Client).Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, newReconciler(env.Client), pool)
 	g.Expect(latestNode(g, node).Labels).To(Equal(map[string]string{"team": "blue"}),
 		"after the takeover, a node that leaves loses the pool's labels, and only those")
 }
@@ -207,15 +200,13 @@ func TestAForgedOrUnreadableRecordMovesNothing(t *testing.T) {
 			`{"metadata":{"annotations":{%q:%q}}}`, poolRecordAnnotation(name), record)), client.FieldOwner("kubectl-annotate"))).To(Succeed())
 	}
 	r := newReconciler(env.Client)
-	_, err := r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, pool)
 	for _, node := range []*corev1.Node{forged, unreadable} {
 		g.Expect(ownedLabels(latestNode(g, node), "kubectl-label", metav1.ManagedFieldsOperationUpdate)).To(Equal([]string{"pool.test/tier"}),
 			"the admin still owns the label a record on %s claims", node.Name)
 		labelNode(g, node, poolMemberLabel(name), nil)
 	}
-	_, err = r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, pool)
 	for _, node := range []*corev1.Node{forged, unreadable} {
 		g.Expect(latestNode(g, node).Labels).To(HaveKeyWithValue("pool.test/tier", "gold"),
 			"the admin's label, which the pool applied too, stays on %s when it leaves", node.Name)
@@ -255,8 +246,7 @@ func TestTheStatusAndTheRuntimeClassAreAppliedAndLoseWhatThePoolNoLongerSays(t *
 		client.FieldOwner("nodepool-09"))).To(Succeed())
 
 	r := newReconciler(env.Client)
-	_, err := r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, pool)
 	got := latestPool(g, pool)
 	g.Expect(got.Status.Allocatable).To(haveQuantities("2", "4Gi"),
 		"example.com/gpu, which no member has, should go: the status is applied whole, after the "+
@@ -265,8 +255,7 @@ func TestTheStatusAndTheRuntimeClassAreAppliedAndLoseWhatThePoolNoLongerSays(t *
 		"the controller's field manager, by apply, should own the whole status")
 
 	setPoolSpec(g, pool, func(spec *nodesv1.NodePoolSpec) { delete(spec.Labels, "pool.test/zone") })
-	_, err = r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, pool)
 	rc := runtimeClassOf(g, pool)
 	g.Expect(rc.Scheduling).NotTo(BeNil())
 	g.Expect(rc.Scheduling.NodeSelector).To(Equal(map[string]string{"pool.test/tier": "gold"}),
