@@ -122,6 +122,15 @@ func createMembers(t *testing.T, g Gomega, pool string, n int) []*corev1.Node {
 	return members
 }
 
+// createUnmanagedPoolWithMember creates a member of the pool named name (createMember),
+// then the pool, which gives labels and taints, hidden from the running manager
+// (unmanagedPool): for a test that runs the pool's passes itself.
+func createUnmanagedPoolWithMember(t *testing.T, g Gomega, name string, labels map[string]string, taints ...corev1.Taint) (*nodesv1.NodePool, *corev1.Node) {
+	t.Helper()
+	member := createMember(t, g, name)
+	return createPool(t, g, unmanagedPool(newNodePool(name, labels, taints...))), member
+}
+
 // requestFor is the request a pass of obj gets.
 func requestFor(obj client.Object) ctrl.Request {
 	return ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)}

@@ -20,8 +20,7 @@ import (
 func TestAForgedRecordOfAnotherPoolTakesNothing(t *testing.T) {
 	g := NewWithT(t)
 	name := uniqueName("forged-other")
-	member := createMember(t, g, name)
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
+	pool, member := createUnmanagedPoolWithMember(t, g, name, sampleLabels, sampleTaint)
 	other := createPool(t, g, unmanagedPool(newNodePool(name+"-other", map[string]string{"other.test/own": "1"})))
 	r := newReconciler(env.Client)
 

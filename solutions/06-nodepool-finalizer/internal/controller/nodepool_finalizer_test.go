@@ -97,8 +97,7 @@ func TestTheDeletionPassWritesNothingAfterRemovingTheFinalizer(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	name := uniqueName("lastwrite")
-	member := createMember(t, g, name)
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
+	pool, member := createUnmanagedPoolWithMember(t, g, name, sampleLabels, sampleTaint)
 	writes := &writeLog{Client: env.Client}
 	r := newReconciler(writes)
 
@@ -134,8 +133,7 @@ func TestTheDeletionPassSeesNodesTheCacheDoesNotShowYet(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	name := uniqueName("stale-delete")
-	member := createMember(t, g, name)
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
+	pool, member := createUnmanagedPoolWithMember(t, g, name, sampleLabels, sampleTaint)
 	// The cache shows the nodes as they were before the first pass.
 	var before corev1.NodeList
 	g.Expect(env.Client.List(ctx, &before)).To(Succeed())
@@ -162,8 +160,7 @@ func TestADeletedPoolGoesDespiteARecordItCannotRead(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	name := uniqueName("unreadable")
-	member := createMember(t, g, name)
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
+	pool, member := createUnmanagedPoolWithMember(t, g, name, sampleLabels, sampleTaint)
 	r := newReconciler(env.Client)
 
 	runPass(g, r, pool)

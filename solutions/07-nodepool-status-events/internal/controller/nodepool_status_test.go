@@ -72,22 +72,19 @@ func TestNodePoolStatusCountsTheMembersAndTheirResources(t *testing.T) {
 func TestAFailingNodePoolPassReportsItsErrorOnce(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
-	name := uniqueName("failing")
-	createMember(t, g, name)
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
+	pool, _ := createUnmanagedPoolWithMember(t, g, uniqueName("failing"), sampleLabels)
 	recorder := events.NewFakeRecorder(10)
-	refused := errors.New("nodes is forbidden: the node authorizer says no")
-	broken := newReconciler(&failingNodePatches{Client: env.Client, err: refused})
+	broken := newReconciler(&failingNodePatches{Client: env.Client, err: errForbidden})
 	broken.Recorder = recorder
 	working := newReconciler(env.Client)
 	working.Recorder = recorder
 
 	for pass := range 3 {
 		_, err := broken.Reconcile(ctx, requestFor(pool))
-		g.Expect(err).To(MatchError(refused), "a pass whose node patches fail should return their error, to be retried")
+		g.Expect(err).To(MatchError(errForbidden), "a pass whose node patches fail should return their error, to be retried")
 		got := latestPool(g, pool)
 		g.Expect(got).To(havePoolReady(metav1.ConditionFalse, nodesv1.ReasonReconcileError), "the Ready condition")
-		g.Expect(poolReadyCondition(got).Message).To(ContainSubstring(refused.Error()), "the Ready condition should say what failed")
+		g.Expect(poolReadyCondition(got).Message).To(ContainSubstring(errForbidden.Error()), "the Ready condition should say what failed")
 		g.Expect(got.Status.ObservedGeneration).To(BeZero(), "a failed pass has not acted on the spec")
 		if pass == 0 {
 			g.Expect(takeEvents(recorder)).To(HaveExactElements(HavePrefix("Warning ReconcileError")),
@@ -202,9 +199,7 @@ func TestAPoolThatLosesAKeyToAnotherPoolReportsTheConflict(t *testing.T) {
 // spec can never take back (within believes a record only for the listed keys).
 func TestThePoolListsAKeyBeforeANodeCarriesIt(t *testing.T) {
 	g := NewWithT(t)
-	name := uniqueName("listed-first")
-	createMember(t, g, name)
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
+	pool, _ := createUnmanagedPoolWithMember(t, g, uniqueName("listed-first"), sampleLabels, sampleTaint)
 	watch := &listedAtNodePatch{Client: env.Client, pool: pool.Name}
 	r := newReconciler(watch)
 
@@ -237,9 +232,7 @@ func (c *listedAtNodePatch) Patch(ctx context.Context, obj client.Object, patch 
 // it: otherwise the lists grow with every spec the pool ever had.
 func TestThePoolForgetsAKeyNoRecordLists(t *testing.T) {
 	g := NewWithT(t)
-	name := uniqueName("forget")
-	createMember(t, g, name)
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
+	pool, _ := createUnmanagedPoolWithMember(t, g, uniqueName("forget"), sampleLabels, sampleTaint)
 	r := newReconciler(env.Client)
 
 	runPass(g, r, pool)
@@ -280,8 +273,7 @@ func TestConflictsOnNamesSomeoneElsesValue(t *testing.T) {
 func TestAPoolTellsOfARecordItDropped(t *testing.T) {
 	g := NewWithT(t)
 	name := uniqueName("dropped")
-	member := createMember(t, g, name)
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
+	pool, member := createUnmanagedPoolWithMember(t, g, name, sampleLabels)
 	recorder := events.NewFakeRecorder(10)
 	r := newReconciler(env.Client)
 	r.Recorder = recorder
@@ -358,6 +350,10 @@ func getTable(g Gomega, path string) *metav1.Table {
 	g.Expect(json.Unmarshal(body, &table)).To(Succeed())
 	return &table
 }
+
+// errForbidden is how the API server refuses a node patch that the node authorizer does
+// not allow.
+var errForbidden = errors.New("nodes is forbidden: the node authorizer says no")
 
 // failingNodePatches is a client whose node patches and applies all fail with err, while
 // it is set.

@@ -50,8 +50,7 @@ func TestTheManagersRoleAllowsANodePoolPass(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	r := newReconciler(asManager)
 	r.APIReader = asManager // the pass reads the API server as the manager too
-	member := createMember(t, g, name)
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
+	pool, member := createUnmanagedPoolWithMember(t, g, name, sampleLabels, sampleTaint)
 	// The API server's authorizer learns of new roles through its own cache.
 	g.Eventually(func(g Gomega) {
 		g.Expect(asManager.Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})).To(Succeed())
