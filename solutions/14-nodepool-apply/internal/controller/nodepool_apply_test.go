@@ -54,6 +54,16 @@ func twoPoolsAndAnAdmin(t *testing.T, g Gomega) (node *corev1.Node, gold, silver
 	return node, gold, silver
 }
 
+// aPoolAndAnAdminsTier makes a member of a pool, named after prefix, that gives
+// tier=pool and zone=a; an admin labelled the member tier=admin before the pool came.
+func aPoolAndAnAdminsTier(t *testing.T, g Gomega, prefix string) (node *corev1.Node, pool *nodesv1.NodePool) {
+	name := uniqueName(prefix)
+	node = createMember(t, g, name)
+	writeLabels(g, node, "kubectl-label", map[string]string{"pool.test/tier": "admin"})
+	pool = createPool(t, g, unmanagedPool(newNodePool(name, map[string]string{"pool.test/tier": "pool", "pool.test/zone": "a"})))
+	return node, pool
+}
+
 func TestEachPoolAppliesItsLabelsWithAFieldManagerOfItsOwn(t *testing.T) {
 	g := NewWithT(t)
 	node, gold, silver := twoPoolsAndAnAdmin(t, g)
@@ -78,10 +88,7 @@ func TestEachPoolAppliesItsLabelsWithAFieldManagerOfItsOwn(t *testing.T) {
 // API server refuses the key, and the pool applies the rest and reports the conflict.
 func TestALabelAnotherManagerOwnsIsReportedNotOverwritten(t *testing.T) {
 	g := NewWithT(t)
-	name := uniqueName("conflict")
-	node := createMember(t, g, name)
-	writeLabels(g, node, "kubectl-label", map[string]string{"pool.test/tier": "admin"})
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, map[string]string{"pool.test/tier": "pool", "pool.test/zone": "a"})))
+	node, pool := aPoolAndAnAdminsTier(t, g, "conflict")
 
 	runPass(g, newReconciler(env.Client), pool, "a conflict is for someone to resolve, not an error to retry")
 	got := latestNode(g, node)
@@ -120,10 +127,7 @@ func TestANodeThatLeavesLosesTheLabelsOnlyItsPoolOwned(t *testing.T) {
 // out of its comparison, so it sends nothing.
 func TestAConflictIsLeftOutOfTheNextApply(t *testing.T) {
 	g := NewWithT(t)
-	name := uniqueName("conflict-again")
-	node := createMember(t, g, name)
-	writeLabels(g, node, "kubectl-label", map[string]string{"pool.test/tier": "admin"})
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, map[string]string{"pool.test/tier": "pool", "pool.test/zone": "a"})))
+	_, pool := aPoolAndAnAdminsTier(t, g, "conflict-again")
 	writes := &writeLog{Client: env.Client}
 	r := newReconciler(writes)
 	runPass(g, r, pool)
