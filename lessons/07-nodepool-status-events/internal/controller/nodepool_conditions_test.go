@@ -141,19 +141,16 @@ func TestManyFailingNodesStillFitTheReadyCondition(t *testing.T) {
 func TestAStalePoolCacheTellsAnErrorOnce(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
-	name := uniqueName("stale-pool")
-	createMember(t, g, name)
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
+	pool, _ := createUnmanagedPoolWithMember(t, g, uniqueName("stale-pool"), sampleLabels)
 	recorder := events.NewFakeRecorder(10)
-	refused := errors.New("nodes is forbidden: the node authorizer says no")
-	cache := &poolCacheBehind{Client: &failingNodePatches{Client: env.Client, err: refused}}
+	cache := &poolCacheBehind{Client: &failingNodePatches{Client: env.Client, err: errForbidden}}
 	r := newReconciler(cache)
 	r.Recorder = recorder
 
 	// The first pass adds the finalizer; from then on the cache shows the pool as it was
 	// before the pass's status patch.
 	_, err := r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).To(MatchError(refused))
+	g.Expect(err).To(MatchError(errForbidden))
 	g.Expect(takeEvents(recorder)).To(HaveExactElements(HavePrefix("Warning ReconcileError")),
 		"a new error should be told once, as a Warning event")
 	stale := latestPool(g, pool)
@@ -162,7 +159,7 @@ func TestAStalePoolCacheTellsAnErrorOnce(t *testing.T) {
 
 	for retry := range 2 {
 		_, err := r.Reconcile(ctx, requestFor(pool))
-		g.Expect(err).To(MatchError(refused))
+		g.Expect(err).To(MatchError(errForbidden))
 		g.Expect(takeEvents(recorder)).To(BeEmpty(),
 			"retry %d: the same error again is no news: the API server's Ready condition holds it already, "+
 				"only the cache is behind", retry+1)
@@ -179,16 +176,12 @@ func TestAStalePoolCacheTellsAnErrorOnce(t *testing.T) {
 func TestARetryThatReadsAStalePoolStillClearsTheError(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
-	name := uniqueName("stale-retry")
-	member := createMember(t, g, name)
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
-	refused := errors.New("nodes is forbidden: the node authorizer says no")
+	pool, member := createUnmanagedPoolWithMember(t, g, uniqueName("stale-retry"), sampleLabels)
 	nodePatches := &failingNodePatches{Client: env.Client}
 	cache := &poolCacheBehind{Client: nodePatches}
 	r := newReconciler(cache)
 
-	_, err := r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred(), "the first pass's error")
+	runPass(g, r, pool, "the first pass's error")
 	ready := poolReadyCondition(latestPool(g, pool))
 	g.Expect(ready.Reason).NotTo(Equal(nodesv1.ReasonReconcileError), "the Ready condition after the first pass")
 
@@ -198,16 +191,15 @@ func TestARetryThatReadsAStalePoolStillClearsTheError(t *testing.T) {
 	for key := range sampleLabels {
 		labelNode(g, member, key, nil)
 	}
-	nodePatches.err = refused
-	_, err = r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).To(MatchError(refused), "the failed pass's error")
+	nodePatches.err = errForbidden
+	_, err := r.Reconcile(ctx, requestFor(pool))
+	g.Expect(err).To(MatchError(errForbidden), "the failed pass's error")
 	g.Expect(latestPool(g, pool)).To(havePoolReady(metav1.ConditionFalse, nodesv1.ReasonReconcileError),
 		"the Ready condition after the failed pass")
 
 	// The retry succeeds, reading the pool from before the failed pass's status patch.
 	nodePatches.err = nil
-	_, err = r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred(), "the retry's error")
+	runPass(g, r, pool, "the retry's error")
 	g.Expect(latestPool(g, pool)).To(havePoolReady(ready.Status, ready.Reason),
 		"the Ready condition after the retry succeeded: if it still says ReconcileError, the retry compared equal "+
 			"with a stale copy of the pool, which the cache showed as it was before the failed pass's status patch, "+

@@ -44,8 +44,7 @@ func TestNodePoolIsClusterScoped(t *testing.T) {
 func TestAPassForAPoolThatIsGoneIsNoError(t *testing.T) {
 	g := NewWithT(t)
 	gone := &nodesv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: uniqueName("gone")}}
-	_, err := newReconciler(env.Client).Reconcile(env.Context(), requestFor(gone))
-	g.Expect(err).NotTo(HaveOccurred(), "a pool that is gone is no error: its pass is done (NotFound)")
+	runPass(g, newReconciler(env.Client), gone, "a pool that is gone is no error: its pass is done (NotFound)")
 }
 
 func TestNodePoolGivesItsMembersItsLabelsAndTaints(t *testing.T) {
@@ -175,7 +174,6 @@ func TestNodePoolConflictStormLosesNobodysEdits(t *testing.T) {
 // One pass, driven by hand, patches each member that needs it once, and nothing else.
 func TestNodePoolPatchesOnlyTheNodesThatNeedIt(t *testing.T) {
 	g := NewWithT(t)
-	ctx := env.Context()
 	name := uniqueName("count")
 	var members []string
 	for _, node := range createMembers(t, g, name, 3) {
@@ -198,19 +196,16 @@ func TestNodePoolPatchesOnlyTheNodesThatNeedIt(t *testing.T) {
 		return sets.List(sets.New(append(patches, applies...)...))
 	}
 
-	_, err := r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, pool)
 	g.Expect(nodePatches()).To(ConsistOf(members), "the first pass should patch each member once, and no other node")
 
-	_, err = r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, pool)
 	g.Expect(nodePatches()).To(BeEmpty(), "a second pass finds every member as it should be")
 
 	setPoolSpec(g, pool, func(spec *nodesv1.NodePoolSpec) {
 		spec.Labels = map[string]string{"node-pool.workshop.dev/master": "10"}
 	})
-	_, err = r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, pool)
 	g.Expect(nodePatches()).To(ConsistOf(members), "a spec change should patch each member once, and no other node")
 }
 
@@ -219,7 +214,6 @@ func TestNodePoolPatchesOnlyTheNodesThatNeedIt(t *testing.T) {
 // more than maxParallelNodePatches.
 func TestAPassPatchesSeveralNodesAtOnce(t *testing.T) {
 	g := NewWithT(t)
-	ctx := env.Context()
 	name := uniqueName("parallel")
 	const members = 24
 	createMembers(t, g, name, members)
@@ -227,8 +221,7 @@ func TestAPassPatchesSeveralNodesAtOnce(t *testing.T) {
 	slow := &slowNodePatches{Client: env.Client, delay: 50 * time.Millisecond}
 	r := newReconciler(slow)
 
-	_, err := r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, pool)
 	g.Expect(slow.updates.Load()).To(BeZero(), "the pass wrote nodes with a full Update, which sends the whole node "+
 		"as it was read and fails on every change someone made since: patch a node (client.MergeFromWithOptions), "+
 		"sending only what the pool changes")

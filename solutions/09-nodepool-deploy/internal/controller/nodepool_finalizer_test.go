@@ -98,15 +98,13 @@ func TestTheDeletionPassWritesNothingAfterRemovingTheFinalizer(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	name := uniqueName("lastwrite")
-	member := createMember(t, g, name)
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
+	pool, member := createUnmanagedPoolWithMember(t, g, name, sampleLabels, sampleTaint)
 	writes := &writeLog{Client: env.Client}
 	r := newReconciler(writes)
 	recorder := events.NewFakeRecorder(10)
 	r.Recorder = recorder
 
-	_, err := r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, pool)
 	g.Expect(latestPool(g, pool).Finalizers).To(ConsistOf(nodesv1.Finalizer))
 	firstPass := []string{"NodePool/" + name, "Node/" + member.Name, "RuntimeClass/" + nodesv1.RuntimeClassPrefix + name}
 	// The keys the pass gives go into the status before any node gets them, as the
@@ -121,22 +119,20 @@ func TestTheDeletionPassWritesNothingAfterRemovingTheFinalizer(t *testing.T) {
 	g.Expect(env.Client.Delete(ctx, pool)).To(Succeed())
 	g.Expect(latestPool(g, pool).DeletionTimestamp).NotTo(BeNil(), "the finalizer holds the deleted pool")
 
-	_, err = r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred(), "the deletion pass should succeed")
+	runPass(g, r, pool, "the deletion pass should succeed")
 	g.Expect(writes.take()).To(HaveExactElements("Node/"+member.Name, "NodePool/"+name),
 		"the deletion pass should clean the node, then remove the finalizer, and write nothing after it, not even "+
 			"the status: the finalizer goes only once the nodes are clean")
 	g.Expect(takeEvents(recorder)).To(HaveExactElements(
 		HavePrefix("Normal NodeLeft Node "+member.Name), HavePrefix("Normal CleanupDone")),
 		"the deletion pass should tell of each node it cleaned, then of the cleanup")
-	err = env.Client.Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})
+	err := env.Client.Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})
 	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "without its finalizer the pool is deleted; got %v", err)
 	got := latestNode(g, member)
 	g.Expect(got.Labels).To(Equal(map[string]string{poolMemberLabel(name): ""}))
 	g.Expect(got.Spec.Taints).To(BeEmpty())
 
-	_, err = r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred(), "a pass for a pool that is gone finds NotFound and is done")
+	runPass(g, r, pool, "a pass for a pool that is gone finds NotFound and is done")
 	g.Expect(writes.take()).To(BeEmpty())
 }
 
@@ -148,22 +144,19 @@ func TestTheDeletionPassSeesNodesTheCacheDoesNotShowYet(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	name := uniqueName("stale-delete")
-	member := createMember(t, g, name)
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
+	pool, member := createUnmanagedPoolWithMember(t, g, name, sampleLabels, sampleTaint)
 	// The cache shows the nodes as they were before the first pass.
 	var before corev1.NodeList
 	g.Expect(env.Client.List(ctx, &before)).To(Succeed())
 	cache := &nodeCacheBehind{Client: env.Client, nodes: before}
 	r := newReconciler(cache)
 
-	_, err := r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, pool)
 	g.Expect(latestNode(g, member).Spec.Taints).To(ContainElement(sampleTaint), "the first pass gives the member the pool's taint")
 
 	g.Expect(env.Client.Delete(ctx, pool)).To(Succeed())
-	_, err = r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
-	err = env.Client.Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})
+	runPass(g, r, pool)
+	err := env.Client.Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})
 	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the deletion pass should let the pool go; got %v", err)
 	got := latestNode(g, member)
 	g.Expect(got.Spec.Taints).To(BeEmpty(),
@@ -178,18 +171,15 @@ func TestADeletedPoolGoesDespiteARecordItCannotRead(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	name := uniqueName("unreadable")
-	member := createMember(t, g, name)
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
+	pool, member := createUnmanagedPoolWithMember(t, g, name, sampleLabels, sampleTaint)
 	r := newReconciler(env.Client)
 
-	_, err := r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, pool)
 	annotateNode(g, member, poolRecordAnnotation(name), "written by the kubelet")
 
 	g.Expect(env.Client.Delete(ctx, pool)).To(Succeed())
-	_, err = r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred(), "a record the pool cannot read should be dropped, not hold the pool")
-	err = env.Client.Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})
+	runPass(g, r, pool, "a record the pool cannot read should be dropped, not hold the pool")
+	err := env.Client.Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})
 	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the deletion pass should let the pool go; got %v", err)
 	g.Expect(latestNode(g, member).Annotations).NotTo(HaveKey(poolRecordAnnotation(name)),
 		"the unreadable record should be gone with the pool")
@@ -223,7 +213,6 @@ func TestAPoolBeingDeletedNeverGetsTheFinalizer(t *testing.T) {
 	g.Expect(env.Client.Delete(ctx, pool)).To(Succeed())
 	r := newReconciler(env.Client)
 
-	_, err := r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred(), "a pass of a pool being deleted must not try to add the finalizer")
+	runPass(g, r, pool, "a pass of a pool being deleted must not try to add the finalizer")
 	g.Expect(latestPool(g, pool).Finalizers).To(ConsistOf("test.workshop.dev/hold"))
 }

@@ -19,22 +19,18 @@ import (
 // claims nothing: the pool that gave the key keeps it.
 func TestAForgedRecordOfAnotherPoolTakesNothing(t *testing.T) {
 	g := NewWithT(t)
-	ctx := env.Context()
 	name := uniqueName("forged-other")
-	member := createMember(t, g, name)
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
+	pool, member := createUnmanagedPoolWithMember(t, g, name, sampleLabels, sampleTaint)
 	other := createPool(t, g, unmanagedPool(newNodePool(name+"-other", map[string]string{"other.test/own": "1"})))
 	r := newReconciler(env.Client)
 
-	_, err := r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, pool)
 	g.Expect(latestNode(g, member).Labels).To(HaveKeyWithValue("node-pool.workshop.dev/master", "8"))
 
 	forged := recordOf(map[string]string{"node-pool.workshop.dev/master": "8"}, sampleTaint)
 	for _, claimant := range []string{"ghost-" + name, other.Name} {
 		annotateNode(g, member, poolRecordAnnotation(claimant), forged)
-		_, err = r.Reconcile(ctx, requestFor(pool))
-		g.Expect(err).NotTo(HaveOccurred())
+		runPass(g, r, pool)
 		got := latestNode(g, member)
 		g.Expect(got.Labels).To(HaveKeyWithValue("node-pool.workshop.dev/master", "8"),
 			"a record of %s, which never listed the key, should not make the pool drop it", claimant)

@@ -72,22 +72,19 @@ func TestNodePoolStatusCountsTheMembersAndTheirResources(t *testing.T) {
 func TestAFailingNodePoolPassReportsItsErrorOnce(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
-	name := uniqueName("failing")
-	createMember(t, g, name)
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
+	pool, _ := createUnmanagedPoolWithMember(t, g, uniqueName("failing"), sampleLabels)
 	recorder := events.NewFakeRecorder(10)
-	refused := errors.New("nodes is forbidden: the node authorizer says no")
-	broken := newReconciler(&failingNodePatches{Client: env.Client, err: refused})
+	broken := newReconciler(&failingNodePatches{Client: env.Client, err: errForbidden})
 	broken.Recorder = recorder
 	working := newReconciler(env.Client)
 	working.Recorder = recorder
 
 	for pass := range 3 {
 		_, err := broken.Reconcile(ctx, requestFor(pool))
-		g.Expect(err).To(MatchError(refused), "a pass whose node patches fail should return their error, to be retried")
+		g.Expect(err).To(MatchError(errForbidden), "a pass whose node patches fail should return their error, to be retried")
 		got := latestPool(g, pool)
 		g.Expect(got).To(havePoolReady(metav1.ConditionFalse, nodesv1.ReasonReconcileError), "the Ready condition")
-		g.Expect(poolReadyCondition(got).Message).To(ContainSubstring(refused.Error()), "the Ready condition should say what failed")
+		g.Expect(poolReadyCondition(got).Message).To(ContainSubstring(errForbidden.Error()), "the Ready condition should say what failed")
 		g.Expect(got.Status.ObservedGeneration).To(BeZero(), "a failed pass has not acted on the spec")
 		if pass == 0 {
 			g.Expect(takeEvents(recorder)).To(HaveExactElements(HavePrefix("Warning ReconcileError")),
@@ -98,8 +95,7 @@ func TestAFailingNodePoolPassReportsItsErrorOnce(t *testing.T) {
 		}
 	}
 
-	_, err := working.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, working, pool)
 	got := latestPool(g, pool)
 	g.Expect(got).To(havePoolReady(metav1.ConditionTrue, nodesv1.ReasonNodesConfigured))
 	g.Expect(got.Status.ObservedGeneration).To(BeEquivalentTo(1), "status.observedGeneration once a pass has succeeded")
@@ -135,7 +131,6 @@ func TestKubectlGetNodePoolsShowsStatusAndNodeCount(t *testing.T) {
 // not a label the kubelet may not change itself. What an earlier spec listed still goes.
 func TestAForgedRecordTakesNothingThePoolNeverListed(t *testing.T) {
 	g := NewWithT(t)
-	ctx := env.Context()
 	name := uniqueName("forged-own")
 	adminTaint := corev1.Taint{Key: "admin.test/quarantine", Value: "yes", Effect: corev1.TaintEffectNoExecute}
 	restricted := "node-restriction.kubernetes.io/secure"
@@ -143,13 +138,11 @@ func TestAForgedRecordTakesNothingThePoolNeverListed(t *testing.T) {
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
 	r := newReconciler(env.Client)
 
-	_, err := r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, pool)
 	forged := recordOf(map[string]string{"node-pool.workshop.dev/master": "8", "node-pool.workshop.dev/test": "2", restricted: "yes"},
 		sampleTaint, adminTaint)
 	annotateNode(g, member, poolRecordAnnotation(name), forged)
-	_, err = r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, pool)
 	got := latestNode(g, member)
 	g.Expect(got.Spec.Taints).To(ContainElement(adminTaint), "the pool never listed the admin's taint: it must stay")
 	g.Expect(got.Labels).To(HaveKeyWithValue(restricted, "yes"), "the pool never listed the label: it must stay")
@@ -158,8 +151,7 @@ func TestAForgedRecordTakesNothingThePoolNeverListed(t *testing.T) {
 	setPoolSpec(g, pool, func(spec *nodesv1.NodePoolSpec) {
 		spec.Labels = map[string]string{"node-pool.workshop.dev/master": "10"}
 	})
-	_, err = r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, pool)
 	got = latestNode(g, member)
 	g.Expect(got.Labels).NotTo(HaveKey("node-pool.workshop.dev/test"), "the pool listed test before: it goes")
 	g.Expect(got.Labels).To(HaveKeyWithValue(restricted, "yes"))
@@ -186,12 +178,10 @@ func TestAPoolThatLosesAKeyToAnotherPoolReportsTheConflict(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	recorder := events.NewFakeRecorder(100)
 	r.Recorder = recorder
-	_, err = r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, pool)
 	g.Expect(takeEvents(recorder)).To(ContainElement(HavePrefix("Warning KeysHeldByOthers 1 of 2 members")),
 		"a conflict that appears should be told by a Warning event, as the Conflict condition turns True")
-	_, err = r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, pool)
 	g.Expect(takeEvents(recorder)).NotTo(ContainElement(HavePrefix("Warning KeysHeldByOthers")),
 		"a conflict that lasts should be told once: the next pass finds it in the Conflict condition already")
 
@@ -209,15 +199,11 @@ func TestAPoolThatLosesAKeyToAnotherPoolReportsTheConflict(t *testing.T) {
 // spec can never take back (within believes a record only for the listed keys).
 func TestThePoolListsAKeyBeforeANodeCarriesIt(t *testing.T) {
 	g := NewWithT(t)
-	ctx := env.Context()
-	name := uniqueName("listed-first")
-	createMember(t, g, name)
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
+	pool, _ := createUnmanagedPoolWithMember(t, g, uniqueName("listed-first"), sampleLabels, sampleTaint)
 	watch := &listedAtNodePatch{Client: env.Client, pool: pool.Name}
 	r := newReconciler(watch)
 
-	_, err := r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, pool)
 	g.Expect(watch.listed).To(HaveExactElements(HaveField("ListedLabels", ConsistOf(slices.Collect(maps.Keys(sampleLabels))))),
 		"when the node was patched, the pool's status should already list the keys it gives")
 	g.Expect(watch.listed[0].ListedTaints).To(ConsistOf(taintID(sampleTaint)))
@@ -246,26 +232,20 @@ func (c *listedAtNodePatch) Patch(ctx context.Context, obj client.Object, patch 
 // it: otherwise the lists grow with every spec the pool ever had.
 func TestThePoolForgetsAKeyNoRecordLists(t *testing.T) {
 	g := NewWithT(t)
-	ctx := env.Context()
-	name := uniqueName("forget")
-	createMember(t, g, name)
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
+	pool, _ := createUnmanagedPoolWithMember(t, g, uniqueName("forget"), sampleLabels, sampleTaint)
 	r := newReconciler(env.Client)
 
-	_, err := r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, pool)
 	setPoolSpec(g, pool, func(spec *nodesv1.NodePoolSpec) {
 		spec.Labels = map[string]string{"node-pool.workshop.dev/master": "10"}
 		spec.Taints = nil
 	})
-	_, err = r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, pool)
 	got := latestPool(g, pool)
 	g.Expect(got.Status.ListedLabels).To(ContainElement("node-pool.workshop.dev/test"),
 		"the pass that takes test back from the nodes keeps it listed until no record lists it")
 
-	_, err = r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, pool)
 	got = latestPool(g, pool)
 	g.Expect(got.Status.ListedLabels).To(Equal([]string{"node-pool.workshop.dev/master"}),
 		"no record lists test any more: the status should forget it")
@@ -292,21 +272,17 @@ func TestConflictsOnNamesSomeoneElsesValue(t *testing.T) {
 // stays there: the pool says so, in a condition and in a Warning event, once.
 func TestAPoolTellsOfARecordItDropped(t *testing.T) {
 	g := NewWithT(t)
-	ctx := env.Context()
 	name := uniqueName("dropped")
-	member := createMember(t, g, name)
-	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
+	pool, member := createUnmanagedPoolWithMember(t, g, name, sampleLabels)
 	recorder := events.NewFakeRecorder(10)
 	r := newReconciler(env.Client)
 	r.Recorder = recorder
 
-	_, err := r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, pool)
 	takeEvents(recorder)
 	annotateNode(g, member, poolRecordAnnotation(name), "written by the kubelet")
 
-	_, err = r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, pool)
 	dropped := meta.FindStatusCondition(latestPool(g, pool).Status.Conditions, nodesv1.ConditionUnreadableRecords)
 	g.Expect(dropped).NotTo(BeNil(), "the pool should say that it dropped a record")
 	g.Expect(*dropped).To(And(HaveField("Status", metav1.ConditionTrue), HaveField("Reason", nodesv1.ReasonRecordsDropped),
@@ -314,8 +290,7 @@ func TestAPoolTellsOfARecordItDropped(t *testing.T) {
 	g.Expect(takeEvents(recorder)).To(ContainElement(HavePrefix("Warning RecordDropped")),
 		"a dropped record should be told in a Warning event")
 
-	_, err = r.Reconcile(ctx, requestFor(pool))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, pool)
 	g.Expect(takeEvents(recorder)).To(BeEmpty(), "the record is the pool's own again: nothing more to tell")
 	g.Expect(latestPool(g, pool).Status.Conditions).To(ContainElement(And(
 		HaveField("Type", nodesv1.ConditionUnreadableRecords), HaveField("Status", metav1.ConditionFalse))))
@@ -375,6 +350,10 @@ func getTable(g Gomega, path string) *metav1.Table {
 	g.Expect(json.Unmarshal(body, &table)).To(Succeed())
 	return &table
 }
+
+// errForbidden is how the API server refuses a node patch that the node authorizer does
+// not allow.
+var errForbidden = errors.New("nodes is forbidden: the node authorizer says no")
 
 // failingNodePatches is a client whose node patches and applies all fail with err, while
 // it is set.

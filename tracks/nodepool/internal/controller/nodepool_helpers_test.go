@@ -126,9 +126,25 @@ func createMembers(t *testing.T, g Gomega, pool string, n int) []*corev1.Node {
 	return members
 }
 
+// createUnmanagedPoolWithMember creates a member of the pool named name (createMember),
+// then the pool, which gives labels and taints, hidden from the running manager
+// (unmanagedPool): for a test that runs the pool's passes itself.
+func createUnmanagedPoolWithMember(t *testing.T, g Gomega, name string, labels map[string]string, taints ...corev1.Taint) (*nodesv1.NodePool, *corev1.Node) {
+	t.Helper()
+	member := createMember(t, g, name)
+	return createPool(t, g, unmanagedPool(newNodePool(name, labels, taints...))), member
+}
+
 // requestFor is the request a pass of obj gets.
 func requestFor(obj client.Object) ctrl.Request {
 	return ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)}
+}
+
+// runPass runs a pass of r for pool, as the manager would, and expects it to succeed;
+// description, if any, says what a failure means.
+func runPass(g Gomega, r *NodePoolReconciler, pool *nodesv1.NodePool, description ...any) {
+	_, err := r.Reconcile(env.Context(), requestFor(pool))
+	g.ExpectWithOffset(1, err).NotTo(HaveOccurred(), description...)
 }
 
 // latestNode reads node straight from the API server.
@@ -187,12 +203,15 @@ func (w *writeLog) record(obj client.Object, suffix string) {
 }
 
 // take returns the writes since the last call.
-func (w *writeLog) take() []string {
+func (w *writeLog) take() []string { return w.empty(&w.writes) }
+
+// empty empties list, and returns what it held.
+func (w *writeLog) empty(list *[]string) []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	writes := w.writes
-	w.writes = nil
-	return writes
+	held := *list
+	*list = nil
+	return held
 }
 
 func (w *writeLog) Create(ctx context.Context, obj client.Object, opts ...client.CreateOption) error {
@@ -228,13 +247,7 @@ func appliedName(obj runtime.ApplyConfiguration) string {
 }
 
 // takeApplies returns the applies since the last call.
-func (w *writeLog) takeApplies() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	applies := w.applies
-	w.applies = nil
-	return applies
-}
+func (w *writeLog) takeApplies() []string { return w.empty(&w.applies) }
 
 func (w *writeLog) Delete(ctx context.Context, obj client.Object, opts ...client.DeleteOption) error {
 	w.record(obj, "")
