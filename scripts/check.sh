@@ -2,9 +2,10 @@
 # Runs lesson N's tests against the learner's code: the very tests solution N passes,
 # and prints the lesson's checklist: each task (a TODO(k) in the code) done, failing or
 # not run yet. A task is done when the tests its solution names (lessons/index.json) pass.
-# The tests run in the order of the tasks and stop at the first failure, which is the
-# task to work on (go test is stopped then, whatever other packages it still runs): its
-# failure is shown in a line or two, with the command for a hint.
+# The tasks' tests run first, alone, and stop at the first failure, which is the task to
+# work on (go test is stopped then, whatever other packages it still runs): its failure
+# is shown in a line or two, with the command for a hint. Once every task is done, the
+# solution's other tests run too: the behaviour the lesson keeps from earlier lessons.
 # The CRDs are regenerated first, since the lesson's markers are the learner's too.
 #
 # Usage: scripts/check.sh N
@@ -36,14 +37,15 @@ status=0
 # (shared/testenv); should anything outlive the tests all the same, it is stopped here.
 mark_processes check
 # todos runs go test, and stops it once the first failure is settled (the first task not
-# done is failing): the other packages' tests can only decide later tasks.
+# done is failing): the other packages' tests can only decide later tasks. It names the
+# packages: those of the tasks' tests, then, once they all pass, those of the others.
 # A stopped go test leaves its temporary files (its build folder, the control plane's
 # data: over 100 MB a run) behind: they go in a folder of their own, removed after.
 tmp="$CACHE/check/$name.tmp"
 rm -rf "$tmp" && mkdir -p "$tmp"
 (cd "$dir" && TMPDIR="$tmp" "$todos" check -index "$ROOT/lessons/index.json" -lesson "$n" -log "$log" \
   -failures "$CACHE/check/$name.failures" -result "$CACHE/check/$name.result" ${V:+-v} "${stop[@]}" \
-  -- go test "${flags[@]}" ./...) || status=$?
+  -- go test "${flags[@]}") || status=$?
 stop_survivors >/dev/null
 rm -rf "$tmp"
 ((status != 2)) || die "could not read the test run (see above)"

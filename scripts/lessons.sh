@@ -211,9 +211,9 @@ failing_row() {
 make_mistake() {
   local folder=$1 task=$2 name=$3 log=$4 dir
   dir=$(scratch_stage solutions "$folder" -mistake "$name")
-  # The mistake's task must be the first to fail: a package that holds only later tasks'
-  # tests need not run. A mistake of no task (0) runs them all.
-  stage_tests "$dir" "$task" check -log "$log.go-test" || true
+  # The mistake's task must be the first to fail: the later tasks' tests need not run. A
+  # mistake of no task (0) runs them all, and the others.
+  stage_tests "$dir" check -upto "$task" -log "$log.go-test" || true
   rm -rf "${dir%/*/*}"
 }
 
@@ -231,27 +231,27 @@ scratch_stage() {
   echo "$dir"
 }
 
-# stage_tests DIR UPTO TODOS-ARGS... runs the tests of the scratch stage DIR as make
-# check-N does, read by todos TODOS-ARGS (check or expect, and their flags): go test of
-# the packages that hold a test of tasks 1 to UPTO (all of them for 0), stopped once the
-# first failure is settled. Its temporary files (go test's build folder, the control
-# plane's data) go in the scratch checkout: a go test stopped early leaves them behind.
+# stage_tests DIR TODOS-ARGS... runs the tests of the scratch stage DIR as make check-N
+# does, by todos TODOS-ARGS (check or expect, and their flags, which say the tasks whose
+# tests run): the tasks' tests in the packages that hold them, stopped once the first
+# failure is settled, then, once every task is done, the others. Its temporary files (go
+# test's build folder, the control plane's data) go in the scratch checkout: a go test
+# stopped early leaves them behind.
 stage_tests() {
-  local dir=$1 upto=$2 folder n scope=(./...)
-  shift 2
+  local dir=$1 folder n
+  shift
   folder=$(basename "$dir")
   n=$((10#${folder%%-*}))
-  ((upto == 0)) || mapfile -t scope < <("$TODOS" scope -index "$ROOT/lessons/index.json" -lesson "$n" -dir "$dir" -upto "$upto")
   mkdir -p "$dir/../../tmp"
   (cd "$dir" && GOWORK=off KUBEBUILDER_ASSETS="$CACHE/bin/current" TMPDIR="$(cd ../../tmp && pwd)" \
     "$TODOS" "$1" -index "$ROOT/lessons/index.json" -lesson "$n" "${@:2}" -stop \
-    -- go test -json -count=1 -failfast -vet=off -ldflags=-w -timeout "$(lesson_timeout "$folder")" "${scope[@]}")
+    -- go test -json -count=1 -failfast -vet=off -ldflags=-w -timeout "$(lesson_timeout "$folder")")
 }
 
 # todos [TRACK] checks that each task of each lesson (its //lesson:N.K block and the tests
 # lessons.yaml names for it) is what turns its tests green: for k = 0 .. n-1, it writes
 # the lesson with tasks 1 to k solved (lessongen lesson -done k) into a scratch checkout,
-# runs the tests of the packages that hold tests of tasks 1 to k+1 as make check-N does,
+# runs the tests of tasks 1 to k+1 as make check-N does (in the packages that hold them),
 # and requires tasks 1 to k done and task k+1 failing. (A later task whose tests pass
 # without its code fails the step before it; step n is the solution, whose tests run
 # anyway.) The steps are independent: JOBS run at a time. The time the tests of each step
@@ -340,9 +340,9 @@ todos_step() {
   dir=$(scratch_stage lessons "$folder" -done "$k")
   # Every package and its tests compile (go vet type-checks them without linking
   # anything); only the packages that hold tests of tasks 1 to K+1 are linked into test
-  # binaries and start a control plane. go test fails until the last step: what its
-  # output says is what counts.
-  (cd "$dir" && GOWORK=off go vet ./...) && stage_tests "$dir" "$((k + 1))" expect -done "$k"
+  # binaries and start a control plane, and only those tests run. go test fails until
+  # the last step: what its output says is what counts.
+  (cd "$dir" && GOWORK=off go vet ./...) && stage_tests "$dir" expect -done "$k"
   local ok=$?
   rm -rf "${dir%/*/*}"
   return "$ok"

@@ -2,27 +2,27 @@
 // and what go test said of them.
 //
 //	go test -json -failfast ./... | todos check -index lessons/index.json -lesson 1 -result F
-//	todos check -index lessons/index.json -lesson 1 -result F -stop -- go test -json -failfast ./...
+//	todos check -index lessons/index.json -lesson 1 -result F [-upto 2] -stop -- go test -json -failfast
 //	todos hint -index lessons/index.json -lesson 1 [-task 3] -seen DIR -result F
 //	go test -json -failfast ./... | todos expect -index lessons/index.json -lesson 1 -done 2
-//	todos expect -index lessons/index.json -lesson 1 -done 2 -stop -- go test -json -failfast ./...
+//	todos expect -index lessons/index.json -lesson 1 -done 2 -stop -- go test -json -failfast
 //	todos timeout -index lessons/index.json -lesson 1 [-all]
-//	todos scope -index lessons/index.json -lesson 1 -upto 2 [-dir lessons/01-imoocpod]
 //
 // check prints one line per task, done or not, and for the first task not done the
 // failure of its first failing test and the hint command; it writes the result to F for
-// make progress and make hint-N. Given the go test command, it runs it, and with -stop
-// ends it as soon as the first failure is settled (the first task not done is failing),
-// rather than waiting for the other packages' tests, whose tasks come later. hint prints the next hint of a task (by default the first
-// task not done at the last check). expect is the maintainer's check that a lesson with
-// its tasks 1 to N solved, and no more, has exactly those tasks done and task N+1 failing;
-// given the go test command and -stop, it stops go test where check would, as a learner's
-// check sees no more (a later task whose tests pass without its code shows in the step
-// before it, where that task should fail).
-// timeout prints the lesson's go test -timeout: a test that never returns is reported as
-// failing, stuck where it stands, after that long rather than go test's ten minutes.
-// scope prints the packages that hold the tests of tasks 1 to -upto: the maintainers'
-// task-by-task proof (scripts/lessons.sh) builds and starts no other.
+// make progress and make hint-N. Given the go test command (without packages: todos
+// names them), it runs it in the lesson's module, the current folder. With -stop it runs
+// the tasks' tests first, alone, and ends go test as soon as the first failure is settled
+// (the first task not done is failing); the lesson's other tests (the earlier lessons'
+// behaviour, which the solution keeps) run once every task is done. Without -stop, every
+// test runs. hint prints the next hint of a task (by default the first task not done at
+// the last check). expect is the maintainer's check that a lesson with its tasks 1 to N
+// solved, and no more, has exactly those tasks done and task N+1 failing; given the go
+// test command and -stop, it runs the tests of tasks 1 to N+1 as check would, and stops
+// where check would (a later task whose tests pass without its code shows in the step
+// before it, where that task should fail). timeout prints the lesson's go test -timeout:
+// a test that never returns is reported as failing, stuck where it stands, after that
+// long rather than go test's ten minutes.
 package main
 
 import (
@@ -56,23 +56,20 @@ func main() {
 	done := fs.Int("done", 0, "expect: the tasks solved")
 	stopEarly := fs.Bool("stop", false, "check, expect: stop the go test command given after -- once the first failure is settled")
 	all := fs.Bool("all", false, "timeout: for a run without -failfast, where every test may fail")
-	upto := fs.Int("upto", 0, "scope: the last task whose tests run")
-	dir := fs.String("dir", ".", "scope: the lesson's or solution's module")
+	upto := fs.Int("upto", 0, "check: the last task whose tests run (default: the lesson's last)")
 	_ = fs.Parse(os.Args[2:])
 
 	l, err := index.ReadLesson(*indexFile, *number)
 	if err == nil {
 		switch cmd {
 		case "check":
-			err = checkCommand(fs.Args(), os.Stdout, l, *resultFile, *logFile, *failuresFile, *verbose, *stopEarly)
+			err = checkCommand(fs.Args(), os.Stdout, l, *upto, *resultFile, *logFile, *failuresFile, *verbose, *stopEarly)
 		case "hint":
 			err = hint(os.Stdout, l, *task, *seen, *resultFile)
 		case "expect":
 			err = expectCommand(fs.Args(), os.Stdout, l, *done, *stopEarly)
 		case "timeout":
 			err = timeout(os.Stdout, l, *all)
-		case "scope":
-			err = scope(os.Stdout, l, *dir, *upto)
 		default:
 			usage()
 		}
@@ -88,7 +85,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: todos check|hint|expect|timeout|scope -index lessons/index.json -lesson N [...]")
+	fmt.Fprintln(os.Stderr, "usage: todos check|hint|expect|timeout -index lessons/index.json -lesson N [...]")
 	os.Exit(2)
 }
 
@@ -129,26 +126,55 @@ func states(l index.Lesson, r *run) []state {
 }
 
 // checkCommand runs check on go test's output: of the command args, or read from stdin.
-func checkCommand(args []string, w io.Writer, l index.Lesson, resultFile, logFile, failuresFile string, verbose, stopEarly bool) error {
-	return onGoTest(args, l, stopEarly, func(in io.Reader, enough func(*run) bool) error {
-		return check(in, w, l, resultFile, logFile, failuresFile, verbose, enough)
-	})
+// With upto (not 0), only the tests of tasks 1 to upto run.
+func checkCommand(args []string, w io.Writer, l index.Lesson, upto int, resultFile, logFile, failuresFile string, verbose, stopEarly bool) error {
+	if upto == 0 {
+		upto = len(l.Todos)
+	}
+	r, err := goTestRun(args, l, upto, stopEarly, w)
+	if err != nil {
+		return err
+	}
+	return check(r, w, l, resultFile, logFile, failuresFile, verbose)
 }
 
-// onGoTest hands read the output of go test: of the command args, run here, or read
-// from stdin when there are none. With stopEarly, go test is stopped once lesson l's
-// first failure is settled (enough says so to readRunUntil).
-func onGoTest(args []string, l index.Lesson, stopEarly bool, read func(in io.Reader, enough func(*run) bool) error) error {
+// goTestRun returns what go test said of tasks 1 to upto of lesson l: read from stdin
+// when args is empty, or else said by the go test command args, run here, without
+// packages (todos names them). Without stopEarly it runs every test of every package.
+// With stopEarly it runs as planRuns says, in the module in the current folder: the
+// tasks' tests first, stopped once the first failure is settled (firstFailureKnown),
+// then, once every task of the lesson is done, the other tests, which it tells progress
+// before they start.
+func goTestRun(args []string, l index.Lesson, upto int, stopEarly bool, progress io.Writer) (*run, error) {
+	r := newRun()
 	if len(args) == 0 {
-		return read(os.Stdin, nil)
+		return r, r.read(os.Stdin, nil)
 	}
+	if !stopEarly {
+		return r, runInto(r, append(args, "./..."), nil)
+	}
+	p, err := planRuns(l, ".", upto)
+	if err != nil {
+		return nil, err
+	}
+	settled := firstFailureKnown(l)
+	if err := runInto(r, p.firstRun(args), settled); err != nil || r.stopped || r.failed || len(p.others) == 0 {
+		return r, err
+	}
+	fmt.Fprintf(progress, "Every task's tests pass; now the solution's other tests (the earlier lessons' behaviour) in %s\n", strings.Join(p.others, " "))
+	return r, runInto(r, p.othersRun(args), nil)
+}
+
+// runInto runs the go test command args and reads its output into r. Once settled, if
+// not nil, says so of r, and where go test can be stopped (stopsEarly), go test is
+// stopped.
+func runInto(r *run, args []string, settled func(*run) bool) error {
 	out, stop, wait, err := runGoTest(args)
 	if err != nil {
 		return err
 	}
 	var enough func(*run) bool
-	if stopEarly && stopsEarly {
-		settled := firstFailureKnown(l)
+	if settled != nil && stopsEarly {
 		enough = func(r *run) bool {
 			if !settled(r) {
 				return false
@@ -157,16 +183,13 @@ func onGoTest(args []string, l index.Lesson, stopEarly bool, read func(in io.Rea
 			return true
 		}
 	}
-	err = read(out, enough)
+	err = r.read(out, enough)
 	_ = wait() // go test fails with the tests, or was stopped: its output said how
 	return err
 }
 
-func check(in io.Reader, w io.Writer, l index.Lesson, resultFile, logFile, failuresFile string, verbose bool, enough func(*run) bool) error {
-	r, err := readRunUntil(in, enough)
-	if err != nil {
-		return err
-	}
+// check prints the checklist of lesson l from what go test said (r).
+func check(r *run, w io.Writer, l index.Lesson, resultFile, logFile, failuresFile string, verbose bool) error {
 	if logFile != "" {
 		if err := os.WriteFile(logFile, []byte(strings.Join(r.build, "")+r.text.String()), 0o644); err != nil {
 			return err
@@ -248,18 +271,19 @@ func check(in io.Reader, w io.Writer, l index.Lesson, resultFile, logFile, failu
 	return nil
 }
 
-// expectCommand runs expect on go test's output: of the command args, or read from stdin.
+// expectCommand runs expect on go test's output: of the command args, or read from
+// stdin. Only the tests of tasks 1 to solved+1 run: the first failure is one of them.
 func expectCommand(args []string, w io.Writer, l index.Lesson, solved int, stopEarly bool) error {
-	return onGoTest(args, l, stopEarly, func(in io.Reader, enough func(*run) bool) error {
-		return expect(in, w, l, solved, enough)
-	})
-}
-
-func expect(in io.Reader, w io.Writer, l index.Lesson, solved int, enough func(*run) bool) error {
-	r, err := readRunUntil(in, enough)
+	r, err := goTestRun(args, l, min(solved+1, len(l.Todos)), stopEarly, w)
 	if err != nil {
 		return err
 	}
+	return expect(r, w, l, solved)
+}
+
+// expect says whether, in what go test said (r), tasks 1 to solved are done and task
+// solved+1 is failing.
+func expect(r *run, w io.Writer, l index.Lesson, solved int) error {
 	st := states(l, r)
 	var problems []string
 	for i, t := range l.Todos {

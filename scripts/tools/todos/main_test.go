@@ -45,6 +45,16 @@ func goTest(passed []string, failed string) string {
 	return b.String()
 }
 
+// read is what go test said in stream.
+func read(t *testing.T, stream string) *run {
+	t.Helper()
+	r, err := readRun(strings.NewReader(stream))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
@@ -53,7 +63,7 @@ func quote(s string) string {
 func TestCheckListsEveryTaskAndTheFirstFailure(t *testing.T) {
 	result := filepath.Join(t.TempDir(), "r")
 	var out bytes.Buffer
-	err := check(strings.NewReader(goTest([]string{"TestAPI", "TestScaleUp"}, "TestScaleUpTwice")), &out, testLesson, result, "", "", false, nil)
+	err := check(read(t, goTest([]string{"TestAPI", "TestScaleUp"}, "TestScaleUpTwice")), &out, testLesson, result, "", "", false)
 	if !errors.As(err, new(errFailed)) {
 		t.Errorf("err = %v, want the failure reported", err)
 	}
@@ -77,7 +87,7 @@ func TestCheckListsEveryTaskAndTheFirstFailure(t *testing.T) {
 
 func TestCheckPassesWhenEveryTaskIsDone(t *testing.T) {
 	var out bytes.Buffer
-	err := check(strings.NewReader(goTest([]string{"TestAPI", "TestScaleUp", "TestScaleUpTwice", "TestScaleDown"}, "")), &out, testLesson, "", "", "", false, nil)
+	err := check(read(t, goTest([]string{"TestAPI", "TestScaleUp", "TestScaleUpTwice", "TestScaleDown"}, "")), &out, testLesson, "", "", "", false)
 	if err != nil || !strings.Contains(out.String(), "3 of 3 tasks done") {
 		t.Errorf("err = %v, output:\n%s", err, out.String())
 	}
@@ -87,7 +97,7 @@ func TestCheckShowsBuildErrors(t *testing.T) {
 	var out bytes.Buffer
 	stream := `{"ImportPath":"p","Action":"build-output","Output":"x.go:3:1: undefined: foo\n"}` + "\n" +
 		`{"ImportPath":"p","Action":"build-fail"}` + "\n"
-	err := check(strings.NewReader(stream), &out, testLesson, "", "", "", false, nil)
+	err := check(read(t, stream), &out, testLesson, "", "", "", false)
 	if !errors.As(err, new(errFailed)) || !strings.Contains(out.String(), "undefined: foo") || !strings.Contains(out.String(), "0 of 3 tasks done") {
 		t.Errorf("err = %v, output:\n%s", err, out.String())
 	}
@@ -109,7 +119,7 @@ func TestExpect(t *testing.T) {
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			var out bytes.Buffer
-			err := expect(strings.NewReader(goTest(tt.passed, tt.failed)), &out, testLesson, tt.solved, nil)
+			err := expect(read(t, goTest(tt.passed, tt.failed)), &out, testLesson, tt.solved)
 			if tt.want == "" && err != nil || tt.want != "" && !strings.Contains(out.String(), tt.want) {
 				t.Errorf("err = %v, output:\n%s\nwant %q", err, out.String(), tt.want)
 			}
@@ -151,7 +161,7 @@ func TestHintShowsTheNextHintEachTime(t *testing.T) {
 
 func TestCheckShowsAFailingTestOfNoTask(t *testing.T) {
 	var out bytes.Buffer
-	err := check(strings.NewReader(goTest([]string{"TestAPI", "TestScaleUp", "TestScaleUpTwice", "TestScaleDown"}, "TestLeftOver")), &out, testLesson, "", "", "", false, nil)
+	err := check(read(t, goTest([]string{"TestAPI", "TestScaleUp", "TestScaleUpTwice", "TestScaleDown"}, "TestLeftOver")), &out, testLesson, "", "", "", false)
 	if !errors.As(err, new(errFailed)) || !strings.Contains(out.String(), "A test of no task fails:") ||
 		!strings.Contains(out.String(), "TestLeftOver/three: the ImoocPod should have 3 pods") {
 		t.Errorf("err = %v, output:\n%s", err, out.String())
@@ -164,7 +174,7 @@ func TestCheckWritesWhatFailedApart(t *testing.T) {
 	stream := goTest([]string{"TestAPI"}, "TestScaleUp")
 	// A test that passes may print what looks like a symptom: it is not one.
 	stream = strings.Replace(stream, `"Output":"=== RUN   TestAPI\n"`, `"Output":"conflict: the object has been modified\n"`, 1)
-	err := check(strings.NewReader(stream), new(bytes.Buffer), testLesson, "", filepath.Join(dir, "log"), failures, false, nil)
+	err := check(read(t, stream), new(bytes.Buffer), testLesson, "", filepath.Join(dir, "log"), failures, false)
 	if !errors.As(err, new(errFailed)) {
 		t.Fatalf("err = %v, want the failure reported", err)
 	}
@@ -193,7 +203,7 @@ func TestCheckShowsATestThatNeverReturnsUnderItsTask(t *testing.T) {
 	}
 	var out bytes.Buffer
 	result := filepath.Join(t.TempDir(), "r")
-	err := check(bytes.NewReader(stream), &out, testLesson, result, "", "", false, nil)
+	err := check(read(t, string(stream)), &out, testLesson, result, "", "", false)
 	if !errors.As(err, new(errFailed)) {
 		t.Errorf("err = %v, want the failure reported", err)
 	}
@@ -248,7 +258,7 @@ func TestCheckShowsTheFailedAssertionNotTheManagersLogs(t *testing.T) {
 	)
 	dir := t.TempDir()
 	var out bytes.Buffer
-	_ = check(strings.NewReader(stream), &out, testLesson, "", "", filepath.Join(dir, "failures"), false, nil)
+	_ = check(read(t, stream), &out, testLesson, "", "", filepath.Join(dir, "failures"), false)
 	for _, want := range []string{
 		"TestScaleUpTwice: the error should be told once, as a Warning event",
 		"Expected <int>: 3 to equal <int>: 1",
@@ -288,7 +298,7 @@ func TestCheckShowsWhatTheFunctionPassedToEventuallySaidFirst(t *testing.T) {
 		"--- FAIL: TestScaleUpTwice (10.02s)",
 	)
 	var out bytes.Buffer
-	_ = check(strings.NewReader(stream), &out, testLesson, "", "", "", false, nil)
+	_ = check(read(t, stream), &out, testLesson, "", "", "", false)
 	lines := strings.Split(out.String(), "\n")
 	var row []string
 	for i, l := range lines {
@@ -322,7 +332,7 @@ func TestCheckShowsWhereATestPanicked(t *testing.T) {
 		"\t/usr/local/go/src/testing/testing.go:2036 +0xea",
 	)
 	var out bytes.Buffer
-	_ = check(strings.NewReader(stream), &out, testLesson, "", "", "", false, nil)
+	_ = check(read(t, stream), &out, testLesson, "", "", "", false)
 	if want := "TestScaleUpTwice panicked: assignment to entry in nil map, in setAnnotation (pods.go:5)"; !strings.Contains(out.String(), want) {
 		t.Errorf("checklist lacks %q:\n%s", want, out.String())
 	}
@@ -334,7 +344,7 @@ func TestCheckAlignsTwoDigitTasks(t *testing.T) {
 		l.Todos = append(l.Todos, index.Todo{ID: id, Title: "Task", File: "x.go", Line: id, Tests: []string{"TestAPI"}})
 	}
 	var out bytes.Buffer
-	_ = check(strings.NewReader(goTest([]string{"TestAPI"}, "")), &out, l, "", "", "", false, nil)
+	_ = check(read(t, goTest([]string{"TestAPI"}, "")), &out, l, "", "", "", false)
 	col := -1
 	for _, line := range strings.Split(out.String(), "\n") {
 		if i := strings.Index(line, "Task"); i >= 0 {
@@ -379,7 +389,7 @@ func TestExpectSaysHowLongTheTestsRan(t *testing.T) {
 {"Time":"2026-11-24T20:00:12.5Z","Action":"fail","Package":"p"}
 `
 	var out bytes.Buffer
-	if err := expect(strings.NewReader(stream), &out, testLesson, 1, nil); err != nil || !strings.Contains(out.String(), "the tests ran for 12.5s") {
+	if err := expect(read(t, stream), &out, testLesson, 1); err != nil || !strings.Contains(out.String(), "the tests ran for 12.5s") {
 		t.Errorf("err = %v, output:\n%s", err, out.String())
 	}
 }
@@ -390,7 +400,7 @@ func TestCheckStopsGoTestOnceTheFirstFailureIsSettled(t *testing.T) {
 	inGoTestModule(t, "stop")
 	start := time.Now()
 	var out bytes.Buffer
-	err := checkCommand([]string{"go", "test", "-json", "-count=1", "-failfast", "-p=2", "./..."}, &out, testLesson, "", "", "", false, true)
+	err := checkCommand([]string{"go", "test", "-json", "-count=1", "-failfast", "-p=2"}, &out, testLesson, 0, "", "", "", false, true)
 	took := time.Since(start)
 	if !errors.As(err, new(errFailed)) {
 		t.Errorf("err = %v, want the failure reported", err)
@@ -416,7 +426,7 @@ func TestExpectStopsGoTestOnceTheFirstFailureIsSettled(t *testing.T) {
 	inGoTestModule(t, "stop")
 	start := time.Now()
 	var out bytes.Buffer
-	err := expectCommand([]string{"go", "test", "-json", "-count=1", "-failfast", "-p=2", "./..."}, &out, testLesson, 0, true)
+	err := expectCommand([]string{"go", "test", "-json", "-count=1", "-failfast", "-p=2"}, &out, testLesson, 0, true)
 	took := time.Since(start)
 	if err != nil || !strings.Contains(out.String(), "exactly those done, task 1 failing") {
 		t.Errorf("expect = %v, want task 1 failing and no other task done:\n%s", err, out.String())
@@ -457,7 +467,7 @@ func TestCheckShowsWhereASubtestPanicked(t *testing.T) {
 	ev("fail", "TestScaleUpTwice", "")
 	b.WriteString(`{"Action":"fail","Package":"` + pkg + `"}` + "\n")
 	var out bytes.Buffer
-	_ = check(strings.NewReader(b.String()), &out, testLesson, "", "", "", false, nil)
+	_ = check(read(t, b.String()), &out, testLesson, "", "", "", false)
 	if want := "TestScaleUpTwice/one panicked: assignment to entry in nil map, in Inject (inject.go:43)"; !strings.Contains(out.String(), want) {
 		t.Errorf("checklist lacks %q:\n%s", want, out.String())
 	}
@@ -469,7 +479,7 @@ func TestExpectStopsOnceTheEarlierTasksTestsPassedNotTheirPackages(t *testing.T)
 	inGoTestModule(t, "settle")
 	start := time.Now()
 	var out bytes.Buffer
-	err := expectCommand([]string{"go", "test", "-json", "-count=1", "-failfast", "-p=2", "./..."}, &out, testLesson, 1, true)
+	err := expectCommand([]string{"go", "test", "-json", "-count=1", "-failfast", "-p=2"}, &out, testLesson, 1, true)
 	took := time.Since(start)
 	if err != nil || !strings.Contains(out.String(), "exactly those done, task 2 failing") {
 		t.Errorf("expect = %v, want task 1 done and task 2 failing:\n%s", err, out.String())
@@ -480,6 +490,46 @@ func TestExpectStopsOnceTheEarlierTasksTestsPassedNotTheirPackages(t *testing.T)
 	var ran float64
 	if _, err := fmt.Sscanf(out.String(), "the tests ran for %fs", &ran); err != nil || ran < 3 || ran > 20 {
 		t.Errorf("want the tests' time up to TestAPI's end, 3s and more:\n%s", out.String())
+	}
+}
+
+// Once every task is done, the lesson's other tests run: a learner who broke an earlier
+// lesson's behaviour sees it, after the checklist of the tasks.
+func TestCheckRunsTheOtherTestsOnceEveryTaskIsDone(t *testing.T) {
+	inGoTestModule(t, "others")
+	var out bytes.Buffer
+	err := checkCommand([]string{"go", "test", "-json", "-count=1", "-failfast"}, &out, testLesson, 0, "", "", "", false, true)
+	if !errors.As(err, new(errFailed)) {
+		t.Errorf("err = %v, want the failure reported", err)
+	}
+	for _, want := range []string{
+		"now the solution's other tests (the earlier lessons' behaviour) in ./earlier",
+		"3 of 3 tasks done",
+		"A test of no task fails:",
+		"TestAnEarlierLessonsBehaviour: the pods should be owned",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("checklist lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// While a task is not done, only the tasks' tests run: the others wait for the last task.
+func TestCheckRunsOnlyTheTasksTestsWhileATaskFails(t *testing.T) {
+	inGoTestModule(t, "others")
+	t.Setenv("TODOS_TEST_TASK_FAILS", "1")
+	var out bytes.Buffer
+	err := checkCommand([]string{"go", "test", "-json", "-count=1", "-failfast"}, &out, testLesson, 0, "", "", "", false, true)
+	if !errors.As(err, new(errFailed)) {
+		t.Errorf("err = %v, want the failure reported", err)
+	}
+	if want := "TestAPI: the API should validate the replica count"; !strings.Contains(out.String(), want) {
+		t.Errorf("checklist lacks %q:\n%s", want, out.String())
+	}
+	for _, unwanted := range []string{"other tests", "TestAnEarlierLessonsBehaviour"} {
+		if strings.Contains(out.String(), unwanted) {
+			t.Errorf("checklist says %q, though task 1 fails:\n%s", unwanted, out.String())
+		}
 	}
 }
 

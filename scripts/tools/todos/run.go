@@ -49,15 +49,22 @@ type event struct {
 	Output  string
 }
 
-func readRun(in io.Reader) (*run, error) { return readRunUntil(in, nil) }
+func newRun() *run {
+	return &run{results: map[string]string{}, outputs: map[string][]string{}, stuck: map[string]string{}, packages: map[string]string{}}
+}
 
-// readRunUntil reads go test's events like readRun, and calls enough, if not nil, after
-// each test and each package has ended: once it returns true, it is not called again (the
-// caller stops go test, and what is left of the output is read all the same). A package
-// whose tasks' tests are settled is stopped with its other tests: those of no task, and
-// those of later tasks, which the checklist shows as not run.
-func readRunUntil(in io.Reader, enough func(*run) bool) (*run, error) {
-	r := &run{results: map[string]string{}, outputs: map[string][]string{}, stuck: map[string]string{}, packages: map[string]string{}}
+// readRun reads go test's events into a new run.
+func readRun(in io.Reader) (*run, error) {
+	r := newRun()
+	return r, r.read(in, nil)
+}
+
+// read adds go test's events to r, and calls enough, if not nil, after each test and
+// each package has ended: once it returns true, it is not called again (the caller stops
+// go test, and what is left of the output is read all the same). A package whose tasks'
+// tests are settled is stopped with its other tests: those of later tasks, which the
+// checklist shows as not run.
+func (r *run) read(in io.Reader, enough func(*run) bool) error {
 	pkgOutput := map[string][]string{}
 	// Everything a package printed, in order: a timeout's stack follows the test that ran
 	// last, whichever test go test's output gives it to.
@@ -123,7 +130,7 @@ func readRunUntil(in io.Reader, enough func(*run) bool) (*run, error) {
 			}
 		}
 	}
-	return r, scanner.Err()
+	return scanner.Err()
 }
 
 var (

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,34 +41,47 @@ func writeModule(t *testing.T) string {
 	return dir
 }
 
-func TestScopeKeepsThePackagesOfTheTasksUpToOne(t *testing.T) {
+// A check of the first tasks builds only their packages and runs only their tests; a
+// check of every task runs the others after, in the packages that hold them.
+func TestPlanRunsTheTasksTestsFirstAndTheOthersOnlyAfterTheLastTask(t *testing.T) {
 	dir := writeModule(t)
-	for upto, want := range map[int]string{
-		1: "./api/v1\n",
-		2: "./api/v1\n./internal/controller\n",
-		3: "./api/v1\n./internal/controller\n",
+	args := []string{"go", "test", "-json"}
+	for _, tt := range []struct {
+		upto        int
+		first, rest string
+	}{
+		{1, "go test -json -run ^(TestAPI)$ ./api/v1", ""},
+		{2, "go test -json -run ^(TestAPI|TestScaleUp|TestScaleUpTwice)$ ./api/v1 ./internal/controller", ""},
+		{3, "go test -json -run ^(TestAPI|TestScaleUp|TestScaleUpTwice|TestScaleDown|FuzzRoundTrip)$ ./api/v1 ./internal/controller",
+			"go test -json -skip ^(TestAPI|TestScaleUp|TestScaleUpTwice|TestScaleDown|FuzzRoundTrip)$ ./internal/controller"},
 	} {
-		var out bytes.Buffer
-		if err := scope(&out, fuzzedLesson, dir, upto); err != nil {
-			t.Fatalf("upto %d: %v", upto, err)
+		p, err := planRuns(fuzzedLesson, dir, tt.upto)
+		if err != nil {
+			t.Fatalf("upto %d: %v", tt.upto, err)
 		}
-		if out.String() != want {
-			t.Errorf("upto %d: got\n%s\nwant\n%s", upto, out.String(), want)
+		if got := strings.Join(p.firstRun(args), " "); got != tt.first {
+			t.Errorf("upto %d: first run\n  %s\nwant\n  %s", tt.upto, got, tt.first)
+		}
+		rest := ""
+		if len(p.others) > 0 {
+			rest = strings.Join(p.othersRun(args), " ")
+		}
+		if rest != tt.rest {
+			t.Errorf("upto %d: the others' run\n  %q\nwant\n  %q", tt.upto, rest, tt.rest)
 		}
 	}
 }
 
-func TestScopeNamesATestNoFileDeclares(t *testing.T) {
+func TestPlanNamesATestNoFileDeclares(t *testing.T) {
 	dir := writeModule(t)
 	if err := os.Remove(filepath.Join(dir, "api/v1/fuzz_test.go")); err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	err := scope(&out, fuzzedLesson, dir, 3)
+	_, err := planRuns(fuzzedLesson, dir, 3)
 	if err == nil || !strings.Contains(err.Error(), "task 3: no _test.go file under "+dir+" declares FuzzRoundTrip") {
 		t.Errorf("err = %v, want one that names task 3 and FuzzRoundTrip", err)
 	}
-	if err := scope(&out, fuzzedLesson, dir, 4); err == nil || !strings.Contains(err.Error(), "the tasks 1 to 3 (got 4)") {
+	if _, err := planRuns(fuzzedLesson, dir, 4); err == nil || !strings.Contains(err.Error(), "the tasks 1 to 3 (got 4)") {
 		t.Errorf("upto 4: err = %v, want one that says lesson 1 has tasks 1 to 3", err)
 	}
 }

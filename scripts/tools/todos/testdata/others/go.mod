@@ -1,0 +1,3 @@
+module example.com/workshop/lessons/01-x
+
+go 1.26
