@@ -25,7 +25,7 @@
 #   scripts/lessons.sh record-times   keep the times of the last full todos run in
 #                                     docs/check-times.tsv, and write them into the
 #                                     lesson pages and the README
-#   JOBS=3                            steps of todos and mistakes run at a time
+#   JOBS=2                            steps of todos and mistakes run at a time
 source "$(dirname "$0")/lib/common.sh"
 source "$ROOT/scripts/lib/stage.sh"
 source "$ROOT/scripts/lib/processes.sh"
@@ -141,11 +141,12 @@ check() {
   say "Every solution, every lesson and lessons/index.json match tracks/"
 }
 
-# Steps of todos and mistakes run JOBS at a time (3: most of a step is waiting for a
-# failing test to give up). Their go test runs no vet (test.sh vets the lessons and
-# solutions once) and links no debug information (-ldflags=-w): most of a step's build
-# is linking its test binaries, seconds each, and a failure's stack needs none of it.
-JOBS=${JOBS:-3}
+# Steps of todos and mistakes run JOBS at a time (2: a step keeps about one core busy;
+# three at a time on two cores took as long in all, and each step's tests a third
+# longer). Their go test runs no vet (test.sh vets the lessons and solutions once) and
+# links no debug information (-ldflags=-w): most of a step's build is linking its test
+# binaries, seconds each, and a failure's stack needs none of it.
+JOBS=${JOBS:-2}
 
 # lesson_timeout FOLDER prints go test's -timeout for lesson FOLDER (lessons/index.json).
 lesson_timeout() { "$TODOS" timeout -index "$ROOT/lessons/index.json" -lesson "$((10#${1%%-*}))"; }
@@ -323,7 +324,7 @@ record_times() {
   [[ -f $measured ]] || die "no figures to record: run scripts/lessons.sh todos (every track) until it passes"
   {
     echo "# How long make check-N's tests ran, the build left out, in the last full run of"
-    echo "# scripts/lessons.sh todos (two cores, three steps at a time): a lesson a line, its"
+    echo "# scripts/lessons.sh todos (two cores, two steps at a time): a lesson a line, its"
     echo "# untouched lesson's seconds, its slowest step's seconds and the tasks solved there."
     echo "# Written by scripts/lessons.sh record-times; make generate carries it into docs/."
     sort "$measured"

@@ -92,7 +92,7 @@ func readmeTimesLine(times map[int]checkTime) string {
 			hi = n
 		}
 	}
-	return fmt.Sprintf("%s, on two cores and three steps at a time, %s (lesson %02d) to %s (lesson %02d) for the slowest step of a lesson's checklist, the build left out.",
+	return fmt.Sprintf("%s, on two cores and two steps at a time, %s (lesson %02d) to %s (lesson %02d) for the slowest step of a lesson's checklist, the build left out.",
 		readmeTimesPrefix, seconds(times[lo].Slowest), lo, seconds(times[hi].Slowest), hi)
 }
 
