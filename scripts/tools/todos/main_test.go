@@ -48,8 +48,8 @@ func goTest(passed []string, failed string) string {
 // read is what go test said in stream.
 func read(t *testing.T, stream string) *run {
 	t.Helper()
-	r, err := readRun(strings.NewReader(stream))
-	if err != nil {
+	r := newRun()
+	if err := r.read(strings.NewReader(stream), nil); err != nil {
 		t.Fatal(err)
 	}
 	return r
@@ -64,10 +64,7 @@ func TestCheckListsEveryTaskAndTheFirstFailure(t *testing.T) {
 	result := filepath.Join(t.TempDir(), "r")
 	var out bytes.Buffer
 	err := check(read(t, goTest([]string{"TestAPI", "TestScaleUp"}, "TestScaleUpTwice")), &out, testLesson, result, "", "", false)
-	if !errors.As(err, new(errFailed)) {
-		t.Errorf("err = %v, want the failure reported", err)
-	}
-	for _, want := range []string{
+	failedSaying(t, err, out.String(),
 		"1 of 3 tasks done",
 		"done     TODO(1) Validate    api/v1/x_types.go:11",
 		"failing  TODO(2) Scale up",
@@ -75,11 +72,7 @@ func TestCheckListsEveryTaskAndTheFirstFailure(t *testing.T) {
 		"Expected <int>: 0 to equal <int>: 3",
 		"A hint: make hint-1 T=2",
 		"not run  TODO(3) Scale down",
-	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("checklist lacks %q:\n%s", want, out.String())
-		}
-	}
+	)
 	if b, _ := os.ReadFile(result); string(b) != "1 3 1 2 1\n" {
 		t.Errorf("result = %q, want 1 done of 3, failed, first not done 2", b)
 	}
@@ -204,19 +197,12 @@ func TestCheckShowsATestThatNeverReturnsUnderItsTask(t *testing.T) {
 	var out bytes.Buffer
 	result := filepath.Join(t.TempDir(), "r")
 	err := check(read(t, string(stream)), &out, testLesson, result, "", "", false)
-	if !errors.As(err, new(errFailed)) {
-		t.Errorf("err = %v, want the failure reported", err)
-	}
-	for _, want := range []string{
+	failedSaying(t, err, out.String(),
 		"done     TODO(1) Validate",
 		"failing  TODO(2) Scale up",
 		"TestScaleUp/three never returned: stuck in Wait (wait.go:6) (go test stopped it after 2s)",
 		"A hint: make hint-1 T=2",
-	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("checklist lacks %q:\n%s", want, out.String())
-		}
-	}
+	)
 	if b, _ := os.ReadFile(result); string(b) != "1 3 1 2 1\n" {
 		t.Errorf("result = %q, want 1 done of 3, failed, first not done 2, a failure shown", b)
 	}
@@ -402,19 +388,12 @@ func TestCheckStopsGoTestOnceTheFirstFailureIsSettled(t *testing.T) {
 	var out bytes.Buffer
 	err := checkCommand([]string{"go", "test", "-json", "-count=1", "-failfast", "-p=2"}, &out, testLesson, 0, "", "", "", false, true)
 	took := time.Since(start)
-	if !errors.As(err, new(errFailed)) {
-		t.Errorf("err = %v, want the failure reported", err)
-	}
-	for _, want := range []string{
+	failedSaying(t, err, out.String(),
 		"failing  TODO(1) Validate",
 		"TestAPI: the API should validate the replica count",
 		"not run  TODO(3) Scale down",
 		"stopped at this first failure",
-	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("checklist lacks %q:\n%s", want, out.String())
-		}
-	}
+	)
 	if took > 20*time.Second {
 		t.Errorf("check took %s: it waited for TestScaleDown's 30s sleep", took)
 	}
@@ -424,16 +403,24 @@ func TestCheckStopsGoTestOnceTheFirstFailureIsSettled(t *testing.T) {
 // what the learner sees, and a later package's slow tests cost nothing.
 func TestExpectStopsGoTestOnceTheFirstFailureIsSettled(t *testing.T) {
 	inGoTestModule(t, "stop")
+	expectWithoutTheSlowTest(t, 0, "exactly those done, task 1 failing")
+}
+
+// expectWithoutTheSlowTest runs expect, with tasks 1 to solved solved, on the module
+// inGoTestModule chose, whose slow test sleeps 30s: it must say want, and end well before.
+// It returns what expect said.
+func expectWithoutTheSlowTest(t *testing.T, solved int, want string) string {
+	t.Helper()
 	start := time.Now()
 	var out bytes.Buffer
-	err := expectCommand([]string{"go", "test", "-json", "-count=1", "-failfast", "-p=2"}, &out, testLesson, 0, true)
-	took := time.Since(start)
-	if err != nil || !strings.Contains(out.String(), "exactly those done, task 1 failing") {
-		t.Errorf("expect = %v, want task 1 failing and no other task done:\n%s", err, out.String())
+	err := expectCommand([]string{"go", "test", "-json", "-count=1", "-failfast", "-p=2"}, &out, testLesson, solved, true)
+	if err != nil || !strings.Contains(out.String(), want) {
+		t.Errorf("expect = %v, want %q:\n%s", err, want, out.String())
 	}
-	if took > 20*time.Second {
-		t.Errorf("expect took %s: it waited for TestScaleDown's 30s sleep", took)
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("expect took %s: it waited for the slow test's 30s sleep", took)
 	}
+	return out.String()
 }
 
 // A subtest's panic is printed after its parent's --- FAIL line, and go test gives it to
@@ -477,19 +464,10 @@ func TestCheckShowsWhereASubtestPanicked(t *testing.T) {
 // once their packages have ended: a package's slow tests of no task cost nothing.
 func TestExpectStopsOnceTheEarlierTasksTestsPassedNotTheirPackages(t *testing.T) {
 	inGoTestModule(t, "settle")
-	start := time.Now()
-	var out bytes.Buffer
-	err := expectCommand([]string{"go", "test", "-json", "-count=1", "-failfast", "-p=2"}, &out, testLesson, 1, true)
-	took := time.Since(start)
-	if err != nil || !strings.Contains(out.String(), "exactly those done, task 2 failing") {
-		t.Errorf("expect = %v, want task 1 done and task 2 failing:\n%s", err, out.String())
-	}
-	if took > 20*time.Second {
-		t.Errorf("expect took %s: it waited for TestOfNoTask's 30s sleep", took)
-	}
+	out := expectWithoutTheSlowTest(t, 1, "exactly those done, task 2 failing")
 	var ran float64
-	if _, err := fmt.Sscanf(out.String(), "the tests ran for %fs", &ran); err != nil || ran < 3 || ran > 20 {
-		t.Errorf("want the tests' time up to TestAPI's end, 3s and more:\n%s", out.String())
+	if _, err := fmt.Sscanf(out, "the tests ran for %fs", &ran); err != nil || ran < 3 || ran > 20 {
+		t.Errorf("want the tests' time up to TestAPI's end, 3s and more:\n%s", out)
 	}
 }
 
@@ -499,19 +477,12 @@ func TestCheckRunsTheOtherTestsOnceEveryTaskIsDone(t *testing.T) {
 	inGoTestModule(t, "others")
 	var out bytes.Buffer
 	err := checkCommand([]string{"go", "test", "-json", "-count=1", "-failfast"}, &out, testLesson, 0, "", "", "", false, true)
-	if !errors.As(err, new(errFailed)) {
-		t.Errorf("err = %v, want the failure reported", err)
-	}
-	for _, want := range []string{
+	failedSaying(t, err, out.String(),
 		"now the solution's other tests (the earlier lessons' behaviour) in ./earlier",
 		"3 of 3 tasks done",
 		"A test of no task fails:",
 		"TestAnEarlierLessonsBehaviour: the pods should be owned",
-	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("checklist lacks %q:\n%s", want, out.String())
-		}
-	}
+	)
 }
 
 // While a task is not done, only the tasks' tests run: the others wait for the last task.
@@ -520,15 +491,24 @@ func TestCheckRunsOnlyTheTasksTestsWhileATaskFails(t *testing.T) {
 	t.Setenv("TODOS_TEST_TASK_FAILS", "1")
 	var out bytes.Buffer
 	err := checkCommand([]string{"go", "test", "-json", "-count=1", "-failfast"}, &out, testLesson, 0, "", "", "", false, true)
-	if !errors.As(err, new(errFailed)) {
-		t.Errorf("err = %v, want the failure reported", err)
-	}
-	if want := "TestAPI: the API should validate the replica count"; !strings.Contains(out.String(), want) {
-		t.Errorf("checklist lacks %q:\n%s", want, out.String())
-	}
+	failedSaying(t, err, out.String(), "TestAPI: the API should validate the replica count")
 	for _, unwanted := range []string{"other tests", "TestAnEarlierLessonsBehaviour"} {
 		if strings.Contains(out.String(), unwanted) {
 			t.Errorf("checklist says %q, though task 1 fails:\n%s", unwanted, out.String())
+		}
+	}
+}
+
+// failedSaying fails the test unless check reported a failure (err) and its checklist
+// (out) says each of wants.
+func failedSaying(t *testing.T, err error, out string, wants ...string) {
+	t.Helper()
+	if !errors.As(err, new(errFailed)) {
+		t.Errorf("err = %v, want the failure reported", err)
+	}
+	for _, want := range wants {
+		if !strings.Contains(out, want) {
+			t.Errorf("checklist lacks %q:\n%s", want, out)
 		}
 	}
 }

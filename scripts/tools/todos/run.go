@@ -53,12 +53,6 @@ func newRun() *run {
 	return &run{results: map[string]string{}, outputs: map[string][]string{}, stuck: map[string]string{}, packages: map[string]string{}}
 }
 
-// readRun reads go test's events into a new run.
-func readRun(in io.Reader) (*run, error) {
-	r := newRun()
-	return r, r.read(in, nil)
-}
-
 // read adds go test's events to r, and calls enough, if not nil, after each test and
 // each package has ended: once it returns true, it is not called again (the caller stops
 // go test, and what is left of the output is read all the same). A package whose tasks'
