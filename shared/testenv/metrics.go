@@ -26,7 +26,7 @@ func (e *Env) StartManager(t testing.TB, cfg *rest.Config, o ctrl.Options) ctrl.
 	t.Helper()
 	mgr, err := ctrl.NewManager(cfg, o)
 	gomega.NewWithT(t).Expect(err).NotTo(gomega.HaveOccurred())
-	ctx, cancel := context.WithCancel(e.ctx)
+	ctx, cancel := context.WithCancel(e.Context())
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
@@ -48,16 +48,16 @@ func (e *Env) StartManager(t testing.TB, cfg *rest.Config, o ctrl.Options) ctrl.
 // filters.WithAuthenticationAndAuthorization, over HTTPS, gives.
 func (e *Env) ExpectMetricsOnlyForReaders(t testing.TB, configure func(*ctrl.Options), readerRolePath string) {
 	t.Helper()
-	o := ctrl.Options{Scheme: e.Client.Scheme()}
+	o := ctrl.Options{Scheme: e.Client().Scheme()}
 	configure(&o)
 	g := gomega.NewWithT(t)
-	ctx := e.ctx
+	ctx := e.Context()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	g.Expect(err).NotTo(gomega.HaveOccurred())
 	addr := l.Addr().String()
 	g.Expect(l.Close()).To(gomega.Succeed())
 	o.Metrics.BindAddress, o.HealthProbeBindAddress = addr, "0"
-	e.StartManager(t, e.Config, o)
+	e.StartManager(t, e.Config(), o)
 
 	insecure := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 	scrape := func(scheme, token string) int {
@@ -79,11 +79,11 @@ func (e *Env) ExpectMetricsOnlyForReaders(t testing.TB, configure func(*ctrl.Opt
 	g.Expect(scrape("http", "")).NotTo(gomega.Equal(http.StatusOK), "the metrics should not be served over plain HTTP")
 
 	ns := e.Namespace(t)
-	kube, err := kubernetes.NewForConfig(e.Config)
+	kube, err := kubernetes.NewForConfig(e.Config())
 	g.Expect(err).NotTo(gomega.HaveOccurred())
 	token := func(name string) string {
 		account := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-		g.Expect(e.Client.Create(ctx, account)).To(gomega.Succeed())
+		g.Expect(e.Client().Create(ctx, account)).To(gomega.Succeed())
 		request, err := kube.CoreV1().ServiceAccounts(ns).CreateToken(ctx, name, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
 		g.Expect(err).NotTo(gomega.HaveOccurred())
 		return request.Status.Token
@@ -109,15 +109,15 @@ func (e *Env) ExpectMetricsOnlyForReaders(t testing.TB, configure func(*ctrl.Opt
 func (e *Env) ExpectRoleAllowsMetricsFilter(t testing.TB, rolePath string) {
 	t.Helper()
 	g := gomega.NewWithT(t)
-	asManager, err := client.New(e.AsRole(t, rolePath, ""), client.Options{Scheme: e.Client.Scheme()})
+	asManager, err := client.New(e.AsRole(t, rolePath, ""), client.Options{Scheme: e.Client().Scheme()})
 	g.Expect(err).NotTo(gomega.HaveOccurred())
 	review := &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: "a-scrapers-token"}}
-	g.Expect(asManager.Create(e.ctx, review)).To(gomega.Succeed(),
+	g.Expect(asManager.Create(e.Context(), review)).To(gomega.Succeed(),
 		"the manager's role should allow creating tokenreviews (authentication.k8s.io): an RBAC marker of cmd/")
 	access := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
 		User:                  "system:serviceaccount:monitoring:prometheus",
 		NonResourceAttributes: &authorizationv1.NonResourceAttributes{Path: "/metrics", Verb: "get"},
 	}}
-	g.Expect(asManager.Create(e.ctx, access)).To(gomega.Succeed(),
+	g.Expect(asManager.Create(e.Context(), access)).To(gomega.Succeed(),
 		"the manager's role should allow creating subjectaccessreviews (authorization.k8s.io): an RBAC marker of cmd/")
 }

@@ -13,10 +13,10 @@ import (
 // MarkReady plays the kubelet: the pod ns/name runs and is ready.
 func (e *Env) MarkReady(g gomega.Gomega, ns, name string) {
 	var pod corev1.Pod
-	g.ExpectWithOffset(1, e.Client.Get(e.ctx, client.ObjectKey{Namespace: ns, Name: name}, &pod)).To(gomega.Succeed())
+	g.ExpectWithOffset(1, e.Client().Get(e.Context(), client.ObjectKey{Namespace: ns, Name: name}, &pod)).To(gomega.Succeed())
 	pod.Status.Phase = corev1.PodRunning
 	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
-	g.ExpectWithOffset(1, e.Client.Status().Update(e.ctx, &pod)).To(gomega.Succeed())
+	g.ExpectWithOffset(1, e.Client().Status().Update(e.Context(), &pod)).To(gomega.Succeed())
 }
 
 // TerminatingNamespace creates a namespace with obj in it, then deletes the namespace.
@@ -24,10 +24,10 @@ func (e *Env) MarkReady(g gomega.Gomega, ns, name string) {
 // every new object, for the rest of the run.
 func (e *Env) TerminatingNamespace(g gomega.Gomega, obj client.Object) {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "terminating-"}}
-	g.ExpectWithOffset(1, e.Client.Create(e.ctx, ns)).To(gomega.Succeed())
+	g.ExpectWithOffset(1, e.Client().Create(e.Context(), ns)).To(gomega.Succeed())
 	obj.SetNamespace(ns.Name)
-	g.ExpectWithOffset(1, e.Client.Create(e.ctx, obj)).To(gomega.Succeed())
-	g.ExpectWithOffset(1, e.Client.Delete(e.ctx, ns)).To(gomega.Succeed())
+	g.ExpectWithOffset(1, e.Client().Create(e.Context(), obj)).To(gomega.Succeed())
+	g.ExpectWithOffset(1, e.Client().Delete(e.Context(), ns)).To(gomega.Succeed())
 }
 
 // CreateNamespace creates the namespace name, unless it exists, with mgr's
@@ -48,7 +48,7 @@ func CreateNamespace(mgr ctrl.Manager, name string) error {
 func (e *Env) WaitForCache(g gomega.Gomega, obj client.Object) {
 	g.EventuallyWithOffset(1, func(g gomega.Gomega) {
 		cached := obj.DeepCopyObject().(client.Object)
-		g.Expect(e.Manager.GetCache().Get(e.ctx, client.ObjectKeyFromObject(obj), cached)).To(gomega.Succeed())
+		g.Expect(e.Manager().GetCache().Get(e.Context(), client.ObjectKeyFromObject(obj), cached)).To(gomega.Succeed())
 		g.Expect(cached.GetGeneration()).To(gomega.Equal(obj.GetGeneration()))
 	}).Should(gomega.Succeed(), "the manager's cache should hold %s at generation %d", obj.GetName(), obj.GetGeneration())
 }

@@ -75,11 +75,40 @@ func TestTheControlPlaneDiesWithTheTests(t *testing.T) {
 	}
 }
 
+// A package's Env starts its control plane at the first use, once: tests that never use
+// it (those of pure functions) never wait for one.
+func TestTheControlPlaneStartsAtTheFirstUse(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane")
+	}
+	if _, err := BinaryAssetsDirectory(); err != nil {
+		t.Skip(err)
+	}
+	e := &Env{opts: Options{Scheme: scheme.Scheme, CRDDirectoryPaths: []string{t.TempDir()}}}
+	if got := children(); len(got) != 0 {
+		t.Fatalf("processes run before the Env's first use: %q", got)
+	}
+	t.Cleanup(func() {
+		if err := e.stop(); err != nil {
+			t.Errorf("stopping: %v", err)
+		}
+	})
+	e.Namespace(t)
+	first := children()
+	if len(first) != 2 {
+		t.Fatalf("the first use did not start a control plane of two processes: %q", first)
+	}
+	e.Namespace(t)
+	if got := children(); strings.Join(got, " ") != strings.Join(first, " ") {
+		t.Errorf("the second use changed the control plane: %q, then %q", first, got)
+	}
+}
+
 // endWithoutStopping starts a control plane, prints its processes' ids and ends as how
 // says, never stopping it.
 func endWithoutStopping(how string) {
-	_, _, err := start(Options{Scheme: scheme.Scheme, CRDDirectoryPaths: []string{os.Getenv(crdsEnv)}})
-	if err != nil {
+	e := &Env{opts: Options{Scheme: scheme.Scheme, CRDDirectoryPaths: []string{os.Getenv(crdsEnv)}}}
+	if err := e.start(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
 	}

@@ -36,7 +36,7 @@ func (e *Env) AsRole(t testing.TB, rolePath, namespace string) *rest.Config {
 			Resource: resource, Subresource: subresource,
 		}})
 
-	cfg := rest.CopyConfig(e.Config)
+	cfg := rest.CopyConfig(e.Config())
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
 	return cfg
 }
@@ -45,11 +45,11 @@ func (e *Env) AsRole(t testing.TB, rolePath, namespace string) *rest.Config {
 // then watches every kind it holds; a role that allows list but not watch lets a test
 // that reads through a direct client pass and leaves a deployed manager's cache empty.
 func (e *Env) Watch(cfg *rest.Config, list client.ObjectList, opts ...client.ListOption) error {
-	c, err := client.NewWithWatch(cfg, client.Options{Scheme: e.Client.Scheme()})
+	c, err := client.NewWithWatch(cfg, client.Options{Scheme: e.Client().Scheme()})
 	if err != nil {
 		return err
 	}
-	w, err := c.Watch(e.ctx, list, opts...)
+	w, err := c.Watch(e.Context(), list, opts...)
 	if err != nil {
 		return fmt.Errorf("watching %T: %w", list, err)
 	}
@@ -65,9 +65,9 @@ func (e *Env) Watch(cfg *rest.Config, list client.ObjectList, opts ...client.Lis
 func (e *Env) bind(t testing.TB, role *rbacv1.ClusterRole, namespace string, subject rbacv1.Subject, access authorizationv1.SubjectAccessReviewSpec) string {
 	t.Helper()
 	g := gomega.NewWithT(t)
-	ctx := e.ctx
-	g.Expect(e.Client.Create(ctx, role)).To(gomega.Succeed())
-	t.Cleanup(func() { _ = e.Client.Delete(context.Background(), role) })
+	ctx := e.Context()
+	g.Expect(e.Client().Create(ctx, role)).To(gomega.Succeed())
+	t.Cleanup(func() { _ = e.Client().Delete(context.Background(), role) })
 	if subject.Name == "" {
 		subject.Name = "user-" + role.Name
 	}
@@ -83,13 +83,13 @@ func (e *Env) bind(t testing.TB, role *rbacv1.ClusterRole, namespace string, sub
 	if namespace == "" {
 		binding = &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: role.Name}, RoleRef: ref, Subjects: subjects}
 	}
-	g.Expect(e.Client.Create(ctx, binding)).To(gomega.Succeed())
-	t.Cleanup(func() { _ = e.Client.Delete(context.Background(), binding) })
+	g.Expect(e.Client().Create(ctx, binding)).To(gomega.Succeed())
+	t.Cleanup(func() { _ = e.Client().Delete(context.Background(), binding) })
 
 	access.User = user
 	g.Eventually(func(g gomega.Gomega) {
 		review := &authorizationv1.SubjectAccessReview{Spec: access}
-		g.Expect(e.Client.Create(ctx, review)).To(gomega.Succeed())
+		g.Expect(e.Client().Create(ctx, review)).To(gomega.Succeed())
 		g.Expect(review.Status.Allowed).To(gomega.BeTrue(), "the authorizer knows the new binding")
 	}).Should(gomega.Succeed())
 	return user
@@ -119,7 +119,7 @@ func (e *Env) AsManager(t testing.TB, rolePath string, lists ...client.ObjectLis
 		g.Expect(ErrorText(e.Watch(cfg, list))).To(gomega.BeEmpty(),
 			"the manager's cache watches %T; add the RBAC marker it lacks", list)
 	}
-	c, err := client.New(cfg, client.Options{Scheme: e.Client.Scheme()})
+	c, err := client.New(cfg, client.Options{Scheme: e.Client().Scheme()})
 	g.Expect(err).NotTo(gomega.HaveOccurred())
 	return c
 }

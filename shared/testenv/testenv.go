@@ -1,8 +1,9 @@
 // Package testenv gives every stage the same integration test setup: one real API server
-// per test package (envtest, started from the binaries `make binaries` built), the
-// module's CRDs and webhooks installed, the stage's manager running, a fresh namespace
-// per test and a client that reads the API server directly rather than the manager's
-// cache, so that a test sees what a user with kubectl would see.
+// per test package (envtest, started from the binaries `make binaries` built, at the
+// first test that uses it), the module's CRDs and webhooks installed, the stage's
+// manager running, a fresh namespace per test and a client that reads the API server
+// directly rather than the manager's cache, so that a test sees what a user with kubectl
+// would see.
 //
 // envtest runs etcd and kube-apiserver only: no scheduler, no kubelet, no garbage
 // collector. Behaviour that needs them is shown on the embedded cluster instead
@@ -30,6 +31,7 @@ import (
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -85,36 +87,64 @@ type Options struct {
 	Cache cache.Options
 }
 
-// Env is a running test environment.
+// Env is a test package's environment. It starts on the first call of one of its
+// methods, not before the tests: a run whose tests need no API server (those of pure
+// functions, such as the first tasks of a lesson) never waits for one. When it cannot
+// start, the test that called panics with the reason, and the package's other tests do
+// not run.
 type Env struct {
-	// Config reaches the API server as an administrator.
-	Config *rest.Config
-	// Client reads and writes the API server directly, without a cache.
-	Client client.Client
-	// Manager is the running manager, nil when Options.Setup is nil.
-	Manager ctrl.Manager
+	opts Options
+	once sync.Once
+	err  error
+	// stop stops what start started; nil until then.
+	stop func() error
 
-	ctx context.Context
+	config  *rest.Config
+	client  client.Client
+	manager ctrl.Manager
+	ctx     context.Context
 }
 
-// Context returns a context that ends when the environment stops.
-func (e *Env) Context() context.Context { return e.ctx }
+// Config reaches the API server as an administrator.
+func (e *Env) Config() *rest.Config { e.use(); return e.config }
 
-// Run starts the environment, stores it in *env, runs the package's tests, stops
-// everything and returns the exit code for os.Exit.
+// Client reads and writes the API server directly, without a cache.
+func (e *Env) Client() client.Client { e.use(); return e.client }
+
+// Manager is the running manager, nil when Options.Setup is nil.
+func (e *Env) Manager() ctrl.Manager { e.use(); return e.manager }
+
+// Context returns a context that ends when the environment stops.
+func (e *Env) Context() context.Context { e.use(); return e.ctx }
+
+// use starts the environment on its first call.
+func (e *Env) use() {
+	e.once.Do(func() { e.err = e.start() })
+	if e.err != nil {
+		panic(fmt.Errorf("testenv: %w", e.err))
+	}
+}
+
+// Run stores in *env the environment opts describe, runs the package's tests, stops the
+// environment if a test started it and returns the exit code for os.Exit.
 func Run(m *testing.M, opts Options, env **Env) int {
 	logf.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.UseDevMode(true), zap.Level(logLevel())))
 	gomega.SetDefaultEventuallyTimeout(EventuallyTimeout)
 	gomega.SetDefaultEventuallyPollingInterval(EventuallyInterval)
 
-	e, stop, err := start(opts)
-	if err != nil {
+	// Missing binaries are said once, before any test, whether a test needs them or not:
+	// it is a step of the setup the learner skipped.
+	if _, err := BinaryAssetsDirectory(); err != nil {
 		fmt.Fprintf(os.Stderr, "testenv: %v\n", err)
 		return 1
 	}
+	e := &Env{opts: opts}
 	*env = e
 	code := m.Run()
-	if err := stop(); err != nil {
+	if e.stop == nil {
+		return code
+	}
+	if err := e.stop(); err != nil {
 		fmt.Fprintf(os.Stderr, "testenv: stopping: %v\n", err)
 		if code == 0 {
 			code = 1
@@ -123,15 +153,18 @@ func Run(m *testing.M, opts Options, env **Env) int {
 	return code
 }
 
-func start(opts Options) (*Env, func() error, error) {
+// start starts the API server, installs the CRDs and webhooks and starts the manager,
+// and stores them in e, with the function that stops them.
+func (e *Env) start() error {
+	opts := e.opts
 	assets, err := BinaryAssetsDirectory()
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	if len(opts.CRDDirectoryPaths) == 0 {
 		root, err := moduleRoot()
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		opts.CRDDirectoryPaths = []string{filepath.Join(root, "config", "crd", "bases")}
 	}
@@ -150,7 +183,7 @@ func start(opts Options) (*Env, func() error, error) {
 		Append("enable-admission-plugins", "OwnerReferencesPermissionEnforcement")
 	cleanLinks, err := dieWithTheTests(te, assets)
 	if err != nil {
-		return nil, nil, fmt.Errorf("preparing the API server: %w", err)
+		return fmt.Errorf("preparing the API server: %w", err)
 	}
 	// The kernel kills the control plane with the thread that started it
 	// (dieWithTheTests): a goroutine locked to its thread starts it, and keeps the thread
@@ -174,7 +207,7 @@ func start(opts Options) (*Env, func() error, error) {
 	}
 	s := <-startedOn
 	if s.err != nil {
-		return nil, nil, errors.Join(fmt.Errorf("starting the API server from %s: %w", assets, s.err), stopControlPlane())
+		return errors.Join(fmt.Errorf("starting the API server from %s: %w", assets, s.err), stopControlPlane())
 	}
 	cfg := s.cfg
 	// Tests create many objects quickly; the default client limits (5 QPS) would make
@@ -183,10 +216,10 @@ func start(opts Options) (*Env, func() error, error) {
 
 	c, err := client.New(cfg, client.Options{Scheme: opts.Scheme})
 	if err != nil {
-		return nil, nil, errors.Join(err, stopControlPlane())
+		return errors.Join(err, stopControlPlane())
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	env := &Env{Config: cfg, Client: c, ctx: ctx}
+	e.config, e.client, e.ctx = cfg, c, ctx
 
 	done := make(chan error, 1)
 	if opts.Setup != nil {
@@ -196,9 +229,9 @@ func start(opts Options) (*Env, func() error, error) {
 		}
 		if err != nil {
 			cancel()
-			return nil, nil, errors.Join(fmt.Errorf("setting up the manager: %w", err), stopControlPlane())
+			return errors.Join(fmt.Errorf("setting up the manager: %w", err), stopControlPlane())
 		}
-		env.Manager = mgr
+		e.manager = mgr
 		// envtest points the CRD of a convertible kind at the manager's webhook server,
 		// whose /convert the API server then calls for every read in another version:
 		// the server runs, whatever the stage registered, and the tests start once it
@@ -210,23 +243,23 @@ func start(opts Options) (*Env, func() error, error) {
 		go func() { done <- mgr.Start(ctx) }()
 		if !mgr.GetCache().WaitForCacheSync(ctx) {
 			cancel()
-			return nil, nil, errors.Join(errors.New("the manager's cache never synced"), <-done, stopControlPlane())
+			return errors.Join(errors.New("the manager's cache never synced"), <-done, stopControlPlane())
 		}
 		if converts {
 			if err := waitForWebhookServer(ctx, mgr); err != nil {
 				cancel()
-				return nil, nil, errors.Join(err, <-done, stopControlPlane())
+				return errors.Join(err, <-done, stopControlPlane())
 			}
 		}
 	} else {
 		done <- nil
 	}
 
-	stop := func() error {
+	e.stop = func() error {
 		cancel()
 		return errors.Join(<-done, stopControlPlane())
 	}
-	return env, stop, nil
+	return nil
 }
 
 func newManager(cfg *rest.Config, opts Options, wh envtest.WebhookInstallOptions) (ctrl.Manager, error) {
@@ -309,11 +342,11 @@ func withoutUnmanaged(opts cache.Options) (cache.Options, error) {
 func (e *Env) Namespace(t testing.TB) string {
 	t.Helper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "test-"}}
-	if err := e.Client.Create(e.ctx, ns); err != nil {
+	if err := e.Client().Create(e.Context(), ns); err != nil {
 		t.Fatalf("creating a test namespace: %v", err)
 	}
 	t.Cleanup(func() {
-		if err := e.Client.Delete(context.Background(), ns); client.IgnoreNotFound(err) != nil {
+		if err := e.Client().Delete(context.Background(), ns); client.IgnoreNotFound(err) != nil {
 			t.Errorf("deleting namespace %s: %v", ns.Name, err)
 		}
 	})

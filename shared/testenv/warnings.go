@@ -34,14 +34,14 @@ func (r *WarningRecorder) Take() []string {
 	return w
 }
 
-// ClientWithWarnings returns a client of the API server, like e.Client, that records
+// ClientWithWarnings returns a client of the API server, like Client, that records
 // the API server's warnings in the recorder it returns instead of logging them. g
 // reports, at the caller's line, the error of a client that cannot be built.
 func (e *Env) ClientWithWarnings(g gomega.Gomega) (client.Client, *WarningRecorder) {
 	recorder := &WarningRecorder{}
-	cfg := rest.CopyConfig(e.Config)
+	cfg := rest.CopyConfig(e.Config())
 	cfg.WarningHandlerWithContext = recorder
-	c, err := client.New(cfg, client.Options{Scheme: e.Client.Scheme(), Mapper: e.Client.RESTMapper()})
+	c, err := client.New(cfg, client.Options{Scheme: e.Client().Scheme(), Mapper: e.Client().RESTMapper()})
 	g.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
 	return c, recorder
 }

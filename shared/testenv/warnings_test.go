@@ -36,9 +36,10 @@ func TestClientWithWarningsRecordsTheWarningsOfEachAnswer(t *testing.T) {
 	mapper := meta.NewDefaultRESTMapper(nil)
 	mapper.Add(corev1.SchemeGroupVersion.WithKind("ConfigMap"), meta.RESTScopeNamespace)
 	e := &Env{
-		Config: &rest.Config{Host: server.URL},
-		Client: fake.NewClientBuilder().WithScheme(clientgoscheme.Scheme).WithRESTMapper(mapper).Build(),
+		config: &rest.Config{Host: server.URL},
+		client: fake.NewClientBuilder().WithScheme(clientgoscheme.Scheme).WithRESTMapper(mapper).Build(),
 	}
+	e.once.Do(func() {}) // started: there is nothing to start
 	c, recorder := e.ClientWithWarnings(g)
 	g.Expect(recorder.Take()).To(BeNil(), "no answer yet, no warning")
 

@@ -65,7 +65,7 @@ func (e *Env) WaitForWebhooks(t testing.TB) {
 		t.Skip("no API server while fuzzing")
 	}
 	gomega.NewWithT(t).Eventually(func() error {
-		return e.Manager.GetWebhookServer().StartedChecker()(nil)
+		return e.Manager().GetWebhookServer().StartedChecker()(nil)
 	}).Should(gomega.Succeed(), "the manager's webhook server should answer")
 }
 
@@ -87,17 +87,17 @@ func (e *Env) WithoutValidation(t testing.TB, configuration string, f func()) {
 	t.Helper()
 	g := gomega.NewWithT(t)
 	var config admissionregistrationv1.ValidatingWebhookConfiguration
-	g.Expect(e.Client.Get(e.ctx, client.ObjectKey{Name: configuration}, &config)).To(gomega.Succeed())
+	g.Expect(e.Client().Get(e.Context(), client.ObjectKey{Name: configuration}, &config)).To(gomega.Succeed())
 	restore := func() {
 		again := config.DeepCopy()
 		again.ObjectMeta = metav1.ObjectMeta{Name: config.Name, Labels: config.Labels, Annotations: config.Annotations}
-		err := e.Client.Create(e.ctx, again)
+		err := e.Client().Create(e.Context(), again)
 		if err != nil && !apierrors.IsAlreadyExists(err) {
 			t.Fatalf("putting the validating webhook configuration back: %v", err)
 		}
 	}
 	t.Cleanup(restore)
-	g.Expect(e.Client.Delete(e.ctx, &config)).To(gomega.Succeed())
+	g.Expect(e.Client().Delete(e.Context(), &config)).To(gomega.Succeed())
 	f()
 	restore()
 }

@@ -19,7 +19,7 @@ func TestTheManagerServesTheNodePoolWebhooks(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "webhooks-" + env.Namespace(t)},
 		Spec:       nodesv1.NodePoolSpec{Labels: map[string]string{"pool.example/webhooks": "yes"}, Handler: "runc"},
 	}
-	g.Expect(env.Client.Create(env.Context(), pool)).To(Succeed(),
+	g.Expect(env.Client().Create(env.Context(), pool)).To(Succeed(),
 		"the API server calls the manager's NodePool webhooks: setup should register them")
-	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), pool) })
+	t.Cleanup(func() { _ = env.Client().Delete(context.Background(), pool) })
 }

@@ -65,7 +65,7 @@ func TestTheManagerServesItsWebhooksOnceReady(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Namespace: env.Namespace(t), Name: "demo"},
 		Spec:       appsv1.MyDaemonSetSpec{Image: "registry.k8s.io/pause:3.10"},
 	}
-	g.Expect(env.Client.Create(ctx, mds)).To(Succeed(),
+	g.Expect(env.Client().Create(ctx, mds)).To(Succeed(),
 		"the API server calls the manager's webhooks for every MyDaemonSet: setup should register them")
 }
 
@@ -97,14 +97,14 @@ func TestTheLeaderElectionRoleLetsTheManagerRecordItsLeadership(t *testing.T) {
 	role := &rbacv1.Role{}
 	g.Expect(testenv.ReadManifest(filepath.Join("..", "config", "rbac", "leader_election_role.yaml"), role)).To(Succeed())
 	role.ObjectMeta = metav1.ObjectMeta{Namespace: ns, Name: "leader-election"}
-	g.Expect(env.Client.Create(ctx, role)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, role)).To(Succeed())
 	user := "leader-of-" + ns
 	binding := &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: role.Name},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
 		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
 	}
-	g.Expect(env.Client.Create(ctx, binding)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, binding)).To(Succeed())
 	// The API server's authorizer learns of a new binding through its own cache.
 	g.Eventually(func(g Gomega) {
 		review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
@@ -113,14 +113,14 @@ func TestTheLeaderElectionRoleLetsTheManagerRecordItsLeadership(t *testing.T) {
 				Namespace: ns, Verb: "create", Group: "coordination.k8s.io", Resource: "leases",
 			},
 		}}
-		g.Expect(env.Client.Create(ctx, review)).To(Succeed())
+		g.Expect(env.Client().Create(ctx, review)).To(Succeed())
 		g.Expect(review.Status.Allowed).To(BeTrue(), "the authorizer knows the new binding")
 	}).Should(Succeed())
 
-	cfg := rest.CopyConfig(env.Config)
+	cfg := rest.CopyConfig(env.Config())
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
 	env.StartManager(t, cfg, ctrl.Options{
-		Scheme:                  env.Client.Scheme(),
+		Scheme:                  env.Client().Scheme(),
 		Metrics:                 metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress:  "0",
 		LeaderElection:          true,
@@ -131,7 +131,7 @@ func TestTheLeaderElectionRoleLetsTheManagerRecordItsLeadership(t *testing.T) {
 	})
 	g.Eventually(func(g Gomega) {
 		var events corev1.EventList
-		g.Expect(env.Client.List(ctx, &events, client.InNamespace(ns))).To(Succeed())
+		g.Expect(env.Client().List(ctx, &events, client.InNamespace(ns))).To(Succeed())
 		g.Expect(events.Items).To(ContainElement(And(
 			HaveField("Reason", "LeaderElection"),
 			HaveField("InvolvedObject.Kind", "Lease"),

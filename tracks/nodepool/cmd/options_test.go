@@ -52,7 +52,7 @@ func TestASecondReplicaWaitsThenLeadsWhenTheLeaderStops(t *testing.T) {
 	const id = "nodepool-test.workshop.dev"
 	start := func() (ctrl.Manager, context.CancelFunc, <-chan error) {
 		o := ctrl.Options{
-			Scheme:                  env.Client.Scheme(),
+			Scheme:                  env.Client().Scheme(),
 			Metrics:                 metricsserver.Options{BindAddress: "0"},
 			HealthProbeBindAddress:  "0",
 			LeaderElection:          true,
@@ -60,7 +60,7 @@ func TestASecondReplicaWaitsThenLeadsWhenTheLeaderStops(t *testing.T) {
 			LeaderElectionNamespace: ns,
 		}
 		leaderElection(&o)
-		mgr, err := ctrl.NewManager(env.Config, o)
+		mgr, err := ctrl.NewManager(env.Config(), o)
 		g.Expect(err).NotTo(HaveOccurred())
 		ctx, cancel := context.WithCancel(env.Context())
 		done := make(chan error, 1)
@@ -77,7 +77,7 @@ func TestASecondReplicaWaitsThenLeadsWhenTheLeaderStops(t *testing.T) {
 	}
 	holder := func() string {
 		var lease coordinationv1.Lease
-		g.Expect(env.Client.Get(env.Context(), client.ObjectKey{Namespace: ns, Name: id}, &lease)).To(Succeed())
+		g.Expect(env.Client().Get(env.Context(), client.ObjectKey{Namespace: ns, Name: id}, &lease)).To(Succeed())
 		return ptrValue(lease.Spec.HolderIdentity)
 	}
 
@@ -121,20 +121,20 @@ func TestTheManagersClientReadsItsOwnNodePatches(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	o := ctrl.Options{
-		Scheme:                 env.Client.Scheme(),
+		Scheme:                 env.Client().Scheme(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 	}
 	managerOptions().Configure(&o)
-	c := env.StartManager(t, env.Config, o).GetClient()
+	c := env.StartManager(t, env.Config(), o).GetClient()
 
 	const label, nodes = "read-own-writes.workshop.dev/round", 20
 	for i := range nodes {
 		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
 			Name: fmt.Sprintf("read-own-writes-%02d", i), Labels: map[string]string{label: "0"},
 		}}
-		g.Expect(env.Client.Create(ctx, node)).To(Succeed())
-		t.Cleanup(func() { _ = env.Client.Delete(context.Background(), node) })
+		g.Expect(env.Client().Create(ctx, node)).To(Succeed())
+		t.Cleanup(func() { _ = env.Client().Delete(context.Background(), node) })
 	}
 	inRound := func(round string) []corev1.Node {
 		var list corev1.NodeList

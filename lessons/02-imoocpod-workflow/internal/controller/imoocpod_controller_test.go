@@ -21,9 +21,9 @@ import (
 func TestNewPodIsControlledByTheImoocPod(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
-	r := &ImoocPodReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
+	r := &ImoocPodReconciler{Client: env.Client(), Scheme: env.Client().Scheme()}
 	ip := unmanaged(newImoocPod(env.Namespace(t), "web", 3))
-	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
 
 	pod, err := r.newPod(ip)
 	if err != nil {
@@ -42,7 +42,7 @@ func TestNewPodIsControlledByTheImoocPod(t *testing.T) {
 		"garbage collector never deletes them")
 	g.Expect(describeRef(ref)).To(Equal("ImoocPod/web uid "+string(ip.UID)+" controller=true blockOwnerDeletion=true"),
 		"the controller OwnerReference should point at the ImoocPod")
-	g.Expect(env.Client.Create(ctx, pod, client.DryRunAll)).To(Succeed(), "the API server should accept the pod")
+	g.Expect(env.Client().Create(ctx, pod, client.DryRunAll)).To(Succeed(), "the API server should accept the pod")
 }
 
 func TestActivePodsKeepsOnlyThePodsThatCount(t *testing.T) {
@@ -133,9 +133,9 @@ func TestPodsToDeletePrefersNotReadyThenNewest(t *testing.T) {
 func TestOnePassScalesTheWholeDifference(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
-	r := &ImoocPodReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
+	r := &ImoocPodReconciler{Client: env.Client(), Scheme: env.Client().Scheme()}
 	ip := unmanaged(newImoocPod(env.Namespace(t), "batch", 40))
-	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
 
 	result, err := r.Reconcile(ctx, requestFor(ip))
 	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass's error")
@@ -157,10 +157,10 @@ func TestOnePassScalesTheWholeDifference(t *testing.T) {
 func TestStaleCacheNeverCreatesTooMany(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
-	stale := &testenv.FrozenPodList{Client: env.Client}
-	r := &ImoocPodReconciler{Client: stale, Scheme: env.Client.Scheme()}
+	stale := &testenv.FrozenPodList{Client: env.Client()}
+	r := &ImoocPodReconciler{Client: stale, Scheme: env.Client().Scheme()}
 	ip := unmanaged(newImoocPod(env.Namespace(t), "stale", 5))
-	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
 
 	for pass := range 3 {
 		_, err := r.Reconcile(ctx, requestFor(ip))
@@ -180,19 +180,19 @@ func TestAnImoocPodCreatedAgainDoesNotWaitForThePodsOfTheFirst(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	ns := env.Namespace(t)
-	r := &ImoocPodReconciler{Client: &testenv.FrozenPodList{Client: env.Client}, Scheme: env.Client.Scheme()}
+	r := &ImoocPodReconciler{Client: &testenv.FrozenPodList{Client: env.Client()}, Scheme: env.Client().Scheme()}
 	first := unmanaged(newImoocPod(ns, "again", 2))
-	g.Expect(env.Client.Create(ctx, first)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, first)).To(Succeed())
 	_, err := r.Reconcile(ctx, requestFor(first))
 	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the first ImoocPod's pass")
 	// envtest runs no garbage collector: the test deletes the pods, as it would.
 	for _, pod := range podsOf(g, first) {
-		g.Expect(env.Client.Delete(ctx, &pod)).To(Succeed())
+		g.Expect(env.Client().Delete(ctx, &pod)).To(Succeed())
 	}
-	g.Expect(env.Client.Delete(ctx, first)).To(Succeed())
+	g.Expect(env.Client().Delete(ctx, first)).To(Succeed())
 
 	second := unmanaged(newImoocPod(ns, "again", 2))
-	g.Expect(env.Client.Create(ctx, second)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, second)).To(Succeed())
 	result, err := r.Reconcile(ctx, requestFor(second))
 	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the second ImoocPod's pass")
 	g.Expect(podsOf(g, second)).To(HaveLen(2), "pods of the ImoocPod created again, after its first pass "+
@@ -203,10 +203,10 @@ func TestAnImoocPodCreatedAgainDoesNotWaitForThePodsOfTheFirst(t *testing.T) {
 func TestIdlePassWritesNothing(t *testing.T) {
 	g := NewWithT(t)
 	ip := newImoocPod(env.Namespace(t), "idle", 3)
-	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
 	waitForPods(g, ip, 3)
 
-	cache := env.Manager.GetClient()
+	cache := env.Manager().GetClient()
 	idlePass := idlePasses(t, g, ip)
 	// Let the cache catch up with the creates, as it does between two events, and the
 	// running controller finish what they start.
@@ -223,7 +223,7 @@ func TestIdlePassWritesNothing(t *testing.T) {
 func TestCreatesPodsOwnedByTheImoocPod(t *testing.T) {
 	g := NewWithT(t)
 	ip := newImoocPod(env.Namespace(t), "web", 3)
-	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
 
 	for _, pod := range waitForPods(g, ip, 3) {
 		g.Expect(pod.Labels).To(HaveKeyWithValue(NameLabel, "web"), "pod %s should carry the %s label", pod.Name, NameLabel)
@@ -244,11 +244,11 @@ func TestLeavesOtherPodsAlone(t *testing.T) {
 	foreign.OwnerReferences = []metav1.OwnerReference{{
 		APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "other", UID: "1234", Controller: ptr.To(true),
 	}}
-	g.Expect(env.Client.Create(ctx, orphan)).To(Succeed())
-	g.Expect(env.Client.Create(ctx, foreign)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, orphan)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, foreign)).To(Succeed())
 
 	ip := newImoocPod(ns, "shared", 1)
-	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(len(podsOf(g, ip))).To(Equal(1), "pods the ImoocPod does not control should not count")
 	}).Should(Succeed())
@@ -256,7 +256,7 @@ func TestLeavesOtherPodsAlone(t *testing.T) {
 	scaleTo(g, ip, 0)
 	g.Eventually(func(g Gomega) { g.Expect(podNames(podsOf(g, ip))).To(BeEmpty(), "after a scale to 0") }).Should(Succeed())
 	for _, pod := range []*corev1.Pod{orphan, foreign} {
-		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(pod), pod)).To(Succeed(),
+		g.Expect(env.Client().Get(ctx, client.ObjectKeyFromObject(pod), pod)).To(Succeed(),
 			"pod %s is not the ImoocPod's and must survive its scale-down", pod.Name)
 		g.Expect(metav1.IsControlledBy(pod, ip)).To(BeFalse(), "pod %s must not be adopted", pod.Name)
 	}
@@ -265,10 +265,10 @@ func TestLeavesOtherPodsAlone(t *testing.T) {
 func TestReplacesAPodDeletedBySomeoneElse(t *testing.T) {
 	g := NewWithT(t)
 	ip := newImoocPod(env.Namespace(t), "replace", 2)
-	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
 	victim := waitForPods(g, ip, 2)[0]
 
-	g.Expect(env.Client.Delete(env.Context(), &victim)).To(Succeed())
+	g.Expect(env.Client().Delete(env.Context(), &victim)).To(Succeed())
 
 	g.Eventually(func(g Gomega) {
 		names := podNames(podsOf(g, ip))
@@ -284,11 +284,11 @@ func TestReplacesATerminatingPod(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	ip := newImoocPod(env.Namespace(t), "terminating", 2)
-	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
 	held := waitForPods(g, ip, 2)[0]
 
 	deleteHeld(t, g, &held)
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(&held), &held)).To(Succeed())
+	g.Expect(env.Client().Get(ctx, client.ObjectKeyFromObject(&held), &held)).To(Succeed())
 	g.Expect(held.DeletionTimestamp).NotTo(BeNil(), "the finalizer should hold pod %s in Terminating", held.Name)
 
 	g.Eventually(func(g Gomega) {
@@ -300,11 +300,11 @@ func TestReplacesATerminatingPod(t *testing.T) {
 func TestReplacesFinishedPods(t *testing.T) {
 	g := NewWithT(t)
 	ip := newImoocPod(env.Namespace(t), "finished", 2)
-	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
 	done := waitForPods(g, ip, 2)[0]
 
 	done.Status.Phase = corev1.PodFailed
-	g.Expect(env.Client.Status().Update(env.Context(), &done)).To(Succeed())
+	g.Expect(env.Client().Status().Update(env.Context(), &done)).To(Succeed())
 
 	g.Eventually(func(g Gomega) {
 		var running int
@@ -322,7 +322,7 @@ func TestScaleDownKeepsTheReadyPods(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	ip := newImoocPod(env.Namespace(t), "scaledown", 4)
-	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
 	ready := podNames(waitForPods(g, ip, 4)[:2])
 	// envtest runs no kubelet: play its part for two pods.
 	for _, name := range ready {
@@ -341,7 +341,7 @@ func TestANamespaceBeingDeletedIsNoError(t *testing.T) {
 	g := NewWithT(t)
 	ip := unmanaged(newImoocPod("", "web", 3))
 	env.TerminatingNamespace(g, ip)
-	r := &ImoocPodReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
+	r := &ImoocPodReconciler{Client: env.Client(), Scheme: env.Client().Scheme()}
 
 	result, err := r.Reconcile(env.Context(), requestFor(ip))
 	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "a namespace being deleted refuses new pods, and takes the ImoocPod with it: "+
@@ -352,7 +352,7 @@ func TestANamespaceBeingDeletedIsNoError(t *testing.T) {
 
 func TestAnImoocPodThatIsGoneIsNoError(t *testing.T) {
 	g := NewWithT(t)
-	r := &ImoocPodReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
+	r := &ImoocPodReconciler{Client: env.Client(), Scheme: env.Client().Scheme()}
 	gone := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: env.Namespace(t), Name: "gone"}}
 
 	result, err := r.Reconcile(env.Context(), gone)

@@ -96,7 +96,7 @@ func TestFilteringSavesPassesThatFindNothingToDo(t *testing.T) {
 	events := recordEvents(t, g, ns)
 
 	ip := newImoocPod(ns, "filtered", 5)
-	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(latest(g, ip).Status.Replicas).To(BeEquivalentTo(5), "status.replicas")
 	}).Should(Succeed())
@@ -111,13 +111,13 @@ func TestFilteringSavesPassesThatFindNothingToDo(t *testing.T) {
 	// tool annotates them, a container restarts and comes back ready.
 	var last []string
 	for _, pod := range pods {
-		g.Expect(env.Client.Patch(ctx, &pod, client.RawPatch("application/merge-patch+json",
+		g.Expect(env.Client().Patch(ctx, &pod, client.RawPatch("application/merge-patch+json",
 			[]byte(`{"metadata":{"annotations":{"workshop.dev/touched":"yes"}}}`)))).To(Succeed())
 		pod.Status.ContainerStatuses = []corev1.ContainerStatus{{
 			Name: "app", Image: "registry.k8s.io/pause:3.10", Ready: true, RestartCount: 1,
 			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}},
 		}}
-		g.Expect(env.Client.Status().Update(ctx, &pod)).To(Succeed())
+		g.Expect(env.Client().Status().Update(ctx, &pod)).To(Succeed())
 		last = append(last, pod.ResourceVersion)
 	}
 	g.Eventually(func(g Gomega) {
@@ -143,7 +143,7 @@ func TestTheControllerRunsWithItsOptionsAndFilters(t *testing.T) {
 
 	ctx := env.Context()
 	ip := newImoocPod(env.Namespace(t), "options", 2)
-	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
 	pods := waitForPods(g, ip, 2)
 	for _, pod := range pods {
 		env.MarkReady(g, ip.Namespace, pod.Name)
@@ -155,14 +155,14 @@ func TestTheControllerRunsWithItsOptionsAndFilters(t *testing.T) {
 	// Annotations change nothing a pass reads: once the manager's cache has them, and a
 	// second more, no pass has run for them. A pass of another test's ImoocPod may run
 	// meanwhile, so a try with passes is tried again.
-	cache := env.Manager.GetClient()
+	cache := env.Manager().GetClient()
 	try := 0
 	g.Eventually(func(g Gomega) {
 		try++
 		value := fmt.Sprintf(`{"metadata":{"annotations":{"workshop.dev/touched":"%d"}}}`, try)
 		before := controllerMetric(g, "controller_runtime_reconcile_total")
 		for _, obj := range []client.Object{&pods[0], &pods[1], ip} {
-			g.Expect(env.Client.Patch(ctx, obj, client.RawPatch("application/merge-patch+json", []byte(value)))).To(Succeed())
+			g.Expect(env.Client().Patch(ctx, obj, client.RawPatch("application/merge-patch+json", []byte(value)))).To(Succeed())
 		}
 		g.Eventually(func(g Gomega) {
 			for _, pod := range cachedPods(g, cache, ip) {
@@ -241,7 +241,7 @@ func recordEvents(t *testing.T, g Gomega, ns string) *eventLog {
 		},
 	}
 	for _, kind := range []client.Object{&appsv1.ImoocPod{}, &corev1.Pod{}} {
-		informer, err := env.Manager.GetCache().GetInformer(env.Context(), kind)
+		informer, err := env.Manager().GetCache().GetInformer(env.Context(), kind)
 		g.Expect(err).NotTo(HaveOccurred())
 		registration, err := informer.AddEventHandler(handler)
 		g.Expect(err).NotTo(HaveOccurred())

@@ -74,7 +74,7 @@ func TestMyDaemonSetStatusHoldsCountsOfZero(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		got := &unstructured.Unstructured{}
 		got.SetGroupVersionKind(appsv1.GroupVersion.WithKind("MyDaemonSet"))
-		g.Expect(env.Client.Get(env.Context(), client.ObjectKeyFromObject(mds), got)).To(Succeed())
+		g.Expect(env.Client().Get(env.Context(), client.ObjectKeyFromObject(mds), got)).To(Succeed())
 		g.Expect(got.Object).To(HaveKeyWithValue("status", HaveKey("conditions")), "the status after a pass")
 		for _, field := range []string{"desiredNumberScheduled", "currentNumberScheduled", "updatedNumberScheduled", "numberAvailable"} {
 			count, found, err := unstructured.NestedInt64(got.Object, "status", field)
@@ -96,8 +96,8 @@ func TestAPassThatReadsAStaleCopyStillWritesTheStatus(t *testing.T) {
 	ns := env.Namespace(t)
 	createNode(g, ns, "a", true, nil)
 	mds := create(g, unmanaged(newMyDaemonSet(ns, "agent", nil)))
-	cache := &lateCache{Client: env.Client}
-	r := &MyDaemonSetReconciler{Client: cache, Scheme: env.Client.Scheme(), APIReader: env.Client}
+	cache := &lateCache{Client: env.Client()}
+	r := &MyDaemonSetReconciler{Client: cache, Scheme: env.Client().Scheme(), APIReader: env.Client()}
 	pass := func(what string) {
 		t.Helper()
 		_, err := r.Reconcile(ctx, requestFor(mds))
@@ -112,7 +112,7 @@ func TestAPassThatReadsAStaleCopyStillWritesTheStatus(t *testing.T) {
 	cache.behind = latestMyDaemonSet(g, mds)
 	// Someone deletes the pod: the next pass reports it missing and creates its replacement.
 	gone := daemonPodsOf(g, mds)[0]
-	g.Expect(env.Client.Delete(ctx, &gone)).To(Succeed())
+	g.Expect(env.Client().Delete(ctx, &gone)).To(Succeed())
 	removeTerminatingPods(g, ns)
 	pass("the pass that replaces the pod")
 	g.Expect(latestMyDaemonSet(g, mds)).To(haveMyDaemonSetReady(metav1.ConditionFalse, appsv1.ReasonPodsMissing))
@@ -158,7 +158,7 @@ func TestAPassThatFailsOnManyNodesStillReportsIt(t *testing.T) {
 		createNode(g, ns, fmt.Sprintf("n%02d", i), true, nil)
 	}
 	mds := create(g, unmanaged(newMyDaemonSet(ns, "agent", nil)))
-	working := &MyDaemonSetReconciler{Client: env.Client, Scheme: env.Client.Scheme(), APIReader: env.Client}
+	working := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Client().Scheme(), APIReader: env.Client()}
 	_, err := working.Reconcile(ctx, requestFor(mds))
 	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass that creates the 40 pods")
 	g.Expect(daemonPodsOf(g, mds)).To(HaveLen(40))
@@ -167,8 +167,8 @@ func TestAPassThatFailsOnManyNodesStillReportsIt(t *testing.T) {
 	// long explanation: 40 of them, joined, would make some 45 KiB.
 	patch := client.MergeFrom(mds.DeepCopy())
 	mds.Spec.NodeSelector["role"] = "none"
-	g.Expect(env.Client.Patch(ctx, mds, patch)).To(Succeed())
-	broken := &MyDaemonSetReconciler{Client: &failingDeletes{Client: env.Client}, Scheme: env.Client.Scheme(), APIReader: env.Client}
+	g.Expect(env.Client().Patch(ctx, mds, patch)).To(Succeed())
+	broken := &MyDaemonSetReconciler{Client: &failingDeletes{Client: env.Client()}, Scheme: env.Client().Scheme(), APIReader: env.Client()}
 	_, err = broken.Reconcile(ctx, requestFor(mds))
 	g.Expect(err).To(MatchError(ContainSubstring("denied the request")), "a pass whose deletes fail should return their error")
 	got := latestMyDaemonSet(g, mds)

@@ -49,14 +49,14 @@ func unmanagedPool(pool *nodesv1.NodePool) *nodesv1.NodePool {
 // createPool creates pool and deletes it when the test ends.
 func createPool(t *testing.T, g Gomega, pool *nodesv1.NodePool) *nodesv1.NodePool {
 	t.Helper()
-	g.Expect(env.Client.Create(env.Context(), pool)).To(Succeed())
+	g.Expect(env.Client().Create(env.Context(), pool)).To(Succeed())
 	t.Cleanup(func() { deletePoolAfterTest(t, pool) })
 	return pool
 }
 
 func deletePoolAfterTest(t *testing.T, pool *nodesv1.NodePool) {
 	ctx := context.Background()
-	if err := env.Client.Delete(ctx, pool); client.IgnoreNotFound(err) != nil {
+	if err := env.Client().Delete(ctx, pool); client.IgnoreNotFound(err) != nil {
 		t.Errorf("deleting NodePool %s: %v", pool.Name, err)
 	}
 }
@@ -66,9 +66,9 @@ func deletePoolAfterTest(t *testing.T, pool *nodesv1.NodePool) {
 func createTestNode(t *testing.T, g Gomega, name string, labels map[string]string, taints ...corev1.Taint) *corev1.Node {
 	t.Helper()
 	node := nodeWith(name, labels, taints...)
-	g.Expect(env.Client.Create(env.Context(), node)).To(Succeed())
+	g.Expect(env.Client().Create(env.Context(), node)).To(Succeed())
 	t.Cleanup(func() {
-		if err := env.Client.Delete(context.Background(), node); client.IgnoreNotFound(err) != nil {
+		if err := env.Client().Delete(context.Background(), node); client.IgnoreNotFound(err) != nil {
 			t.Errorf("deleting node %s: %v", node.Name, err)
 		}
 	})
@@ -76,7 +76,7 @@ func createTestNode(t *testing.T, g Gomega, name string, labels map[string]strin
 	// TaintNodesByCondition admission plugin); the node lifecycle controller, which envtest
 	// lacks, takes the taint off once the kubelet reports Ready. Play its part.
 	node.Spec.Taints = taints
-	g.Expect(env.Client.Update(env.Context(), node)).To(Succeed())
+	g.Expect(env.Client().Update(env.Context(), node)).To(Succeed())
 	return node
 }
 
@@ -85,8 +85,8 @@ func createTestNode(t *testing.T, g Gomega, name string, labels map[string]strin
 func newReconciler(c client.Client) *NodePoolReconciler {
 	return &NodePoolReconciler{
 		Client:    c,
-		Scheme:    env.Client.Scheme(),
-		APIReader: env.Client,
+		Scheme:    env.Client().Scheme(),
+		APIReader: env.Client(),
 	}
 }
 
@@ -134,14 +134,14 @@ func runPass(g Gomega, r *NodePoolReconciler, pool *nodesv1.NodePool, descriptio
 // latestNode reads node straight from the API server.
 func latestNode(g Gomega, node *corev1.Node) *corev1.Node {
 	var got corev1.Node
-	g.Expect(env.Client.Get(env.Context(), client.ObjectKeyFromObject(node), &got)).To(Succeed())
+	g.Expect(env.Client().Get(env.Context(), client.ObjectKeyFromObject(node), &got)).To(Succeed())
 	return &got
 }
 
 // latestPool reads pool straight from the API server.
 func latestPool(g Gomega, pool *nodesv1.NodePool) *nodesv1.NodePool {
 	var got nodesv1.NodePool
-	g.Expect(env.Client.Get(env.Context(), client.ObjectKeyFromObject(pool), &got)).To(Succeed())
+	g.Expect(env.Client().Get(env.Context(), client.ObjectKeyFromObject(pool), &got)).To(Succeed())
 	return &got
 }
 
@@ -149,7 +149,7 @@ func latestPool(g Gomega, pool *nodesv1.NodePool) *nodesv1.NodePool {
 func setPoolSpec(g Gomega, pool *nodesv1.NodePool, change func(*nodesv1.NodePoolSpec)) {
 	patch := client.MergeFrom(pool.DeepCopy())
 	change(&pool.Spec)
-	g.ExpectWithOffset(1, env.Client.Patch(env.Context(), pool, patch)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().Patch(env.Context(), pool, patch)).To(Succeed())
 }
 
 // labelNode sets a label of node (value nil removes it) with a merge patch, as
@@ -161,7 +161,7 @@ func labelNode(g Gomega, node *corev1.Node, key string, value *string) {
 	} else {
 		patch = fmt.Sprintf(`{"metadata":{"labels":{%q:%q}}}`, key, *value)
 	}
-	g.ExpectWithOffset(1, env.Client.Patch(env.Context(), node,
+	g.ExpectWithOffset(1, env.Client().Patch(env.Context(), node,
 		client.RawPatch("application/merge-patch+json", []byte(patch)))).To(Succeed())
 }
 

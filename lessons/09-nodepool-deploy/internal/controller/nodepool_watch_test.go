@@ -78,7 +78,7 @@ func TestTheManagerCachesNoPods(t *testing.T) {
 	name := uniqueName("cache")
 	createMember(t, g, name)
 	pool := createPool(t, g, newNodePool(name, sampleLabels))
-	cache := env.Manager.GetClient()
+	cache := env.Manager().GetClient()
 	g.Eventually(func(g Gomega) {
 		g.Expect(cache.Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})).To(Succeed())
 	}).Should(Succeed())

@@ -92,12 +92,12 @@ func TestAPassFromAStaleCacheWritesTheStatusItCounted(t *testing.T) {
 			Containers: []corev1.Container{{Name: "log-shipper", Image: "busybox:1.37"}},
 		},
 	}
-	g.Expect(env.Client.Create(env.Context(), set)).To(Succeed())
-	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), set) })
+	g.Expect(env.Client().Create(env.Context(), set)).To(Succeed())
+	t.Cleanup(func() { _ = env.Client().Delete(context.Background(), set) })
 	r := &SidecarSetReconciler{
-		Client:             newLaggingCache(env.Client),
-		APIReader:          env.Client,
-		Scheme:             env.Client.Scheme(),
+		Client:             newLaggingCache(env.Client()),
+		APIReader:          env.Client(),
+		Scheme:             env.Client().Scheme(),
 		Recorder:           events.NewFakeRecorder(100),
 		ExcludedNamespaces: sidecars.ExcludedNamespaces(sidecars.DefaultManagerNamespace),
 	}
@@ -117,7 +117,7 @@ func TestAPassFromAStaleCacheWritesTheStatusItCounted(t *testing.T) {
 			p.Annotations = map[string]string{sidecars.InjectedAnnotation: sidecars.FormatInjected(map[string]string{
 				set.Name: sidecars.Revision(&set.Spec)})}
 		}
-		g.ExpectWithOffset(1, env.Client.Create(env.Context(), p)).To(Succeed())
+		g.ExpectWithOffset(1, env.Client().Create(env.Context(), p)).To(Succeed())
 		return p
 	}
 
@@ -128,7 +128,7 @@ func TestAPassFromAStaleCacheWritesTheStatusItCounted(t *testing.T) {
 	pass() // the cache will hand the next pass the SidecarSet as it was before this one's write
 	g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 2, Injected: 1}))
 
-	g.Expect(env.Client.Delete(env.Context(), injected, client.GracePeriodSeconds(0))).To(Succeed())
+	g.Expect(env.Client().Delete(env.Context(), injected, client.GracePeriodSeconds(0))).To(Succeed())
 	pod("plain-2", false)
 	pass()
 	g.Expect(countsOf(statusOf(g, set))).To(Equal(counts{Matched: 2}),
@@ -148,7 +148,7 @@ func TestAPodThatLosesTheLabelLeavesTheCounts(t *testing.T) {
 
 	patch := client.MergeFrom(pods[0].DeepCopy())
 	pods[0].Labels[caseLabel] = "elsewhere"
-	g.Expect(env.Client.Patch(env.Context(), pods[0], patch)).To(Succeed())
+	g.Expect(env.Client().Patch(env.Context(), pods[0], patch)).To(Succeed())
 	eventuallyCounts(g, set, counts{Matched: 1, Injected: 1},
 		"the controller should hear of a pod's new labels, through its old ones")
 }
@@ -168,10 +168,10 @@ func TestAForgedRecordIsNotCounted(t *testing.T) {
 	early[0].Annotations = map[string]string{sidecars.InjectedAnnotation: sidecars.FormatInjected(map[string]string{
 		set.Name: sidecars.Revision(&set.Spec),
 	})}
-	g.Expect(env.Client.Patch(env.Context(), early[0], patch)).To(Succeed())
+	g.Expect(env.Client().Patch(env.Context(), early[0], patch)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		var cached corev1.Pod
-		g.Expect(env.Manager.GetCache().Get(env.Context(), client.ObjectKeyFromObject(early[0]), &cached)).To(Succeed())
+		g.Expect(env.Manager().GetCache().Get(env.Context(), client.ObjectKeyFromObject(early[0]), &cached)).To(Succeed())
 		g.Expect(cached.Annotations).To(HaveKey(sidecars.InjectedAnnotation))
 	}).Should(Succeed(), "the manager's cache should hold the forged record")
 
@@ -193,7 +193,7 @@ func TestANamespaceThatGetsTheLabelBringsItsPodsIn(t *testing.T) {
 	set := createSidecarSet(t, g, value, "busybox:1.37")
 	patch := client.MergeFrom(set.DeepCopy())
 	set.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"team": value}}
-	g.Expect(env.Client.Patch(env.Context(), set, patch)).To(Succeed())
+	g.Expect(env.Client().Patch(env.Context(), set, patch)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		s := statusOf(g, set)
 		g.Expect(s.ObservedGeneration).To(Equal(set.Generation))
@@ -201,10 +201,10 @@ func TestANamespaceThatGetsTheLabelBringsItsPodsIn(t *testing.T) {
 	}).Should(Succeed(), "no namespace has the label the namespace selector wants")
 
 	var namespace corev1.Namespace
-	g.Expect(env.Client.Get(env.Context(), client.ObjectKey{Name: ns}, &namespace)).To(Succeed())
+	g.Expect(env.Client().Get(env.Context(), client.ObjectKey{Name: ns}, &namespace)).To(Succeed())
 	patch = client.MergeFrom(namespace.DeepCopy())
 	namespace.Labels["team"] = value
-	g.Expect(env.Client.Patch(env.Context(), &namespace, patch)).To(Succeed())
+	g.Expect(env.Client().Patch(env.Context(), &namespace, patch)).To(Succeed())
 	eventuallyCounts(g, set, counts{Matched: 2},
 		"a namespace that gets the label should bring its pods into the counts: watch namespaces, mapped to "+
 			"the SidecarSets with a namespace selector")
@@ -224,10 +224,10 @@ func TestAStatusWrittenBehindTheControllersBackIsRewritten(t *testing.T) {
 	eventuallyCounts(g, set, counts{Matched: 2})
 
 	var stored sidecarsv1.SidecarSet
-	g.Expect(env.Client.Get(env.Context(), client.ObjectKeyFromObject(set), &stored)).To(Succeed())
+	g.Expect(env.Client().Get(env.Context(), client.ObjectKeyFromObject(set), &stored)).To(Succeed())
 	patch := client.MergeFrom(stored.DeepCopy())
 	stored.Status.MatchedPods, stored.Status.InjectedPods = 7, 7
-	g.Expect(env.Client.Status().Patch(env.Context(), &stored, patch)).To(Succeed())
+	g.Expect(env.Client().Status().Patch(env.Context(), &stored, patch)).To(Succeed())
 	eventuallyCounts(g, set, counts{Matched: 2},
 		"a status update should bring a pass that writes the counts again: watch SidecarSets without GenerationChangedPredicate")
 }
@@ -302,7 +302,7 @@ func TestTheStatusCountsMatchedAndInjectedPods(t *testing.T) {
 	for _, name := range []string{"early-0", "early-1"} {
 		pod := &corev1.Pod{}
 		pod.Namespace, pod.Name = ns, name
-		g.Expect(client.IgnoreNotFound(env.Client.Delete(env.Context(), pod, client.GracePeriodSeconds(0)))).To(Succeed())
+		g.Expect(client.IgnoreNotFound(env.Client().Delete(env.Context(), pod, client.GracePeriodSeconds(0)))).To(Succeed())
 	}
 	g.Eventually(func(g Gomega) {
 		s := statusOf(g, set)
@@ -347,7 +347,7 @@ func TestAChangedSidecarSetCountsTheOutdatedPods(t *testing.T) {
 	// resourceVersion an update would have to carry.
 	patch := client.MergeFrom(set.DeepCopy())
 	set.Spec.Containers[0].Image = "busybox:1.38"
-	g.Expect(env.Client.Patch(env.Context(), set, patch)).To(Succeed())
+	g.Expect(env.Client().Patch(env.Context(), set, patch)).To(Succeed())
 	env.WaitForCache(g, set)
 	g.Eventually(func(g Gomega) {
 		s := statusOf(g, set)
@@ -379,7 +379,7 @@ func TestEventsOnlyOnRealChange(t *testing.T) {
 	// with the same reason, so no second event.
 	pods := createPods(g, ns, "late", value, 2)
 	pods[0].Status.Phase = corev1.PodRunning
-	g.Expect(env.Client.Status().Update(env.Context(), pods[0])).To(Succeed())
+	g.Expect(env.Client().Status().Update(env.Context(), pods[0])).To(Succeed())
 	eventuallyCounts(g, set, counts{Matched: 3, Injected: 2})
 	g.Consistently(func(g Gomega) {
 		g.Expect(eventsOf(g, set)).To(Equal([]string{EventPodsNotInjected}))

@@ -73,11 +73,11 @@ func TestTheCacheHoldsTrimmedPods(t *testing.T) {
 	// kubectl apply writes the whole object it applied into an annotation of its own.
 	patch := client.MergeFrom(pod.DeepCopy())
 	pod.Annotations["kubectl.kubernetes.io/last-applied-configuration"] = strings.Repeat("x", 4096)
-	g.Expect(env.Client.Patch(env.Context(), pod, patch)).To(Succeed())
+	g.Expect(env.Client().Patch(env.Context(), pod, patch)).To(Succeed())
 
 	g.Eventually(func(g Gomega) {
 		var cached corev1.Pod
-		g.Expect(env.Manager.GetCache().Get(env.Context(), client.ObjectKeyFromObject(pod), &cached)).To(Succeed())
+		g.Expect(env.Manager().GetCache().Get(env.Context(), client.ObjectKeyFromObject(pod), &cached)).To(Succeed())
 		g.Expect(cached.ResourceVersion).To(Equal(pod.ResourceVersion), "the cache should hold the pod as patched")
 		g.Expect(cached.Annotations).To(Equal(map[string]string{sidecars.InjectedAnnotation: record}),
 			"of a pod's annotations the cache should hold only the record: CacheOptions should give the pods the transform TrimPod")

@@ -23,7 +23,7 @@ func TestTheAPIServerRejectsBadSpecs(t *testing.T) {
 func TestTheAPIServerDefaultsTheSpec(t *testing.T) {
 	g := NewWithT(t)
 	ip := &appsv1.ImoocPod{ObjectMeta: metav1.ObjectMeta{Namespace: env.Namespace(t), Name: "defaults"}}
-	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
 	g.Expect(ip.Spec.Replicas).To(HaveValue(BeEquivalentTo(1)), "a missing spec.replicas should default to 1")
 	g.Expect(ip.Spec.Image).To(Equal("registry.k8s.io/pause:3.10"), "a missing spec.image should get the default")
 }

@@ -20,7 +20,7 @@ func TestCreatesPodsOwnedByTheImoocPod(t *testing.T) {
 	running(t)
 	g := NewWithT(t)
 	ip := newImoocPod(env.Namespace(t), "web", 3)
-	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
 
 	for _, pod := range waitForPods(g, ip, 3) {
 		g.Expect(pod.Labels).To(HaveKeyWithValue(NameLabel, "web"), "pod %s should carry the %s label", pod.Name, NameLabel)
@@ -42,11 +42,11 @@ func TestLeavesOtherPodsAlone(t *testing.T) {
 	foreign.OwnerReferences = []metav1.OwnerReference{{
 		APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "other", UID: "1234", Controller: ptr.To(true),
 	}}
-	g.Expect(env.Client.Create(ctx, orphan)).To(Succeed())
-	g.Expect(env.Client.Create(ctx, foreign)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, orphan)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, foreign)).To(Succeed())
 
 	ip := newImoocPod(ns, "shared", 1)
-	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(len(podsOf(g, ip))).To(Equal(1), "pods the ImoocPod does not control should not count")
 	}).Should(Succeed())
@@ -54,7 +54,7 @@ func TestLeavesOtherPodsAlone(t *testing.T) {
 	scaleTo(g, ip, 0)
 	g.Eventually(func(g Gomega) { g.Expect(podNames(podsOf(g, ip))).To(BeEmpty(), "after a scale to 0") }).Should(Succeed())
 	for _, pod := range []*corev1.Pod{orphan, foreign} {
-		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(pod), pod)).To(Succeed(),
+		g.Expect(env.Client().Get(ctx, client.ObjectKeyFromObject(pod), pod)).To(Succeed(),
 			"pod %s is not the ImoocPod's and must survive its scale-down", pod.Name)
 		g.Expect(metav1.IsControlledBy(pod, ip)).To(BeFalse(), "pod %s must not be adopted", pod.Name)
 	}
@@ -64,10 +64,10 @@ func TestReplacesAPodDeletedBySomeoneElse(t *testing.T) {
 	running(t)
 	g := NewWithT(t)
 	ip := newImoocPod(env.Namespace(t), "replace", 2)
-	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
 	victim := waitForPods(g, ip, 2)[0]
 
-	g.Expect(env.Client.Delete(env.Context(), &victim)).To(Succeed())
+	g.Expect(env.Client().Delete(env.Context(), &victim)).To(Succeed())
 
 	g.Eventually(func(g Gomega) {
 		names := podNames(podsOf(g, ip))
@@ -84,7 +84,7 @@ func TestReplacesATerminatingPod(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	ip := newImoocPod(env.Namespace(t), "terminating", 2)
-	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
 	held := waitForPods(g, ip, 2)[0]
 
 	deleteHeld(t, g, &held)
@@ -99,11 +99,11 @@ func TestReplacesFinishedPods(t *testing.T) {
 	running(t)
 	g := NewWithT(t)
 	ip := newImoocPod(env.Namespace(t), "finished", 2)
-	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
 	done := waitForPods(g, ip, 2)[0]
 
 	done.Status.Phase = corev1.PodFailed
-	g.Expect(env.Client.Status().Update(env.Context(), &done)).To(Succeed())
+	g.Expect(env.Client().Status().Update(env.Context(), &done)).To(Succeed())
 
 	g.Eventually(func(g Gomega) {
 		var running int
@@ -120,7 +120,7 @@ func TestScaleDownKeepsTheReadyPods(t *testing.T) {
 	running(t)
 	g := NewWithT(t)
 	ip := newImoocPod(env.Namespace(t), "scaledown", 4)
-	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
 	ready := podNames(waitForPods(g, ip, 4)[:2])
 	// envtest runs no kubelet: play its part for two pods.
 	for _, name := range ready {
@@ -142,7 +142,7 @@ func TestStatusCountsActiveAndReadyPods(t *testing.T) {
 	running(t)
 	g := NewWithT(t)
 	ip := newImoocPod(env.Namespace(t), "status", 3)
-	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
 
 	g.Eventually(func(g Gomega) {
 		got := latest(g, ip)
@@ -169,7 +169,7 @@ func TestObservedGenerationFollowsTheSpec(t *testing.T) {
 	running(t)
 	g := NewWithT(t)
 	ip := newImoocPod(env.Namespace(t), "generation", 1)
-	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(latest(g, ip).Status.ObservedGeneration).To(BeEquivalentTo(1), "status.observedGeneration")
 	}).Should(Succeed())
@@ -193,19 +193,19 @@ func TestTheScaleSubresource(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	ip := newImoocPod(env.Namespace(t), "scale", 2)
-	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(latest(g, ip).Status.Replicas).To(BeEquivalentTo(2), "status.replicas")
 	}).Should(Succeed())
 
 	var scale autoscalingv1.Scale
-	g.Expect(env.Client.SubResource("scale").Get(ctx, ip, &scale)).To(Succeed(), "the CRD should have a scale subresource")
+	g.Expect(env.Client().SubResource("scale").Get(ctx, ip, &scale)).To(Succeed(), "the CRD should have a scale subresource")
 	g.Expect(scale.Status.Replicas).To(BeEquivalentTo(2), "scale.status.replicas should be status.replicas")
 	g.Expect(scale.Status.Selector).To(Equal(NameLabel+"="+ip.Name),
 		"scale.status.selector, through which an autoscaler finds the pods, should be status.selector")
 
 	scale.Spec.Replicas = 5
-	g.Expect(env.Client.SubResource("scale").Update(ctx, ip, client.WithSubResourceBody(&scale))).To(Succeed())
+	g.Expect(env.Client().SubResource("scale").Update(ctx, ip, client.WithSubResourceBody(&scale))).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(latest(g, ip).Status.Replicas).To(BeEquivalentTo(5), "status.replicas")
 		g.Expect(len(podsOf(g, ip))).To(Equal(5), "the controller should follow the scale to 5 pods")

@@ -21,7 +21,7 @@ import (
 )
 
 // The envtest tests: a real API server (shared/testenv), the controller running as
-// cmd/main.go runs it, and a client (env.Client) that reads the API server directly.
+// cmd/main.go runs it, and a client (env.Client()) that reads the API server directly.
 // testenv starts no controller-runtime manager here (Options.Setup is nil): the tests
 // start the client-go controller themselves.
 
@@ -42,7 +42,7 @@ var startOnce sync.Once
 func running(t *testing.T) {
 	t.Helper()
 	startOnce.Do(func() {
-		c := newTestController(t, env.Config, testControllerOptions{
+		c := newTestController(t, env.Config(), testControllerOptions{
 			imoocPodSelector: "!" + testenv.UnmanagedLabel,
 			startPods:        true,
 			ctx:              env.Context(),

@@ -22,9 +22,9 @@ import (
 func TestOnePassScalesTheWholeDifference(t *testing.T) {
 	g := NewWithT(t)
 	ns := env.Namespace(t)
-	c := newTestController(t, env.Config, testControllerOptions{namespace: ns, startPods: true})
+	c := newTestController(t, env.Config(), testControllerOptions{namespace: ns, startPods: true})
 	ip := unmanaged(newImoocPod(ns, "batch", 40))
-	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
 
 	g.Expect(testenv.ErrorText(pass(g, c, ip, 0))).To(BeEmpty(), "the pass's error")
 	created := len(podsOf(g, ip))
@@ -40,9 +40,9 @@ func TestOnePassScalesTheWholeDifference(t *testing.T) {
 func TestStaleCacheNeverCreatesTooMany(t *testing.T) {
 	g := NewWithT(t)
 	ns := env.Namespace(t)
-	c := newTestController(t, env.Config, testControllerOptions{namespace: ns, startPods: false})
+	c := newTestController(t, env.Config(), testControllerOptions{namespace: ns, startPods: false})
 	ip := unmanaged(newImoocPod(ns, "stale", 5))
-	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
 
 	for i := range 3 {
 		g.Expect(testenv.ErrorText(pass(g, c, ip, 0))).To(BeEmpty(), "the error of pass %d", i+1)
@@ -56,9 +56,9 @@ func TestIdlePassWritesNothing(t *testing.T) {
 	g := NewWithT(t)
 	ns := env.Namespace(t)
 	var writes atomic.Int64
-	c := newTestController(t, countWrites(env.Config, &writes), testControllerOptions{namespace: ns, startPods: true})
+	c := newTestController(t, countWrites(env.Config(), &writes), testControllerOptions{namespace: ns, startPods: true})
 	ip := unmanaged(newImoocPod(ns, "idle", 3))
-	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
 	g.Expect(testenv.ErrorText(pass(g, c, ip, 0))).To(BeEmpty(), "the pass that creates the pods")
 	g.Expect(testenv.ErrorText(pass(g, c, ip, 3))).To(BeEmpty(), "the pass that counts them")
 
@@ -90,9 +90,9 @@ func TestIdlePassWritesNothing(t *testing.T) {
 func TestReadyConditionSaysWhatAPassFound(t *testing.T) {
 	g := NewWithT(t)
 	ns := env.Namespace(t)
-	c := newTestController(t, env.Config, testControllerOptions{namespace: ns, startPods: true})
+	c := newTestController(t, env.Config(), testControllerOptions{namespace: ns, startPods: true})
 	ip := unmanaged(newImoocPod(ns, "passes", 3))
-	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
 
 	g.Expect(testenv.ErrorText(pass(g, c, ip, 0))).To(BeEmpty())
 	got := latest(g, ip)
@@ -119,9 +119,9 @@ func TestReadyConditionSaysWhatAPassFound(t *testing.T) {
 func TestAPassThatReadsAStaleCopyStillWritesTheStatus(t *testing.T) {
 	g := NewWithT(t)
 	ns := env.Namespace(t)
-	c := newTestController(t, env.Config, testControllerOptions{namespace: ns, startPods: true})
+	c := newTestController(t, env.Config(), testControllerOptions{namespace: ns, startPods: true})
 	ip := unmanaged(newImoocPod(ns, "stale-copy", 2))
-	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
 	g.Expect(testenv.ErrorText(pass(g, c, ip, 0))).To(BeEmpty(), "the pass that creates the pods")
 	for _, pod := range podsOf(g, ip) {
 		env.MarkReady(g, ns, pod.Name)
@@ -135,7 +135,7 @@ func TestAPassThatReadsAStaleCopyStillWritesTheStatus(t *testing.T) {
 	c.imoocPodLister = listerOf(latest(g, ip))
 	// Someone deletes a pod: the next pass reports 1 of 2 and creates the replacement.
 	gone := podsOf(g, ip)[0]
-	g.Expect(env.Client.Delete(env.Context(), &gone)).To(Succeed())
+	g.Expect(env.Client().Delete(env.Context(), &gone)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		listed, err := c.podLister.Pods(ns).List(labels.Everything())
 		g.Expect(err).NotTo(HaveOccurred())
@@ -201,10 +201,10 @@ func TestAFailedPassReportsTheErrorAndDoesNotObserveTheSpec(t *testing.T) {
 	g := NewWithT(t)
 	ns := env.Namespace(t)
 	const quota = "exceeded quota: pods"
-	broken := newTestController(t, refusePodCreates(env.Config, quota), testControllerOptions{namespace: ns, startPods: true})
-	working := newTestController(t, env.Config, testControllerOptions{namespace: ns, startPods: true})
+	broken := newTestController(t, refusePodCreates(env.Config(), quota), testControllerOptions{namespace: ns, startPods: true})
+	working := newTestController(t, env.Config(), testControllerOptions{namespace: ns, startPods: true})
 	ip := unmanaged(newImoocPod(ns, "failing", 2))
-	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
 
 	err := pass(g, broken, ip, 0)
 	g.Expect(testenv.ErrorText(err)).To(ContainSubstring(quota), "a pass whose creates fail should return their error, to be retried")
@@ -223,10 +223,10 @@ func TestAFailedPassReportsTheErrorAndDoesNotObserveTheSpec(t *testing.T) {
 func TestAPassThatFailsOnManyPodsStillReportsIt(t *testing.T) {
 	g := NewWithT(t)
 	ns := env.Namespace(t)
-	working := newTestController(t, env.Config, testControllerOptions{namespace: ns, startPods: true})
-	broken := newTestController(t, refusePodDeletes(env.Config), testControllerOptions{namespace: ns, startPods: true})
+	working := newTestController(t, env.Config(), testControllerOptions{namespace: ns, startPods: true})
+	broken := newTestController(t, refusePodDeletes(env.Config()), testControllerOptions{namespace: ns, startPods: true})
 	ip := unmanaged(newImoocPod(ns, "many-failures", 40))
-	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
 	g.Expect(testenv.ErrorText(pass(g, working, ip, 0))).To(BeEmpty(), "the pass that creates the 40 pods")
 	g.Expect(podsOf(g, ip)).To(HaveLen(40))
 
@@ -248,7 +248,7 @@ func TestANamespaceBeingDeletedIsNoError(t *testing.T) {
 	g := NewWithT(t)
 	ip := unmanaged(newImoocPod("", "web", 3))
 	env.TerminatingNamespace(g, ip)
-	c := newTestController(t, env.Config, testControllerOptions{namespace: ip.Namespace, startPods: true})
+	c := newTestController(t, env.Config(), testControllerOptions{namespace: ip.Namespace, startPods: true})
 
 	g.Expect(testenv.ErrorText(pass(g, c, ip, 0))).To(BeEmpty(), "a namespace being deleted refuses new pods, and takes the "+
 		"ImoocPod with it: there is nothing to retry")

@@ -33,20 +33,20 @@ func TestTheManagersRoleAllowsANodePoolPass(t *testing.T) {
 	decoder := yaml.NewYAMLOrJSONDecoder(file, 4096)
 	g.Expect(decoder.Decode(&role)).To(Succeed())
 	role.ObjectMeta = metav1.ObjectMeta{Name: "nodepool-manager-" + name}
-	g.Expect(env.Client.Create(ctx, &role)).To(Succeed())
-	t.Cleanup(func() { _ = env.Client.Delete(ctx, &role) })
+	g.Expect(env.Client().Create(ctx, &role)).To(Succeed())
+	t.Cleanup(func() { _ = env.Client().Delete(ctx, &role) })
 	user := "nodepool-manager-" + name
 	binding := &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: user},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
 		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
 	}
-	g.Expect(env.Client.Create(ctx, binding)).To(Succeed())
-	t.Cleanup(func() { _ = env.Client.Delete(ctx, binding) })
+	g.Expect(env.Client().Create(ctx, binding)).To(Succeed())
+	t.Cleanup(func() { _ = env.Client().Delete(ctx, binding) })
 
-	cfg := rest.CopyConfig(env.Config)
+	cfg := rest.CopyConfig(env.Config())
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
-	asManager, err := client.New(cfg, client.Options{Scheme: env.Client.Scheme()})
+	asManager, err := client.New(cfg, client.Options{Scheme: env.Client().Scheme()})
 	g.Expect(err).NotTo(HaveOccurred())
 	r := newReconciler(asManager)
 	r.APIReader = asManager // the pass reads the API server as the manager too
@@ -80,15 +80,15 @@ func TestTheManagersRoleAllowsANodePoolPass(t *testing.T) {
 	g.Expect(decoder.Decode(&eventsRole)).To(Succeed(), "config/rbac/role.yaml should hold, after the ClusterRole, "+
 		"the Role of the namespace default that grants the events (their RBAC marker with namespace=default)")
 	eventsRole.ObjectMeta = metav1.ObjectMeta{Namespace: metav1.NamespaceDefault, Name: user}
-	g.Expect(env.Client.Create(ctx, &eventsRole)).To(Succeed())
-	t.Cleanup(func() { _ = env.Client.Delete(ctx, &eventsRole) })
+	g.Expect(env.Client().Create(ctx, &eventsRole)).To(Succeed())
+	t.Cleanup(func() { _ = env.Client().Delete(ctx, &eventsRole) })
 	eventsBinding := &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceDefault, Name: user},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: eventsRole.Name},
 		Subjects:   binding.Subjects,
 	}
-	g.Expect(env.Client.Create(ctx, eventsBinding)).To(Succeed())
-	t.Cleanup(func() { _ = env.Client.Delete(ctx, eventsBinding) })
+	g.Expect(env.Client().Create(ctx, eventsBinding)).To(Succeed())
+	t.Cleanup(func() { _ = env.Client().Delete(ctx, eventsBinding) })
 	event := func(namespace string) *eventsv1.Event {
 		return &eventsv1.Event{
 			ObjectMeta:          metav1.ObjectMeta{Namespace: namespace, GenerateName: name + "-"},
@@ -103,8 +103,8 @@ func TestTheManagersRoleAllowsANodePoolPass(t *testing.T) {
 	err = asManager.Create(ctx, event(metav1.NamespaceSystem))
 	g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "an event in kube-system should be forbidden: got %v", err)
 
-	g.Expect(env.Client.Delete(ctx, pool)).To(Succeed())
+	g.Expect(env.Client().Delete(ctx, pool)).To(Succeed())
 	runPass(g, r, pool, "the deletion pass as the manager's role; add the RBAC verb it lacks")
-	err = env.Client.Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})
+	err = env.Client().Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})
 	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the deletion pass should remove the finalizer: got %v", err)
 }

@@ -29,7 +29,7 @@ func TestTheCRDHasSubresourcesAndColumns(t *testing.T) {
 	g := NewWithT(t)
 	crd := &unstructured.Unstructured{}
 	crd.SetGroupVersionKind(schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"})
-	g.Expect(env.Client.Get(env.Context(), client.ObjectKey{Name: "imoocpods." + appsv1.GroupVersion.Group}, crd)).To(Succeed())
+	g.Expect(env.Client().Get(env.Context(), client.ObjectKey{Name: "imoocpods." + appsv1.GroupVersion.Group}, crd)).To(Succeed())
 	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
 	g.Expect(versions).NotTo(BeEmpty(), "the CRD's versions")
 	// The newest version, the one the controller reads.
@@ -95,10 +95,10 @@ func TestAFailedPassReportsTheErrorAndDoesNotObserveTheSpec(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	ip := unmanaged(newImoocPod(env.Namespace(t), "failing", 2))
-	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
 	quota := errors.New("exceeded quota: pods")
-	broken := &ImoocPodReconciler{Client: &failingCreates{Client: env.Client, err: quota}, Scheme: env.Client.Scheme()}
-	working := &ImoocPodReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
+	broken := &ImoocPodReconciler{Client: &failingCreates{Client: env.Client(), err: quota}, Scheme: env.Client().Scheme()}
+	working := &ImoocPodReconciler{Client: env.Client(), Scheme: env.Client().Scheme()}
 
 	_, err := broken.Reconcile(ctx, requestFor(ip))
 	g.Expect(err).To(MatchError(quota), "a pass whose creates fail should return their error, to be retried")
@@ -132,8 +132,8 @@ func TestAPassThatFailsOnManyPodsStillReportsIt(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	ip := unmanaged(newImoocPod(env.Namespace(t), "many-failures", 40))
-	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
-	working := &ImoocPodReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
+	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
+	working := &ImoocPodReconciler{Client: env.Client(), Scheme: env.Client().Scheme()}
 	_, err := working.Reconcile(ctx, requestFor(ip))
 	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass that creates the 40 pods")
 	g.Expect(podsOf(g, ip)).To(HaveLen(40))
@@ -141,7 +141,7 @@ func TestAPassThatFailsOnManyPodsStillReportsIt(t *testing.T) {
 	// A policy webhook refuses every delete, each with a long explanation: 40 of them,
 	// joined, would make some 45 KiB.
 	scaleTo(g, ip, 0)
-	broken := &ImoocPodReconciler{Client: &failingDeletes{Client: env.Client}, Scheme: env.Client.Scheme()}
+	broken := &ImoocPodReconciler{Client: &failingDeletes{Client: env.Client()}, Scheme: env.Client().Scheme()}
 	_, err = broken.Reconcile(ctx, requestFor(ip))
 	g.Expect(err).To(MatchError(ContainSubstring("denied the request")), "a pass whose deletes fail should return their error")
 	got := latest(g, ip)
@@ -164,9 +164,9 @@ func TestARetryThatReadsAStaleCopyStillClearsTheError(t *testing.T) {
 	ctx := env.Context()
 	// No pod: the status does not depend on the counts.
 	ip := unmanaged(newImoocPod(env.Namespace(t), "stale-copy", 0))
-	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
-	cache := &lateCache{Client: env.Client}
-	r := &ImoocPodReconciler{Client: cache, APIReader: env.Client, Scheme: env.Client.Scheme()}
+	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
+	cache := &lateCache{Client: env.Client()}
+	r := &ImoocPodReconciler{Client: cache, APIReader: env.Client(), Scheme: env.Client().Scheme()}
 
 	_, err := r.Reconcile(ctx, requestFor(ip))
 	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the first pass's error")
@@ -203,12 +203,12 @@ func TestARetryThatReadsAStaleCopyStillClearsTheError(t *testing.T) {
 func TestTheStatusHoldsCountsOfZero(t *testing.T) {
 	g := NewWithT(t)
 	ip := newImoocPod(env.Namespace(t), "zero", 0)
-	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
 
 	g.Eventually(func(g Gomega) {
 		got := &unstructured.Unstructured{}
 		got.SetGroupVersionKind(appsv1.GroupVersion.WithKind("ImoocPod"))
-		g.Expect(env.Client.Get(env.Context(), client.ObjectKeyFromObject(ip), got)).To(Succeed())
+		g.Expect(env.Client().Get(env.Context(), client.ObjectKeyFromObject(ip), got)).To(Succeed())
 		g.Expect(got.Object).To(HaveKeyWithValue("status", HaveKey("conditions")), "the status after a pass")
 		for _, field := range []string{"replicas", "readyReplicas"} {
 			count, found, err := unstructured.NestedInt64(got.Object, "status", field)
@@ -225,14 +225,14 @@ func TestTheScaleSubresource(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	ip := newImoocPod(env.Namespace(t), "scale", 2)
-	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
 
 	var scale autoscalingv1.Scale
-	g.Expect(testenv.ErrorText(env.Client.SubResource("scale").Get(ctx, ip, &scale))).To(BeEmpty(),
+	g.Expect(testenv.ErrorText(env.Client().SubResource("scale").Get(ctx, ip, &scale))).To(BeEmpty(),
 		"the CRD should have a scale subresource: a +kubebuilder:subresource:scale marker on ImoocPod")
 	g.Expect(scale.Spec.Replicas).To(BeEquivalentTo(2), "scale.spec.replicas should be spec.replicas (specpath)")
 	g.Eventually(func(g Gomega) {
-		g.Expect(env.Client.SubResource("scale").Get(ctx, ip, &scale)).To(Succeed())
+		g.Expect(env.Client().SubResource("scale").Get(ctx, ip, &scale)).To(Succeed())
 		g.Expect(scale.Status.Replicas).To(BeEquivalentTo(2),
 			"scale.status.replicas should be status.replicas (statuspath), once passes count the pods into it")
 		// A HorizontalPodAutoscaler finds the pods to measure through this selector.
@@ -241,7 +241,7 @@ func TestTheScaleSubresource(t *testing.T) {
 	}).Should(Succeed())
 
 	scale.Spec.Replicas = 5
-	g.Expect(env.Client.SubResource("scale").Update(ctx, ip, client.WithSubResourceBody(&scale))).To(Succeed())
+	g.Expect(env.Client().SubResource("scale").Update(ctx, ip, client.WithSubResourceBody(&scale))).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		got := latest(g, ip)
 		g.Expect(got.Spec.Replicas).To(HaveValue(BeEquivalentTo(5)), "scaling should set spec.replicas")
@@ -253,7 +253,7 @@ func TestTheScaleSubresource(t *testing.T) {
 func TestStatusCountsActiveAndReadyPods(t *testing.T) {
 	g := NewWithT(t)
 	ip := newImoocPod(env.Namespace(t), "status", 3)
-	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
 
 	g.Eventually(func(g Gomega) {
 		got := latest(g, ip)
@@ -284,7 +284,7 @@ func TestObservedGenerationFollowsTheSpec(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	ip := newImoocPod(env.Namespace(t), "generation", 1)
-	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(latest(g, ip).Status.ObservedGeneration).To(BeEquivalentTo(1),
 			"status.observedGeneration should reach metadata.generation once a pass has succeeded")
@@ -308,9 +308,9 @@ func TestObservedGenerationFollowsTheSpec(t *testing.T) {
 func TestReadyConditionSaysWhatAPassFound(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
-	r := &ImoocPodReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
+	r := &ImoocPodReconciler{Client: env.Client(), Scheme: env.Client().Scheme()}
 	ip := unmanaged(newImoocPod(env.Namespace(t), "passes", 3))
-	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
 	pass := func() *appsv1.ImoocPod {
 		t.Helper()
 		_, err := r.Reconcile(ctx, requestFor(ip))
@@ -345,10 +345,10 @@ func TestReadyConditionSaysWhatAPassFound(t *testing.T) {
 func TestAnIdlePassLeavesTheStatusAlone(t *testing.T) {
 	g := NewWithT(t)
 	ip := newImoocPod(env.Namespace(t), "idle-status", 3)
-	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
 	waitForPods(g, ip, 3)
 
-	cache := env.Manager.GetClient()
+	cache := env.Manager().GetClient()
 	idlePass := idlePasses(t, g, ip)
 	// Let the cache catch up with the creates and with the status they lead to, as it
 	// does between two events.
@@ -385,9 +385,9 @@ func TestTheManagersRoleAllowsAWholePass(t *testing.T) {
 	ns := env.Namespace(t)
 	asManager := env.AsManager(t, filepath.Join("..", "..", "config", "rbac", "role.yaml"), &appsv1.ImoocPodList{}, &corev1.PodList{})
 
-	r := &ImoocPodReconciler{Client: asManager, Scheme: env.Client.Scheme()}
+	r := &ImoocPodReconciler{Client: asManager, Scheme: env.Client().Scheme()}
 	ip := unmanaged(newImoocPod(ns, "rbac", 2))
-	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
 	passes := func(what string) {
 		for pass := range 2 {
 			_, err := r.Reconcile(ctx, requestFor(ip))
@@ -407,7 +407,7 @@ func TestTheManagersRoleAllowsAWholePass(t *testing.T) {
 // latest reads ip straight from the API server.
 func latest(g Gomega, ip *appsv1.ImoocPod) *appsv1.ImoocPod {
 	var got appsv1.ImoocPod
-	g.Expect(env.Client.Get(env.Context(), client.ObjectKeyFromObject(ip), &got)).To(Succeed())
+	g.Expect(env.Client().Get(env.Context(), client.ObjectKeyFromObject(ip), &got)).To(Succeed())
 	return &got
 }
 

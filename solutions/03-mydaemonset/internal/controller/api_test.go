@@ -87,7 +87,7 @@ func TestTheAPIServerRefusesMalformedMyDaemonSets(t *testing.T) {
 			for path, value := range tt.with {
 				setPath(obj, path, value)
 			}
-			err := env.Client.Create(env.Context(), &unstructured.Unstructured{Object: obj},
+			err := env.Client().Create(env.Context(), &unstructured.Unstructured{Object: obj},
 				client.FieldValidation(metav1.FieldValidationStrict))
 			g.Expect(err).To(HaveOccurred(), "the API server should refuse a MyDaemonSet with %v", tt.with)
 			g.Expect(err.Error()).To(ContainSubstring(tt.field), "the error should name the field %s", tt.field)
@@ -149,7 +149,7 @@ func TestTheAPIServerRejectsBadMyDaemonSets(t *testing.T) {
 				"metadata":   map[string]any{"namespace": ns, "name": name},
 				"spec":       tt.spec,
 			}}
-			g.Expect(env.Client.Create(env.Context(), obj)).To(MatchError(ContainSubstring(tt.message)))
+			g.Expect(env.Client().Create(env.Context(), obj)).To(MatchError(ContainSubstring(tt.message)))
 		})
 	}
 }

@@ -112,9 +112,9 @@ func TestNodeEventsReachOnlyTheMyDaemonSetsTheyConcern(t *testing.T) {
 	web := unmanaged(newMyDaemonSet(ns, "web", map[string]string{"role": "web"}))
 	db := unmanaged(newMyDaemonSet(ns, "db", map[string]string{"role": "db"}))
 	for _, mds := range []*appsv1.MyDaemonSet{web, db} {
-		g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+		g.Expect(env.Client().Create(ctx, mds)).To(Succeed())
 	}
-	r := &MyDaemonSetReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
+	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Client().Scheme()}
 	node := func(name, role string) *corev1.Node {
 		return &corev1.Node{ObjectMeta: metav1.ObjectMeta{
 			Name: ns + "-" + name, Labels: map[string]string{testNodeLabel: ns, "role": role},
@@ -137,8 +137,8 @@ func TestNodeEventsReachOnlyTheMyDaemonSetsTheyConcern(t *testing.T) {
 			Containers: []corev1.Container{{Name: "app", Image: pauseImage}},
 		},
 	}
-	g.Expect(controllerutil.SetControllerReference(db, pod, env.Client.Scheme())).To(Succeed())
-	g.Expect(env.Client.Create(ctx, pod)).To(Succeed())
+	g.Expect(controllerutil.SetControllerReference(db, pod, env.Client().Scheme())).To(Succeed())
+	g.Expect(env.Client().Create(ctx, pod)).To(Succeed())
 	g.Expect(r.mydaemonsetsForNode(ctx, onNode)).To(ConsistOf(requestFor(db)),
 		"a node concerns the MyDaemonSets that have a pod on it, whatever its labels")
 
@@ -201,7 +201,7 @@ func TestADeletedNodeLosesItsPod(t *testing.T) {
 	mds := create(g, newMyDaemonSet(ns, "agent", nil))
 	g.Eventually(func(g Gomega) { g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(names(a, b))) }).Should(Succeed())
 
-	g.Expect(env.Client.Delete(env.Context(), b)).To(Succeed())
+	g.Expect(env.Client().Delete(env.Context(), b)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(names(a)), "the pod of the deleted node %s should be deleted", b.Name)
 	}).Should(Succeed())
@@ -290,7 +290,7 @@ func TestMyDaemonSetRespectsTaints(t *testing.T) {
 
 	patch := client.MergeFrom(mds.DeepCopy())
 	mds.Spec.Tolerations = []corev1.Toleration{{Key: "example.com/dedicated", Operator: corev1.TolerationOpExists}}
-	g.Expect(env.Client.Patch(ctx, mds, patch)).To(Succeed())
+	g.Expect(env.Client().Patch(ctx, mds, patch)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		pods := daemonPodsOf(g, mds)
 		g.Expect(nodeNames(pods)).To(ConsistOf(names(dedicated, plain)))
@@ -335,7 +335,7 @@ func TestANodeUnderPressureStillGetsItsPod(t *testing.T) {
 		n.Spec.Taints = []corev1.Taint{{Key: corev1.TaintNodeMemoryPressure, Effect: corev1.TaintEffectNoSchedule}}
 	})
 	old := daemonPodsOf(g, mds)[0]
-	g.Expect(env.Client.Delete(ctx, &old)).To(Succeed())
+	g.Expect(env.Client().Delete(ctx, &old)).To(Succeed())
 	removeTerminatingPods(g, ns)
 	g.Eventually(func(g Gomega) {
 		pods := daemonPodsOf(g, mds)
@@ -387,9 +387,9 @@ func TestMyDaemonSetIdlePassWritesNothing(t *testing.T) {
 
 	// A reconciler of its own reads the manager's cache, so that only the writes of its
 	// passes are counted.
-	cache := env.Manager.GetClient()
+	cache := env.Manager().GetClient()
 	var writes testenv.WriteCounter
-	r := &MyDaemonSetReconciler{Client: writes.Wrap(cache), Scheme: env.Client.Scheme()}
+	r := &MyDaemonSetReconciler{Client: writes.Wrap(cache), Scheme: env.Client().Scheme()}
 	idlePass := func(why string) {
 		t.Helper()
 		before := writes.Count()
@@ -438,12 +438,12 @@ func TestTheManagerCachesOnlyItsOwnPods(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "someone-else", Labels: map[string]string{"app": "web"}},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: pauseImage}}},
 	}
-	g.Expect(env.Client.Create(ctx, other)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, other)).To(Succeed())
 	createNode(g, ns, "a", true, nil)
 	createNode(g, ns, "b", true, nil)
 	mds := create(g, newMyDaemonSet(ns, "agent", nil))
 
-	cached := env.Manager.GetClient()
+	cached := env.Manager().GetClient()
 	g.Eventually(func(g Gomega) {
 		var pods corev1.PodList
 		g.Expect(cached.List(ctx, &pods, client.InNamespace(ns), client.MatchingLabels{MyDaemonSetLabel: mds.Name})).To(Succeed())
@@ -493,13 +493,13 @@ func TestAnOwnPodWithoutTheLabelIsAdopted(t *testing.T) {
 				Name: mds.Name, UID: mds.UID, Controller: &isController, BlockOwnerDeletion: &isController}}},
 		Spec: corev1.PodSpec{NodeName: node.Name, Containers: []corev1.Container{{Name: "app", Image: pauseImage}}},
 	}
-	g.Expect(env.Client.Create(ctx, orphan)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, orphan)).To(Succeed())
 	env.MarkReady(g, ns, orphan.Name)
 	setNodeReady(g, node, corev1.ConditionTrue)
 
 	g.Eventually(func(g Gomega) {
 		var pod corev1.Pod
-		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(orphan), &pod)).To(Succeed())
+		g.Expect(env.Client().Get(ctx, client.ObjectKeyFromObject(orphan), &pod)).To(Succeed())
 		g.Expect(pod.Labels).To(HaveKeyWithValue(MyDaemonSetLabel, mds.Name),
 			"the pod the MyDaemonSet controls should get its label back")
 		g.Expect(pod.Labels).To(HaveKeyWithValue("app", "agent"), "the pod's other labels stay")

@@ -58,7 +58,7 @@ func newMyDaemonSet(ns, name string, selector map[string]string) *appsv1.MyDaemo
 
 // create creates obj through the API server and returns it, as the API server stored it.
 func create[T client.Object](g Gomega, obj T) T {
-	g.ExpectWithOffset(1, env.Client.Create(env.Context(), obj)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().Create(env.Context(), obj)).To(Succeed())
 	return obj
 }
 
@@ -69,7 +69,7 @@ func createStrayPod(g Gomega, ns, name string) *corev1.Pod {
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: pauseImage}}},
 	}
-	g.ExpectWithOffset(1, env.Client.Create(env.Context(), pod)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().Create(env.Context(), pod)).To(Succeed())
 	return pod
 }
 
@@ -80,7 +80,7 @@ func createNode(g Gomega, ns, name string, ready bool, extra map[string]string) 
 	nodeLabels := map[string]string{testNodeLabel: ns}
 	maps.Copy(nodeLabels, extra)
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: ns + "-" + name, Labels: nodeLabels}}
-	g.ExpectWithOffset(1, env.Client.Create(env.Context(), node)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().Create(env.Context(), node)).To(Succeed())
 	if ready {
 		setNodeReady(g, node, corev1.ConditionTrue)
 	}
@@ -102,21 +102,21 @@ func setNodeReady(g Gomega, node *corev1.Node, status corev1.ConditionStatus) {
 	node.Status.Conditions = []corev1.NodeCondition{{
 		Type: corev1.NodeReady, Status: status, Reason: "Test", LastHeartbeatTime: metav1.Now(),
 	}}
-	g.ExpectWithOffset(1, env.Client.Status().Update(env.Context(), node)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().Status().Update(env.Context(), node)).To(Succeed())
 }
 
 // patchNode changes node with a merge patch, as kubectl cordon and kubectl label do.
 func patchNode(g Gomega, node *corev1.Node, change func(*corev1.Node)) {
 	patch := client.MergeFrom(node.DeepCopy())
 	change(node)
-	g.ExpectWithOffset(1, env.Client.Patch(env.Context(), node, patch)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().Patch(env.Context(), node, patch)).To(Succeed())
 }
 
 // daemonPodsOf lists, straight from the API server, the pods mds controls that are not
 // being deleted.
 func daemonPodsOf(g Gomega, mds *appsv1.MyDaemonSet) []corev1.Pod {
 	var pods corev1.PodList
-	g.ExpectWithOffset(1, env.Client.List(env.Context(), &pods, client.InNamespace(mds.Namespace))).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().List(env.Context(), &pods, client.InNamespace(mds.Namespace))).To(Succeed())
 	var owned []corev1.Pod
 	for _, pod := range pods.Items {
 		if metav1.IsControlledBy(&pod, mds) && pod.DeletionTimestamp.IsZero() {
@@ -152,11 +152,11 @@ func names(nodes ...*corev1.Node) []string {
 // pods stay terminating forever.
 func removeTerminatingPods(g Gomega, ns string) {
 	var pods corev1.PodList
-	g.ExpectWithOffset(1, env.Client.List(env.Context(), &pods, client.InNamespace(ns))).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().List(env.Context(), &pods, client.InNamespace(ns))).To(Succeed())
 	for _, pod := range pods.Items {
 		if !pod.DeletionTimestamp.IsZero() {
 			g.ExpectWithOffset(1, client.IgnoreNotFound(
-				env.Client.Delete(env.Context(), &pod, client.GracePeriodSeconds(0)))).To(Succeed())
+				env.Client().Delete(env.Context(), &pod, client.GracePeriodSeconds(0)))).To(Succeed())
 		}
 	}
 }
@@ -164,7 +164,7 @@ func removeTerminatingPods(g Gomega, ns string) {
 // latestMyDaemonSet reads mds straight from the API server.
 func latestMyDaemonSet(g Gomega, mds *appsv1.MyDaemonSet) *appsv1.MyDaemonSet {
 	var got appsv1.MyDaemonSet
-	g.ExpectWithOffset(1, env.Client.Get(env.Context(), client.ObjectKeyFromObject(mds), &got)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().Get(env.Context(), client.ObjectKeyFromObject(mds), &got)).To(Succeed())
 	return &got
 }
 
@@ -182,7 +182,7 @@ func haveMyDaemonSetReady(status metav1.ConditionStatus, reason string) types.Go
 func setImage(g Gomega, mds *appsv1.MyDaemonSet, image string) {
 	patch := client.MergeFrom(mds.DeepCopy())
 	mds.Spec.Image = image
-	g.ExpectWithOffset(1, env.Client.Patch(env.Context(), mds, patch)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().Patch(env.Context(), mds, patch)).To(Succeed())
 }
 
 // unmanaged hides obj from the running manager, for tests that call Reconcile themselves.

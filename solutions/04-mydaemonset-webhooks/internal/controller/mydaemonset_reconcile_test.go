@@ -45,7 +45,7 @@ func TestATakenPodNameSkipsOnlyItsNode(t *testing.T) {
 	c := createNode(g, ns, "c", true, nil)
 	mds := create(g, unmanaged(newMyDaemonSet(ns, "agent", nil)))
 	squatter := createStrayPod(g, ns, podName(mds.Name, a.Name))
-	r := &MyDaemonSetReconciler{Client: env.Client, Scheme: env.Client.Scheme(), APIReader: env.Client}
+	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Client().Scheme(), APIReader: env.Client()}
 
 	_, err := r.Reconcile(ctx, requestFor(mds))
 	g.Expect(nodeNames(daemonPodsOf(g, mds))).To(ConsistOf(names(b, c)),
@@ -84,8 +84,8 @@ func TestATakenNameDoesNotStopTheRetryOfOtherErrors(t *testing.T) {
 	mds := create(g, unmanaged(newMyDaemonSet(ns, "agent", nil)))
 	// a gets its pod in the first batch of the slow start; b and c share the second.
 	squatter := createStrayPod(g, ns, podName(mds.Name, b.Name))
-	c1 := &failingCreates{Client: env.Client, names: []string{podName(mds.Name, c.Name)}}
-	r := &MyDaemonSetReconciler{Client: c1, Scheme: env.Client.Scheme(), APIReader: env.Client}
+	c1 := &failingCreates{Client: env.Client(), names: []string{podName(mds.Name, c.Name)}}
+	r := &MyDaemonSetReconciler{Client: c1, Scheme: env.Client().Scheme(), APIReader: env.Client()}
 
 	_, err := r.Reconcile(ctx, requestFor(mds))
 	g.Expect(err).To(MatchError(ContainSubstring("the test refuses this create")))
@@ -104,7 +104,7 @@ func TestAnImageChangeReplacesOnePodAtATime(t *testing.T) {
 		createNode(g, ns, "a", true, nil), createNode(g, ns, "b", true, nil), createNode(g, ns, "c", true, nil),
 	}
 	mds := create(g, unmanaged(newMyDaemonSet(ns, "roll", nil)))
-	r := &MyDaemonSetReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
+	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Client().Scheme()}
 	pass := func() {
 		t.Helper()
 		result, err := r.Reconcile(ctx, requestFor(mds))
@@ -170,7 +170,7 @@ func TestAnImageChangeDeletesAtMostABurstOfPodsThatAreNotReady(t *testing.T) {
 	ctx := env.Context()
 	ns := env.Namespace(t)
 	mds := create(g, unmanaged(newMyDaemonSet(ns, "burst", nil)))
-	r := &MyDaemonSetReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
+	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Client().Scheme()}
 	// The pods are made here rather than by passes: a pass creates at most maxBurst. A
 	// node keeps its pod whether Ready or not, so the nodes need no kubelet's status.
 	const nodes = maxBurst + 20
@@ -178,18 +178,18 @@ func TestAnImageChangeDeletesAtMostABurstOfPodsThatAreNotReady(t *testing.T) {
 		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
 			Name: fmt.Sprintf("%s-%04d", ns, i), Labels: map[string]string{testNodeLabel: ns},
 		}}
-		if err := env.Client.Create(ctx, node); err != nil {
+		if err := env.Client().Create(ctx, node); err != nil {
 			return err
 		}
 		pod, err := r.newDaemonPod(mds, node)
 		if err != nil {
 			return err
 		}
-		return env.Client.Create(ctx, pod)
+		return env.Client().Create(ctx, pod)
 	})
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(func() {
-		_ = env.Client.DeleteAllOf(context.Background(), &corev1.Node{}, client.MatchingLabels{testNodeLabel: ns})
+		_ = env.Client().DeleteAllOf(context.Background(), &corev1.Node{}, client.MatchingLabels{testNodeLabel: ns})
 	})
 
 	setImage(g, mds, newPauseImage)
@@ -219,8 +219,8 @@ func TestPodsOfAnEarlierMyDaemonSetOfTheSameNameAreWaitedFor(t *testing.T) {
 				Name: mds.Name, UID: k8stypes.UID("00000000-0000-0000-0000-000000000001"), Controller: &isController}}},
 		Spec: corev1.PodSpec{NodeName: a.Name, Containers: []corev1.Container{{Name: "app", Image: pauseImage}}},
 	}
-	g.Expect(env.Client.Create(ctx, old)).To(Succeed())
-	r := &MyDaemonSetReconciler{Client: env.Client, Scheme: env.Client.Scheme(), APIReader: env.Client}
+	g.Expect(env.Client().Create(ctx, old)).To(Succeed())
+	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Client().Scheme(), APIReader: env.Client()}
 
 	_, err := r.Reconcile(ctx, requestFor(mds))
 	g.Expect(err).To(HaveOccurred(), "the pass should retry until the old pod is gone")
@@ -228,7 +228,7 @@ func TestPodsOfAnEarlierMyDaemonSetOfTheSameNameAreWaitedFor(t *testing.T) {
 	g.Expect(err).NotTo(MatchError(ContainSubstring("rename")), "renaming would not help")
 	g.Expect(nodeNames(daemonPodsOf(g, mds))).To(ConsistOf(names(b)), "the other node gets its pod")
 
-	g.Expect(env.Client.Delete(ctx, old)).To(Succeed())
+	g.Expect(env.Client().Delete(ctx, old)).To(Succeed())
 	removeTerminatingPods(g, ns)
 	g.Eventually(func(g Gomega) {
 		_, err := r.Reconcile(ctx, requestFor(mds))
@@ -249,7 +249,7 @@ func TestAStaleCacheWastesNoCreates(t *testing.T) {
 	}
 	mds := create(g, unmanaged(newMyDaemonSet(ns, "stale", nil)))
 	var writes testenv.WriteCounter
-	r := &MyDaemonSetReconciler{Client: writes.Wrap(&testenv.FrozenPodList{Client: env.Client}), Scheme: env.Client.Scheme()}
+	r := &MyDaemonSetReconciler{Client: writes.Wrap(&testenv.FrozenPodList{Client: env.Client()}), Scheme: env.Client().Scheme()}
 
 	_, err := r.Reconcile(ctx, requestFor(mds))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -274,15 +274,15 @@ func TestAMyDaemonSetCreatedAgainDoesNotWaitForThePodsOfTheFirst(t *testing.T) {
 	ctx := env.Context()
 	ns := env.Namespace(t)
 	node := createNode(g, ns, "a", true, nil)
-	r := &MyDaemonSetReconciler{Client: &testenv.FrozenPodList{Client: env.Client}, Scheme: env.Client.Scheme()}
+	r := &MyDaemonSetReconciler{Client: &testenv.FrozenPodList{Client: env.Client()}, Scheme: env.Client().Scheme()}
 	first := create(g, unmanaged(newMyDaemonSet(ns, "again", nil)))
 	_, err := r.Reconcile(ctx, requestFor(first))
 	g.Expect(err).NotTo(HaveOccurred(), "the first MyDaemonSet's pass")
 	// envtest runs no garbage collector and no kubelet: the test deletes the pod, as they would.
 	for _, pod := range daemonPodsOf(g, first) {
-		g.Expect(env.Client.Delete(ctx, &pod, client.GracePeriodSeconds(0))).To(Succeed())
+		g.Expect(env.Client().Delete(ctx, &pod, client.GracePeriodSeconds(0))).To(Succeed())
 	}
-	g.Expect(env.Client.Delete(ctx, first)).To(Succeed())
+	g.Expect(env.Client().Delete(ctx, first)).To(Succeed())
 
 	second := create(g, unmanaged(newMyDaemonSet(ns, "again", nil)))
 	result, err := r.Reconcile(ctx, requestFor(second))
@@ -305,14 +305,14 @@ func TestAStaleCacheNeverSpendsTheRollingBudgetTwice(t *testing.T) {
 		createNode(g, ns, name, true, nil)
 	}
 	mds := create(g, unmanaged(newMyDaemonSet(ns, "stale", nil)))
-	_, err := (&MyDaemonSetReconciler{Client: env.Client, Scheme: env.Client.Scheme()}).Reconcile(ctx, requestFor(mds))
+	_, err := (&MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Client().Scheme()}).Reconcile(ctx, requestFor(mds))
 	g.Expect(err).NotTo(HaveOccurred())
 	for _, pod := range daemonPodsOf(g, mds) {
 		env.MarkReady(g, ns, pod.Name)
 	}
 	setImage(g, mds, newPauseImage)
 
-	r := &MyDaemonSetReconciler{Client: &testenv.FrozenPodList{Client: env.Client}, Scheme: env.Client.Scheme()}
+	r := &MyDaemonSetReconciler{Client: &testenv.FrozenPodList{Client: env.Client()}, Scheme: env.Client().Scheme()}
 	for pass := range 3 {
 		_, err := r.Reconcile(ctx, requestFor(mds))
 		g.Expect(err).NotTo(HaveOccurred(), "pass %d", pass+1)
@@ -330,7 +330,7 @@ func TestANotReadyNodeKeepsItsPod(t *testing.T) {
 	a := createNode(g, ns, "a", true, nil)
 	b := createNode(g, ns, "b", true, nil)
 	mds := create(g, unmanaged(newMyDaemonSet(ns, "agent", nil)))
-	r := &MyDaemonSetReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
+	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Client().Scheme()}
 
 	_, err := r.Reconcile(ctx, requestFor(mds))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -352,14 +352,14 @@ func TestAFinishedPodIsReplaced(t *testing.T) {
 	ns := env.Namespace(t)
 	a := createNode(g, ns, "a", true, nil)
 	mds := create(g, unmanaged(newMyDaemonSet(ns, "agent", nil)))
-	r := &MyDaemonSetReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
+	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Client().Scheme()}
 	_, err := r.Reconcile(ctx, requestFor(mds))
 	g.Expect(err).NotTo(HaveOccurred())
 	pods := daemonPodsOf(g, mds)
 	g.Expect(nodeNames(pods)).To(Equal(names(a)))
 	failed := pods[0]
 	failed.Status.Phase = corev1.PodFailed
-	g.Expect(env.Client.Status().Update(ctx, &failed)).To(Succeed())
+	g.Expect(env.Client().Status().Update(ctx, &failed)).To(Succeed())
 
 	// The first pass deletes the finished pod, which frees its name; the second creates
 	// the replacement. (A finished pod needs no kubelet to go.)
@@ -376,9 +376,9 @@ func TestAFinishedPodIsReplaced(t *testing.T) {
 // markFailed plays the kubelet of a pod that failed.
 func markFailed(g Gomega, ns, name string) {
 	var pod corev1.Pod
-	g.ExpectWithOffset(1, env.Client.Get(env.Context(), client.ObjectKey{Namespace: ns, Name: name}, &pod)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().Get(env.Context(), client.ObjectKey{Namespace: ns, Name: name}, &pod)).To(Succeed())
 	pod.Status.Phase = corev1.PodFailed
-	g.ExpectWithOffset(1, env.Client.Status().Update(env.Context(), &pod)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().Status().Update(env.Context(), &pod)).To(Succeed())
 }
 
 // A pod that keeps failing (a kubelet that rejects it, a crashing init) is replaced
@@ -390,7 +390,7 @@ func TestAPodThatKeepsFailingIsReplacedWithBackoff(t *testing.T) {
 	node := createNode(g, ns, "a", true, nil)
 	mds := create(g, unmanaged(newMyDaemonSet(ns, "agent", nil)))
 	clock := testclock.NewFakeClock(time.Now())
-	r := &MyDaemonSetReconciler{Client: env.Client, Scheme: env.Client.Scheme(), APIReader: env.Client,
+	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Client().Scheme(), APIReader: env.Client(),
 		FailedPodBackoff: flowcontrol.NewFakeBackOff(time.Minute, 10*time.Minute, clock)}
 	name := podName(mds.Name, node.Name)
 	pass := func() (time.Duration, []corev1.Pod) {
@@ -431,7 +431,7 @@ func TestANamespaceBeingDeletedIsNoErrorForMyDaemonSet(t *testing.T) {
 	// The MyDaemonSet selects the nodes of ns, but lives in a namespace being deleted.
 	mds := unmanaged(newMyDaemonSet(ns, "agent", nil))
 	env.TerminatingNamespace(g, mds)
-	r := &MyDaemonSetReconciler{Client: env.Client, Scheme: env.Client.Scheme()}
+	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Client().Scheme()}
 
 	result, err := r.Reconcile(env.Context(), requestFor(mds))
 	g.Expect(err).NotTo(HaveOccurred(), "a namespace being deleted refuses new pods, and takes the MyDaemonSet "+
@@ -442,7 +442,7 @@ func TestANamespaceBeingDeletedIsNoErrorForMyDaemonSet(t *testing.T) {
 
 func terminatingPods(g Gomega, ns string) int {
 	var pods corev1.PodList
-	g.ExpectWithOffset(1, env.Client.List(env.Context(), &pods, client.InNamespace(ns))).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().List(env.Context(), &pods, client.InNamespace(ns))).To(Succeed())
 	n := 0
 	for _, pod := range pods.Items {
 		if !pod.DeletionTimestamp.IsZero() {

@@ -37,7 +37,7 @@ func TestAStaleCacheIsNoRuntimeClassError(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	pool := createPool(t, g, unmanagedPool(newNodePool(uniqueName("stale-rc"), sampleLabels)))
-	cache := &runtimeClassCacheBehind{Client: env.Client}
+	cache := &runtimeClassCacheBehind{Client: env.Client()}
 	cache.behind.Store(true)
 	r := newReconciler(cache)
 
@@ -51,8 +51,8 @@ func TestAStaleCacheIsNoRuntimeClassError(t *testing.T) {
 	// cache shows it.
 	other := createPool(t, g, unmanagedPool(newNodePool(uniqueName("stale-rc-other"), sampleLabels)))
 	foreign := &nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: nodesv1.RuntimeClassPrefix + other.Name}, Handler: "runc"}
-	g.Expect(env.Client.Create(ctx, foreign)).To(Succeed())
-	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), foreign) })
+	g.Expect(env.Client().Create(ctx, foreign)).To(Succeed())
+	t.Cleanup(func() { _ = env.Client().Delete(context.Background(), foreign) })
 	runPass(g, r, other, "the cache does not show it yet: wait for the watch")
 	cache.behind.Store(false)
 	_, err := r.Reconcile(ctx, requestFor(other))
@@ -77,7 +77,7 @@ func (c *runtimeClassCacheBehind) Get(ctx context.Context, key client.ObjectKey,
 // runtimeClassOf reads the RuntimeClass of pool straight from the API server.
 func runtimeClassOf(g Gomega, pool *nodesv1.NodePool) nodev1.RuntimeClass {
 	var rc nodev1.RuntimeClass
-	g.ExpectWithOffset(1, env.Client.Get(env.Context(), client.ObjectKey{Name: nodesv1.RuntimeClassPrefix + pool.Name}, &rc)).
+	g.ExpectWithOffset(1, env.Client().Get(env.Context(), client.ObjectKey{Name: nodesv1.RuntimeClassPrefix + pool.Name}, &rc)).
 		To(Succeed(), "the pool should have a RuntimeClass named %s%s", nodesv1.RuntimeClassPrefix, pool.Name)
 	return rc
 }

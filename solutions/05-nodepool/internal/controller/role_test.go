@@ -31,20 +31,20 @@ func TestTheManagersRoleAllowsANodePoolPass(t *testing.T) {
 	decoder := yaml.NewYAMLOrJSONDecoder(file, 4096)
 	g.Expect(decoder.Decode(&role)).To(Succeed())
 	role.ObjectMeta = metav1.ObjectMeta{Name: "nodepool-manager-" + name}
-	g.Expect(env.Client.Create(ctx, &role)).To(Succeed())
-	t.Cleanup(func() { _ = env.Client.Delete(ctx, &role) })
+	g.Expect(env.Client().Create(ctx, &role)).To(Succeed())
+	t.Cleanup(func() { _ = env.Client().Delete(ctx, &role) })
 	user := "nodepool-manager-" + name
 	binding := &rbacv1.ClusterRoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Name: user},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
 		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
 	}
-	g.Expect(env.Client.Create(ctx, binding)).To(Succeed())
-	t.Cleanup(func() { _ = env.Client.Delete(ctx, binding) })
+	g.Expect(env.Client().Create(ctx, binding)).To(Succeed())
+	t.Cleanup(func() { _ = env.Client().Delete(ctx, binding) })
 
-	cfg := rest.CopyConfig(env.Config)
+	cfg := rest.CopyConfig(env.Config())
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
-	asManager, err := client.New(cfg, client.Options{Scheme: env.Client.Scheme()})
+	asManager, err := client.New(cfg, client.Options{Scheme: env.Client().Scheme()})
 	g.Expect(err).NotTo(HaveOccurred())
 	r := newReconciler(asManager)
 	r.APIReader = asManager // the pass reads the API server as the manager too

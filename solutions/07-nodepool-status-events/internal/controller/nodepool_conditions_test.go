@@ -118,7 +118,7 @@ func TestManyFailingNodesStillFitTheReadyCondition(t *testing.T) {
 	recorder := events.NewFakeRecorder(10)
 	denied := errors.New(`admission webhook "nodes.policy.example.com" denied the request: ` +
 		`labels under node-pool.workshop.dev may only be set by the platform team's tooling`)
-	r := newReconciler(&failingNodePatches{Client: env.Client, err: denied})
+	r := newReconciler(&failingNodePatches{Client: env.Client(), err: denied})
 	r.Recorder = recorder
 
 	_, err := r.Reconcile(ctx, requestFor(pool))
@@ -143,7 +143,7 @@ func TestAStalePoolCacheTellsAnErrorOnce(t *testing.T) {
 	ctx := env.Context()
 	pool, _ := createUnmanagedPoolWithMember(t, g, uniqueName("stale-pool"), sampleLabels)
 	recorder := events.NewFakeRecorder(10)
-	cache := &poolCacheBehind{Client: &failingNodePatches{Client: env.Client, err: errForbidden}}
+	cache := &poolCacheBehind{Client: &failingNodePatches{Client: env.Client(), err: errForbidden}}
 	r := newReconciler(cache)
 	r.Recorder = recorder
 
@@ -177,7 +177,7 @@ func TestARetryThatReadsAStalePoolStillClearsTheError(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	pool, member := createUnmanagedPoolWithMember(t, g, uniqueName("stale-retry"), sampleLabels)
-	nodePatches := &failingNodePatches{Client: env.Client}
+	nodePatches := &failingNodePatches{Client: env.Client()}
 	cache := &poolCacheBehind{Client: nodePatches}
 	r := newReconciler(cache)
 

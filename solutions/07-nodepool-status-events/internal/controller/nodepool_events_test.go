@@ -50,7 +50,7 @@ func TestAPassOnManyNodesEmitsOneEventPerKindOfChange(t *testing.T) {
 	createMembers(t, g, name, members)
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels)))
 	recorder := events.NewFakeRecorder(100)
-	r := newReconciler(env.Client)
+	r := newReconciler(env.Client())
 	r.Recorder = recorder
 
 	runPass(g, r, pool)
@@ -77,7 +77,7 @@ func TestEventNoteFitsTheAPIServersLimit(t *testing.T) {
 // Reason, related Kind name, emitted N times".
 func eventsAbout(g Gomega, pool *nodesv1.NodePool) []string {
 	var list eventsv1.EventList
-	g.Expect(env.Client.List(env.Context(), &list, client.InNamespace(metav1.NamespaceDefault))).To(Succeed())
+	g.Expect(env.Client().List(env.Context(), &list, client.InNamespace(metav1.NamespaceDefault))).To(Succeed())
 	var about []string
 	for _, e := range list.Items {
 		if e.Regarding.Kind != "NodePool" || e.Regarding.UID != pool.UID {

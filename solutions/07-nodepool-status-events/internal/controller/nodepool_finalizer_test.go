@@ -65,10 +65,10 @@ func TestDeletingANodePoolTakesBackWhatItGave(t *testing.T) {
 		g.Expect(latestPool(g, pool).Finalizers).To(ContainElement(nodesv1.Finalizer))
 	}).Should(Succeed())
 
-	g.Expect(env.Client.Delete(ctx, pool)).To(Succeed())
+	g.Expect(env.Client().Delete(ctx, pool)).To(Succeed())
 
 	g.Eventually(func(g Gomega) {
-		err := env.Client.Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})
+		err := env.Client().Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})
 		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(),
 			"the pool should be gone once the controller has cleaned its nodes and removed the finalizer; got %v", err)
 	}).Should(Succeed())
@@ -99,7 +99,7 @@ func TestTheDeletionPassWritesNothingAfterRemovingTheFinalizer(t *testing.T) {
 	ctx := env.Context()
 	name := uniqueName("lastwrite")
 	pool, member := createUnmanagedPoolWithMember(t, g, name, sampleLabels, sampleTaint)
-	writes := &writeLog{Client: env.Client}
+	writes := &writeLog{Client: env.Client()}
 	r := newReconciler(writes)
 	recorder := events.NewFakeRecorder(10)
 	r.Recorder = recorder
@@ -116,7 +116,7 @@ func TestTheDeletionPassWritesNothingAfterRemovingTheFinalizer(t *testing.T) {
 		"the first pass should store the finalizer (and the keys it gives, if any) before it gives any node anything, "+
 			"and write the rest of the status, if any, last")
 
-	g.Expect(env.Client.Delete(ctx, pool)).To(Succeed())
+	g.Expect(env.Client().Delete(ctx, pool)).To(Succeed())
 	g.Expect(latestPool(g, pool).DeletionTimestamp).NotTo(BeNil(), "the finalizer holds the deleted pool")
 
 	runPass(g, r, pool, "the deletion pass should succeed")
@@ -126,7 +126,7 @@ func TestTheDeletionPassWritesNothingAfterRemovingTheFinalizer(t *testing.T) {
 	g.Expect(takeEvents(recorder)).To(HaveExactElements(
 		HavePrefix("Normal NodeLeft Node "+member.Name), HavePrefix("Normal CleanupDone")),
 		"the deletion pass should tell of each node it cleaned, then of the cleanup")
-	err := env.Client.Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})
+	err := env.Client().Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})
 	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "without its finalizer the pool is deleted; got %v", err)
 	got := latestNode(g, member)
 	g.Expect(got.Labels).To(Equal(map[string]string{poolMemberLabel(name): ""}))
@@ -147,16 +147,16 @@ func TestTheDeletionPassSeesNodesTheCacheDoesNotShowYet(t *testing.T) {
 	pool, member := createUnmanagedPoolWithMember(t, g, name, sampleLabels, sampleTaint)
 	// The cache shows the nodes as they were before the first pass.
 	var before corev1.NodeList
-	g.Expect(env.Client.List(ctx, &before)).To(Succeed())
-	cache := &nodeCacheBehind{Client: env.Client, nodes: before}
+	g.Expect(env.Client().List(ctx, &before)).To(Succeed())
+	cache := &nodeCacheBehind{Client: env.Client(), nodes: before}
 	r := newReconciler(cache)
 
 	runPass(g, r, pool)
 	g.Expect(latestNode(g, member).Spec.Taints).To(ContainElement(sampleTaint), "the first pass gives the member the pool's taint")
 
-	g.Expect(env.Client.Delete(ctx, pool)).To(Succeed())
+	g.Expect(env.Client().Delete(ctx, pool)).To(Succeed())
 	runPass(g, r, pool)
-	err := env.Client.Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})
+	err := env.Client().Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})
 	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the deletion pass should let the pool go; got %v", err)
 	got := latestNode(g, member)
 	g.Expect(got.Spec.Taints).To(BeEmpty(),
@@ -172,14 +172,14 @@ func TestADeletedPoolGoesDespiteARecordItCannotRead(t *testing.T) {
 	ctx := env.Context()
 	name := uniqueName("unreadable")
 	pool, member := createUnmanagedPoolWithMember(t, g, name, sampleLabels, sampleTaint)
-	r := newReconciler(env.Client)
+	r := newReconciler(env.Client())
 
 	runPass(g, r, pool)
 	annotateNode(g, member, poolRecordAnnotation(name), "written by the kubelet")
 
-	g.Expect(env.Client.Delete(ctx, pool)).To(Succeed())
+	g.Expect(env.Client().Delete(ctx, pool)).To(Succeed())
 	runPass(g, r, pool, "a record the pool cannot read should be dropped, not hold the pool")
-	err := env.Client.Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})
+	err := env.Client().Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})
 	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the deletion pass should let the pool go; got %v", err)
 	g.Expect(latestNode(g, member).Annotations).NotTo(HaveKey(poolRecordAnnotation(name)),
 		"the unreadable record should be gone with the pool")
@@ -210,8 +210,8 @@ func TestAPoolBeingDeletedNeverGetsTheFinalizer(t *testing.T) {
 	pool := unmanagedPool(newNodePool(name, sampleLabels))
 	pool.Finalizers = []string{"test.workshop.dev/hold"}
 	createPool(t, g, pool)
-	g.Expect(env.Client.Delete(ctx, pool)).To(Succeed())
-	r := newReconciler(env.Client)
+	g.Expect(env.Client().Delete(ctx, pool)).To(Succeed())
+	r := newReconciler(env.Client())
 
 	runPass(g, r, pool, "a pass of a pool being deleted must not try to add the finalizer")
 	g.Expect(latestPool(g, pool).Finalizers).To(ConsistOf("test.workshop.dev/hold"))

@@ -22,7 +22,7 @@ func TestAForgedRecordOfAnotherPoolTakesNothing(t *testing.T) {
 	name := uniqueName("forged-other")
 	pool, member := createUnmanagedPoolWithMember(t, g, name, sampleLabels, sampleTaint)
 	other := createPool(t, g, unmanagedPool(newNodePool(name+"-other", map[string]string{"other.test/own": "1"})))
-	r := newReconciler(env.Client)
+	r := newReconciler(env.Client())
 
 	runPass(g, r, pool)
 	g.Expect(latestNode(g, member).Labels).To(HaveKeyWithValue("node-pool.workshop.dev/master", "8"))
@@ -49,6 +49,6 @@ func recordOf(labels map[string]string, taints ...corev1.Taint) string {
 // annotateNode sets an annotation of node with a merge patch, as its kubelet could.
 func annotateNode(g Gomega, node *corev1.Node, key, value string) {
 	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, key, value)
-	g.ExpectWithOffset(1, env.Client.Patch(env.Context(), node,
+	g.ExpectWithOffset(1, env.Client().Patch(env.Context(), node,
 		client.RawPatch("application/merge-patch+json", []byte(patch)))).To(Succeed())
 }

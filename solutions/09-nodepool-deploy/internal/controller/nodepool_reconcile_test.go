@@ -33,7 +33,7 @@ var (
 
 func TestNodePoolIsClusterScoped(t *testing.T) {
 	g := NewWithT(t)
-	namespaced, err := env.Client.IsObjectNamespaced(&nodesv1.NodePool{})
+	namespaced, err := env.Client().IsObjectNamespaced(&nodesv1.NodePool{})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(namespaced).To(BeFalse(), "NodePool should be cluster-scoped, like the nodes it groups: "+
 		"an OwnerReference from a cluster-scoped RuntimeClass to a namespaced owner is never honoured")
@@ -44,7 +44,7 @@ func TestNodePoolIsClusterScoped(t *testing.T) {
 func TestAPassForAPoolThatIsGoneIsNoError(t *testing.T) {
 	g := NewWithT(t)
 	gone := &nodesv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: uniqueName("gone")}}
-	runPass(g, newReconciler(env.Client), gone, "a pool that is gone is no error: its pass is done (NotFound)")
+	runPass(g, newReconciler(env.Client()), gone, "a pool that is gone is no error: its pass is done (NotFound)")
 }
 
 func TestNodePoolGivesItsMembersItsLabelsAndTaints(t *testing.T) {
@@ -87,7 +87,7 @@ func TestNodePoolSpecChangeRemovesWhatItNoLongerLists(t *testing.T) {
 	maintenance := corev1.Taint{Key: "maintenance", Effect: corev1.TaintEffectNoExecute}
 	node := latestNode(g, member)
 	node.Spec.Taints = append(node.Spec.Taints, maintenance)
-	g.Expect(env.Client.Update(env.Context(), node)).To(Succeed())
+	g.Expect(env.Client().Update(env.Context(), node)).To(Succeed())
 
 	setPoolSpec(g, pool, func(spec *nodesv1.NodePoolSpec) {
 		spec.Labels = map[string]string{"node-pool.workshop.dev/master": "10"}
@@ -124,12 +124,12 @@ func TestNodePoolConflictStormLosesNobodysEdits(t *testing.T) {
 			for _, node := range nodes {
 				err := retry.RetryOnConflict(backoff, func() error {
 					var n corev1.Node
-					if err := env.Client.Get(ctx, client.ObjectKeyFromObject(node), &n); err != nil {
+					if err := env.Client().Get(ctx, client.ObjectKeyFromObject(node), &n); err != nil {
 						return err
 					}
 					n.Labels[fmt.Sprintf("storm.test/l%d", i)] = "x"
 					n.Spec.Taints = append(n.Spec.Taints, noSchedule(fmt.Sprintf("storm.test/t%d", i), "x"))
-					return env.Client.Update(ctx, &n)
+					return env.Client().Update(ctx, &n)
 				})
 				if err != nil {
 					done <- fmt.Errorf("edit %d of node %s: %w", i, node.Name, err)
@@ -183,7 +183,7 @@ func TestNodePoolPatchesOnlyTheNodesThatNeedIt(t *testing.T) {
 		createTestNode(t, g, fmt.Sprintf("%s-outsider-%d", name, i), map[string]string{"team": "blue"})
 	}
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
-	writes := &writeLog{Client: env.Client}
+	writes := &writeLog{Client: env.Client()}
 	r := newReconciler(writes)
 	// The nodes a pass wrote to, each at most once by patch and once by apply (the labels
 	// are applied from lesson 14 on).
@@ -218,7 +218,7 @@ func TestAPassPatchesSeveralNodesAtOnce(t *testing.T) {
 	const members = 24
 	createMembers(t, g, name, members)
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
-	slow := &slowNodePatches{Client: env.Client, delay: 50 * time.Millisecond}
+	slow := &slowNodePatches{Client: env.Client(), delay: 50 * time.Millisecond}
 	r := newReconciler(slow)
 
 	runPass(g, r, pool)
@@ -296,7 +296,7 @@ func TestTheAPIServerRejectsBadNodePools(t *testing.T) {
 			if tt.spec != nil {
 				obj.Object["spec"] = tt.spec
 			}
-			err := env.Client.Create(env.Context(), obj)
+			err := env.Client().Create(env.Context(), obj)
 			g.Expect(err).To(MatchError(ContainSubstring(tt.message)))
 		})
 	}
@@ -320,7 +320,7 @@ func TestNodePoolIdlePassWritesNothing(t *testing.T) {
 
 	// A reconciler of its own, reading the manager's cache, counts the writes of one
 	// pass only, once the cache shows the running controller's work.
-	cache := env.Manager.GetClient()
+	cache := env.Manager().GetClient()
 	var writes testenv.WriteCounter
 	r := newReconciler(writes.Wrap(cache))
 	g.Eventually(func(g Gomega) {

@@ -51,7 +51,7 @@ func unmanaged(ip *appsv1.ImoocPod) *appsv1.ImoocPod {
 // otherwise the count alone would say that the controller made too few pods.
 func podsOf(g Gomega, ip *appsv1.ImoocPod) []corev1.Pod {
 	var pods corev1.PodList
-	g.ExpectWithOffset(1, env.Client.List(env.Context(), &pods, client.InNamespace(ip.Namespace))).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().List(env.Context(), &pods, client.InNamespace(ip.Namespace))).To(Succeed())
 	var owned []corev1.Pod
 	for _, pod := range pods.Items {
 		if !metav1.IsControlledBy(&pod, ip) {
@@ -83,7 +83,7 @@ func waitForPods(g Gomega, ip *appsv1.ImoocPod, n int) []corev1.Pod {
 func scaleTo(g Gomega, ip *appsv1.ImoocPod, replicas int32) {
 	patch := client.MergeFrom(ip.DeepCopy())
 	ip.Spec.Replicas = ptr.To(replicas)
-	g.ExpectWithOffset(1, env.Client.Patch(env.Context(), ip, patch)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().Patch(env.Context(), ip, patch)).To(Succeed())
 }
 
 // deleteHeld deletes pod after putting holdFinalizer on it: the pod stays in Terminating,
@@ -92,19 +92,19 @@ func deleteHeld(t *testing.T, g Gomega, pod *corev1.Pod) {
 	ctx := env.Context()
 	patch := client.MergeFrom(pod.DeepCopy())
 	controllerutil.AddFinalizer(pod, holdFinalizer)
-	g.ExpectWithOffset(1, env.Client.Patch(ctx, pod, patch)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().Patch(ctx, pod, patch)).To(Succeed())
 	t.Cleanup(func() {
 		var held corev1.Pod
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(pod), &held); err != nil {
+		if err := env.Client().Get(ctx, client.ObjectKeyFromObject(pod), &held); err != nil {
 			return
 		}
 		patch := client.MergeFrom(held.DeepCopy())
 		controllerutil.RemoveFinalizer(&held, holdFinalizer)
-		if err := env.Client.Patch(ctx, &held, patch); client.IgnoreNotFound(err) != nil {
+		if err := env.Client().Patch(ctx, &held, patch); client.IgnoreNotFound(err) != nil {
 			t.Errorf("removing the finalizer %s from pod %s: %v", holdFinalizer, held.Name, err)
 		}
 	})
-	g.ExpectWithOffset(1, env.Client.Delete(ctx, pod)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().Delete(ctx, pod)).To(Succeed())
 }
 
 // A badSpec is a spec the API server refuses with message.
@@ -127,7 +127,7 @@ func expectRefused(t *testing.T, gv schema.GroupVersion, tests []badSpec) {
 				"metadata":   map[string]any{"namespace": ns, "name": fmt.Sprintf("bad-%d", i)},
 				"spec":       tt.spec,
 			}}
-			err := env.Client.Create(env.Context(), obj)
+			err := env.Client().Create(env.Context(), obj)
 			g.Expect(err).To(MatchError(ContainSubstring(tt.message)), "the API server should refuse %v", tt.spec)
 		})
 	}

@@ -24,7 +24,7 @@ import (
 // latest reads ip straight from the API server.
 func latest(g Gomega, ip *appsv1.ImoocPod) *appsv1.ImoocPod {
 	var got appsv1.ImoocPod
-	g.ExpectWithOffset(1, env.Client.Get(env.Context(), client.ObjectKeyFromObject(ip), &got)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().Get(env.Context(), client.ObjectKeyFromObject(ip), &got)).To(Succeed())
 	return &got
 }
 

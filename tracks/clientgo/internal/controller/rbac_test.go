@@ -21,7 +21,7 @@ func TestTheManagersRoleAllowsAWholePass(t *testing.T) {
 	// The role binding is the namespace's: so are the informers.
 	asManager := env.AsRole(t, filepath.Join("..", "..", "config", "rbac", "role.yaml"), ns)
 	ip := unmanaged(newImoocPod(ns, "rbac", 2))
-	g.Expect(env.Client.Create(ctx, ip)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
 
 	c := newTestController(t, asManager, testControllerOptions{namespace: ns, startPods: true})
 	g.Expect(testenv.ErrorText(pass(g, c, ip, 0))).To(BeEmpty(), "the first pass as the manager's role, creating 2 pods")

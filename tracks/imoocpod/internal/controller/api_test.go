@@ -26,7 +26,7 @@ func TestTheAPIServerChecksTheReplicaCount(t *testing.T) {
 	})
 	g := NewWithT(t)
 	ip := &appsv1.ImoocPod{ObjectMeta: metav1.ObjectMeta{Namespace: env.Namespace(t), Name: "default-replicas"}}
-	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
 	g.Expect(ip.Spec.Replicas).To(HaveValue(BeEquivalentTo(1)), "a missing spec.replicas should default to 1")
 }
 
@@ -36,7 +36,7 @@ func TestTheAPIServerChecksTheImage(t *testing.T) {
 	})
 	g := NewWithT(t)
 	ip := &appsv1.ImoocPod{ObjectMeta: metav1.ObjectMeta{Namespace: env.Namespace(t), Name: "default-image"}}
-	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
 	g.Expect(ip.Spec.Image).To(Equal("registry.k8s.io/pause:3.10"), "a missing spec.image should get the default")
 }
 
@@ -46,10 +46,10 @@ func TestTheAPIServerRefusesANameTooLongForALabel(t *testing.T) {
 	g := NewWithT(t)
 	ns := env.Namespace(t)
 	long := newImoocPod(ns, strings.Repeat("a", 64), 1)
-	g.Expect(testenv.ErrorText(env.Client.Create(env.Context(), long))).To(
+	g.Expect(testenv.ErrorText(env.Client().Create(env.Context(), long))).To(
 		ContainSubstring("the name is the value of a label on every pod: at most 63 characters"),
 		"an ImoocPod named with 64 characters should be refused: NameLabel's value would be too long")
-	g.Expect(env.Client.Create(env.Context(), newImoocPod(ns, strings.Repeat("a", 63), 1))).To(Succeed(),
+	g.Expect(env.Client().Create(env.Context(), newImoocPod(ns, strings.Repeat("a", 63), 1))).To(Succeed(),
 		"63 characters fit in a label value")
 }
 
@@ -114,7 +114,7 @@ func TestTheAPIServerRefusesMalformedImoocPods(t *testing.T) {
 			for path, value := range tt.with {
 				setPath(obj, path, value)
 			}
-			err := env.Client.Create(env.Context(), &unstructured.Unstructured{Object: obj},
+			err := env.Client().Create(env.Context(), &unstructured.Unstructured{Object: obj},
 				client.FieldValidation(metav1.FieldValidationStrict))
 			g.Expect(err).To(HaveOccurred(), "the API server should refuse an ImoocPod with %v", tt.with)
 			g.Expect(err.Error()).To(ContainSubstring(tt.field), "the error should name the field %s", tt.field)

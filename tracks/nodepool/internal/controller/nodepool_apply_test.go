@@ -34,7 +34,7 @@ func ownedLabels(node *corev1.Node, manager string, operation metav1.ManagedFiel
 
 // writeLabels sets labels of node as manager, with an update (kubectl label does so).
 func writeLabels(g Gomega, node *corev1.Node, manager string, labels map[string]string) {
-	g.ExpectWithOffset(1, env.Client.Patch(env.Context(), node, client.RawPatch(types.MergePatchType,
+	g.ExpectWithOffset(1, env.Client().Patch(env.Context(), node, client.RawPatch(types.MergePatchType,
 		fmt.Appendf(nil, `{"metadata":{"labels":%s}}`, jsonOf(labels))), client.FieldOwner(manager))).To(Succeed())
 }
 
@@ -47,7 +47,7 @@ func twoPoolsAndAnAdmin(t *testing.T, g Gomega) (node *corev1.Node, gold, silver
 	silver = createPool(t, g, unmanagedPool(newNodePool(name+"-silver", map[string]string{"pool.test/disk": "ssd", "pool.test/shared": "yes"})))
 	node = createTestNode(t, g, name, map[string]string{poolMemberLabel(gold.Name): "", poolMemberLabel(silver.Name): ""})
 	writeLabels(g, node, "kubectl-label", map[string]string{"team": "blue"})
-	r := newReconciler(env.Client)
+	r := newReconciler(env.Client())
 	for _, pool := range []*nodesv1.NodePool{gold, silver} {
 		runPass(g, r, pool)
 	}
@@ -90,7 +90,7 @@ func TestALabelAnotherManagerOwnsIsReportedNotOverwritten(t *testing.T) {
 	g := NewWithT(t)
 	node, pool := aPoolAndAnAdminsTier(t, g, "conflict")
 
-	runPass(g, newReconciler(env.Client), pool, "a conflict is for someone to resolve, not an error to retry")
+	runPass(g, newReconciler(env.Client()), pool, "a conflict is for someone to resolve, not an error to retry")
 	got := latestNode(g, node)
 	g.Expect(got.Labels).To(HaveKeyWithValue("pool.test/tier", "admin"),
 		"an admin's label was taken over: the apply must never force (client.ForceOwnership)")
@@ -111,7 +111,7 @@ func TestANodeThatLeavesLosesTheLabelsOnlyItsPoolOwned(t *testing.T) {
 	labelNode(g, node, poolMemberLabel(gold.Name), nil)
 	left := latestNode(g, node)
 	g.Expect(concernsPool(left, gold.Name)).To(BeTrue(), "the node left pool %s, whose field manager still owns labels on it", gold.Name)
-	runPass(g, newReconciler(env.Client), gold)
+	runPass(g, newReconciler(env.Client()), gold)
 
 	got := latestNode(g, node)
 	g.Expect(got.Labels).To(Equal(map[string]string{
@@ -128,7 +128,7 @@ func TestANodeThatLeavesLosesTheLabelsOnlyItsPoolOwned(t *testing.T) {
 func TestAConflictIsLeftOutOfTheNextApply(t *testing.T) {
 	g := NewWithT(t)
 	_, pool := aPoolAndAnAdminsTier(t, g, "conflict-again")
-	writes := &writeLog{Client: env.Client}
+	writes := &writeLog{Client: env.Client()}
 	r := newReconciler(writes)
 	runPass(g, r, pool)
 	g.Expect(poolReadyCondition(latestPool(g, pool)).Reason).To(Equal(nodesv1.ReasonNodesInConflict))
@@ -155,19 +155,19 @@ func TestTheRecordOfLesson09IsTakenOverWithoutRemovingALabel(t *testing.T) {
 	writeLabels(g, node, "kubectl-label", map[string]string{"team": "blue"})
 	// As the operator of lesson 09 left it: the labels and the record in one patch.
 	record := recordOf(labels)
-	g.Expect(env.Client.Patch(ctx, node, client.RawPatch(types.MergePatchType, fmt.Appendf(nil,
+	g.Expect(env.Client().Patch(ctx, node, client.RawPatch(types.MergePatchType, fmt.Appendf(nil,
 		`{"metadata":{"labels":%s,"annotations":{%q:%q}}}`, jsonOf(labels), poolRecordAnnotation(name), record)),
 		client.FieldOwner("nodepool-09"))).To(Succeed())
 
 	// Sample every version of the node while the pass runs.
-	watcher, err := client.NewWithWatch(env.Config, client.Options{})
+	watcher, err := client.NewWithWatch(env.Config(), client.Options{})
 	g.Expect(err).NotTo(HaveOccurred())
 	w, err := watcher.Watch(ctx, &corev1.NodeList{}, client.MatchingFields{"metadata.name": node.Name},
 		&client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: latestNode(g, node).ResourceVersion}})
 	g.Expect(err).NotTo(HaveOccurred())
 	defer w.Stop()
 
-	runPass(g, newReconciler(env.Client), pool)
+	runPass(g, newReconciler(env.Client()), pool)
 	got := latestNode(g, node)
 	g.Expect(got.Labels).To(Equal(map[string]string{poolMemberLabel(name): "", "team": "blue", "pool.test/tier": "gold", "pool.test/disk": "ssd"}))
 	g.Expect(ownedLabels(got, poolFieldManager(name), metav1.ManagedFieldsOperationApply)).To(Equal([]string{"pool.test/disk", "pool.test/tier"}),
@@ -184,7 +184,7 @@ func TestTheRecordOfLesson09IsTakenOverWithoutRemovingALabel(t *testing.T) {
 	}
 
 	labelNode(g, node, poolMemberLabel(name), nil)
-	runPass(g, newReconciler(env.Client), pool)
+	runPass(g, newReconciler(env.Client()), pool)
 	g.Expect(latestNode(g, node).Labels).To(Equal(map[string]string{"team": "blue"}),
 		"after the takeover, a node that leaves loses the pool's labels, and only those")
 }
@@ -200,10 +200,10 @@ func TestAForgedOrUnreadableRecordMovesNothing(t *testing.T) {
 	unreadable := createTestNode(t, g, name+"-unreadable", map[string]string{poolMemberLabel(name): ""})
 	for node, record := range map[*corev1.Node]string{forged: recordOf(map[string]string{"pool.test/tier": "gold"}), unreadable: "edited by hand"} {
 		writeLabels(g, node, "kubectl-label", map[string]string{"pool.test/tier": "gold"})
-		g.Expect(env.Client.Patch(ctx, node, client.RawPatch(types.MergePatchType, fmt.Appendf(nil,
+		g.Expect(env.Client().Patch(ctx, node, client.RawPatch(types.MergePatchType, fmt.Appendf(nil,
 			`{"metadata":{"annotations":{%q:%q}}}`, poolRecordAnnotation(name), record)), client.FieldOwner("kubectl-annotate"))).To(Succeed())
 	}
-	r := newReconciler(env.Client)
+	r := newReconciler(env.Client())
 	runPass(g, r, pool)
 	for _, node := range []*corev1.Node{forged, unreadable} {
 		g.Expect(ownedLabels(latestNode(g, node), "kubectl-label", metav1.ManagedFieldsOperationUpdate)).To(Equal([]string{"pool.test/tier"}),
@@ -245,11 +245,11 @@ func TestTheStatusAndTheRuntimeClassAreAppliedAndLoseWhatThePoolNoLongerSays(t *
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, map[string]string{"pool.test/tier": "gold", "pool.test/zone": "a"})))
 	// The status as the operator of lesson 09 left it, by merge patch: a resource no
 	// member has any more.
-	g.Expect(env.Client.Status().Patch(ctx, pool, client.RawPatch(types.MergePatchType,
+	g.Expect(env.Client().Status().Patch(ctx, pool, client.RawPatch(types.MergePatchType,
 		[]byte(`{"status":{"nodeCount":1,"allocatable":{"cpu":"2","memory":"4Gi","example.com/gpu":"1"}}}`)),
 		client.FieldOwner("nodepool-09"))).To(Succeed())
 
-	r := newReconciler(env.Client)
+	r := newReconciler(env.Client())
 	runPass(g, r, pool)
 	got := latestPool(g, pool)
 	g.Expect(got.Status.Allocatable).To(haveQuantities("2", "4Gi"),

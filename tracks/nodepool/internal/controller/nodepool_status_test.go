@@ -74,9 +74,9 @@ func TestAFailingNodePoolPassReportsItsErrorOnce(t *testing.T) {
 	ctx := env.Context()
 	pool, _ := createUnmanagedPoolWithMember(t, g, uniqueName("failing"), sampleLabels)
 	recorder := events.NewFakeRecorder(10)
-	broken := newReconciler(&failingNodePatches{Client: env.Client, err: errForbidden})
+	broken := newReconciler(&failingNodePatches{Client: env.Client(), err: errForbidden})
 	broken.Recorder = recorder
-	working := newReconciler(env.Client)
+	working := newReconciler(env.Client())
 	working.Recorder = recorder
 
 	for pass := range 3 {
@@ -136,7 +136,7 @@ func TestAForgedRecordTakesNothingThePoolNeverListed(t *testing.T) {
 	restricted := "node-restriction.kubernetes.io/secure"
 	member := createTestNode(t, g, name+"-member", map[string]string{poolMemberLabel(name): "", restricted: "yes"}, adminTaint)
 	pool := createPool(t, g, unmanagedPool(newNodePool(name, sampleLabels, sampleTaint)))
-	r := newReconciler(env.Client)
+	r := newReconciler(env.Client())
 
 	runPass(g, r, pool)
 	forged := recordOf(map[string]string{"node-pool.workshop.dev/master": "8", "node-pool.workshop.dev/test": "2", restricted: "yes"},
@@ -172,7 +172,7 @@ func TestAPoolThatLosesAKeyToAnotherPoolReportsTheConflict(t *testing.T) {
 	setAllocatable(g, own, "2", "4Gi")
 	createPool(t, g, unmanagedPool(newNodePool(first, map[string]string{"pool.test/tier": "1"})))
 	pool := createPool(t, g, unmanagedPool(newNodePool(second, map[string]string{"pool.test/tier": "2", "pool.test/own": "yes"})))
-	r := newReconciler(env.Client)
+	r := newReconciler(env.Client())
 
 	_, err := r.Reconcile(ctx, requestFor(&nodesv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: first}}))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -200,7 +200,7 @@ func TestAPoolThatLosesAKeyToAnotherPoolReportsTheConflict(t *testing.T) {
 func TestThePoolListsAKeyBeforeANodeCarriesIt(t *testing.T) {
 	g := NewWithT(t)
 	pool, _ := createUnmanagedPoolWithMember(t, g, uniqueName("listed-first"), sampleLabels, sampleTaint)
-	watch := &listedAtNodePatch{Client: env.Client, pool: pool.Name}
+	watch := &listedAtNodePatch{Client: env.Client(), pool: pool.Name}
 	r := newReconciler(watch)
 
 	runPass(g, r, pool)
@@ -233,7 +233,7 @@ func (c *listedAtNodePatch) Patch(ctx context.Context, obj client.Object, patch 
 func TestThePoolForgetsAKeyNoRecordLists(t *testing.T) {
 	g := NewWithT(t)
 	pool, _ := createUnmanagedPoolWithMember(t, g, uniqueName("forget"), sampleLabels, sampleTaint)
-	r := newReconciler(env.Client)
+	r := newReconciler(env.Client())
 
 	runPass(g, r, pool)
 	setPoolSpec(g, pool, func(spec *nodesv1.NodePoolSpec) {
@@ -275,7 +275,7 @@ func TestAPoolTellsOfARecordItDropped(t *testing.T) {
 	name := uniqueName("dropped")
 	pool, member := createUnmanagedPoolWithMember(t, g, name, sampleLabels)
 	recorder := events.NewFakeRecorder(10)
-	r := newReconciler(env.Client)
+	r := newReconciler(env.Client())
 	r.Recorder = recorder
 
 	runPass(g, r, pool)
@@ -303,7 +303,7 @@ func setAllocatable(g Gomega, node *corev1.Node, cpu, memory string) {
 		corev1.ResourceCPU:    resource.MustParse(cpu),
 		corev1.ResourceMemory: resource.MustParse(memory),
 	}
-	g.ExpectWithOffset(1, env.Client.Status().Update(env.Context(), got)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().Status().Update(env.Context(), got)).To(Succeed())
 }
 
 // haveQuantities matches a ResourceList of cpu and memory, compared by value.
@@ -341,7 +341,7 @@ func poolReadyCondition(pool *nodesv1.NodePool) metav1.Condition {
 
 // getTable reads path from the API server as the table kubectl get prints.
 func getTable(g Gomega, path string) *metav1.Table {
-	clientset, err := kubernetes.NewForConfig(env.Config)
+	clientset, err := kubernetes.NewForConfig(env.Config())
 	g.Expect(err).NotTo(HaveOccurred())
 	body, err := clientset.CoreV1().RESTClient().Get().AbsPath(path).
 		SetHeader("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").DoRaw(env.Context())

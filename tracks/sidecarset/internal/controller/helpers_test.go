@@ -38,8 +38,8 @@ func createSidecarSet(t *testing.T, g Gomega, value, image string) *sidecarsv1.S
 			Containers: []corev1.Container{{Name: "log-shipper", Image: image}},
 		},
 	}
-	g.ExpectWithOffset(1, env.Client.Create(env.Context(), set)).To(Succeed())
-	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), set) })
+	g.ExpectWithOffset(1, env.Client().Create(env.Context(), set)).To(Succeed())
+	t.Cleanup(func() { _ = env.Client().Delete(context.Background(), set) })
 	env.WaitForCache(g, set)
 	return set
 }
@@ -52,7 +52,7 @@ func createPods(g Gomega, ns, prefix, value string, n int) []*corev1.Pod {
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("%s-%d", prefix, i), Labels: map[string]string{caseLabel: value}},
 			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}}},
 		}
-		g.ExpectWithOffset(1, env.Client.Create(env.Context(), pod)).To(Succeed())
+		g.ExpectWithOffset(1, env.Client().Create(env.Context(), pod)).To(Succeed())
 		pods = append(pods, pod)
 	}
 	return pods
@@ -64,7 +64,7 @@ type counts struct{ Matched, Injected, Outdated int32 }
 // statusOf reads a SidecarSet's status straight from the API server.
 func statusOf(g Gomega, set *sidecarsv1.SidecarSet) sidecarsv1.SidecarSetStatus {
 	var got sidecarsv1.SidecarSet
-	g.ExpectWithOffset(1, env.Client.Get(env.Context(), client.ObjectKeyFromObject(set), &got)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().Get(env.Context(), client.ObjectKeyFromObject(set), &got)).To(Succeed())
 	return got.Status
 }
 
@@ -92,7 +92,7 @@ func condition(s sidecarsv1.SidecarSetStatus, conditionType string) string {
 // written. Events about a cluster-scoped object go to the namespace default.
 func eventsOf(g Gomega, set *sidecarsv1.SidecarSet) []string {
 	var list eventsv1.EventList
-	g.ExpectWithOffset(1, env.Client.List(env.Context(), &list, client.InNamespace(metav1.NamespaceDefault))).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().List(env.Context(), &list, client.InNamespace(metav1.NamespaceDefault))).To(Succeed())
 	var reasons []string
 	for _, e := range list.Items {
 		if e.Regarding.Kind == "SidecarSet" && e.Regarding.Name == set.Name {
@@ -105,7 +105,7 @@ func eventsOf(g Gomega, set *sidecarsv1.SidecarSet) []string {
 // recordOf reads a pod's injection record from the API server.
 func recordOf(g Gomega, pod *corev1.Pod) map[string]string {
 	var got corev1.Pod
-	g.ExpectWithOffset(1, env.Client.Get(env.Context(), client.ObjectKeyFromObject(pod), &got)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().Get(env.Context(), client.ObjectKeyFromObject(pod), &got)).To(Succeed())
 	return sidecars.Injected(got.Annotations)
 }
 

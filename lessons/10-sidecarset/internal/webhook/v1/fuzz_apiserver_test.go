@@ -91,7 +91,7 @@ var (
 func dryRunTarget(t *testing.T) (client.Client, string) {
 	t.Helper()
 	if env != nil {
-		return env.Client, sidecars.DefaultManagerNamespace
+		return env.Client(), sidecars.DefaultManagerNamespace
 	}
 	fuzzClientOnce.Do(func() {
 		var server fuzzAPIServer

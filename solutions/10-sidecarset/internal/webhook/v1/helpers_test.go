@@ -65,8 +65,8 @@ func newSidecarSet(name, value string, containers []corev1.Container, volumes ..
 // created before would not see it.
 func createSidecarSet(t *testing.T, g Gomega, set *sidecarsv1.SidecarSet) *sidecarsv1.SidecarSet {
 	t.Helper()
-	g.ExpectWithOffset(1, env.Client.Create(env.Context(), set)).To(Succeed(), "creating SidecarSet %s", set.Name)
-	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), set) })
+	g.ExpectWithOffset(1, env.Client().Create(env.Context(), set)).To(Succeed(), "creating SidecarSet %s", set.Name)
+	t.Cleanup(func() { _ = env.Client().Delete(context.Background(), set) })
 	env.WaitForCache(g, set)
 	return set
 }
@@ -85,7 +85,7 @@ func createPod(g Gomega, pod *corev1.Pod) (*corev1.Pod, []string) {
 	c, recorder := env.ClientWithWarnings(g)
 	g.ExpectWithOffset(1, c.Create(env.Context(), pod)).To(Succeed(), "creating pod %s/%s", pod.Namespace, pod.Name)
 	var stored corev1.Pod
-	g.ExpectWithOffset(1, env.Client.Get(env.Context(), client.ObjectKeyFromObject(pod), &stored)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().Get(env.Context(), client.ObjectKeyFromObject(pod), &stored)).To(Succeed())
 	return &stored, recorder.Take()
 }
 

@@ -62,9 +62,9 @@ func TestTheNamespaceSelectorLimitsTheNamespaces(t *testing.T) {
 	web, db := env.WebhookNamespace(t), env.WebhookNamespace(t)
 	for ns, team := range map[string]string{web: "web", db: "db"} {
 		var namespace corev1.Namespace
-		g.Expect(env.Client.Get(env.Context(), client.ObjectKey{Name: ns}, &namespace)).To(Succeed())
+		g.Expect(env.Client().Get(env.Context(), client.ObjectKey{Name: ns}, &namespace)).To(Succeed())
 		namespace.Labels["team"] = team
-		g.Expect(env.Client.Update(env.Context(), &namespace)).To(Succeed())
+		g.Expect(env.Client().Update(env.Context(), &namespace)).To(Succeed())
 	}
 	value := newCase("namespaces")
 	set := newSidecarSet(value, value, []corev1.Container{sidecar("metrics-agent")})
@@ -73,7 +73,7 @@ func TestTheNamespaceSelectorLimitsTheNamespaces(t *testing.T) {
 	// The webhook reads namespaces from the manager's cache too.
 	g.Eventually(func(g Gomega) {
 		var cached corev1.Namespace
-		g.Expect(env.Manager.GetCache().Get(env.Context(), client.ObjectKey{Name: db}, &cached)).To(Succeed())
+		g.Expect(env.Manager().GetCache().Get(env.Context(), client.ObjectKey{Name: db}, &cached)).To(Succeed())
 		g.Expect(cached.Labels).To(HaveKeyWithValue("team", "db"))
 	}).Should(Succeed())
 
@@ -91,10 +91,10 @@ func TestPodsInExcludedNamespacesAreUntouched(t *testing.T) {
 	value := newCase("excluded")
 	createSidecarSet(t, g, newSidecarSet(value, value, []corev1.Container{sidecar("log-shipper")}))
 	for _, ns := range sidecars.ExcludedNamespaces(sidecars.DefaultManagerNamespace) {
-		err := env.Client.Create(env.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+		err := env.Client().Create(env.Context(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
 		g.Expect(client.IgnoreAlreadyExists(err)).To(Succeed())
 		pod, warnings := createPod(g, newPod(ns, value, value))
-		t.Cleanup(func() { _ = env.Client.Delete(env.Context(), pod) })
+		t.Cleanup(func() { _ = env.Client().Delete(env.Context(), pod) })
 		g.Expect(sidecarNames(pod)).To(BeEmpty(), "a pod in %s should get no sidecar", ns)
 		g.Expect(warnings).To(BeEmpty())
 	}
@@ -187,12 +187,12 @@ func TestAChangedSidecarSetLeavesExistingPodsAlone(t *testing.T) {
 	before, _ := createPod(g, newPod(ns, "before", value))
 
 	set.Spec.Containers[0].Image = "busybox:1.38"
-	g.Expect(env.Client.Update(env.Context(), set)).To(Succeed())
+	g.Expect(env.Client().Update(env.Context(), set)).To(Succeed())
 	env.WaitForCache(g, set)
 	after, _ := createPod(g, newPod(ns, "after", value))
 
 	var again corev1.Pod
-	g.Expect(env.Client.Get(env.Context(), client.ObjectKeyFromObject(before), &again)).To(Succeed())
+	g.Expect(env.Client().Get(env.Context(), client.ObjectKeyFromObject(before), &again)).To(Succeed())
 	g.Expect(again.Spec.InitContainers[0].Image).To(Equal(sidecarImage), "the pod created before keeps its sidecar")
 	g.Expect(after.Spec.InitContainers[0].Image).To(Equal("busybox:1.38"))
 	g.Expect(sidecars.Injected(after.Annotations)[set.Name]).NotTo(Equal(sidecars.Injected(again.Annotations)[set.Name]),

@@ -33,7 +33,7 @@ func TestTheAPIServerRefusesBadSidecarSets(t *testing.T) {
 	var bad sidecarsv1.SidecarSet
 	g.Expect(yaml.NewYAMLOrJSONDecoder(file, 4096).Decode(&bad)).To(Succeed())
 
-	err = env.Client.Create(env.Context(), &bad)
+	err = env.Client().Create(env.Context(), &bad)
 	g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "the bad sample should be refused as Invalid, got %v", err)
 	g.Expect(causeFields(err)).To(Equal([]string{
 		"spec.selector.matchExpressions[0].operator",
@@ -41,13 +41,13 @@ func TestTheAPIServerRefusesBadSidecarSets(t *testing.T) {
 		"spec.containers[0].volumeMounts[0].mountPath",
 		"spec.containers[1].name",
 	}), "every problem in one answer, each with its field: %v", err)
-	g.Expect(apierrors.IsNotFound(env.Client.Get(env.Context(), client.ObjectKeyFromObject(&bad), &sidecarsv1.SidecarSet{}))).
+	g.Expect(apierrors.IsNotFound(env.Client().Get(env.Context(), client.ObjectKeyFromObject(&bad), &sidecarsv1.SidecarSet{}))).
 		To(BeTrue(), "nothing should be stored")
 
 	good := newSidecarSet(newCase("update"), "x", []corev1.Container{sidecar("proxy")})
 	createSidecarSet(t, g, good)
 	good.Spec.Containers = append(good.Spec.Containers, sidecar("proxy"))
-	err = env.Client.Update(env.Context(), good)
+	err = env.Client().Update(env.Context(), good)
 	g.Expect(causeFields(err)).To(Equal([]string{"spec.containers[1].name"}), "an update is checked like a create")
 }
 
@@ -163,8 +163,8 @@ func TestTheSamplesAreAdmitted(t *testing.T) {
 		g.Expect(yaml.NewYAMLOrJSONDecoder(file, 4096).Decode(&set)).To(Succeed())
 		file.Close()
 		set.Name = newCase("sample")
-		g.Expect(env.Client.Create(env.Context(), &set)).To(Succeed(), "the sample %s", name)
-		g.Expect(env.Client.Delete(env.Context(), &set)).To(Succeed())
+		g.Expect(env.Client().Create(env.Context(), &set)).To(Succeed(), "the sample %s", name)
+		g.Expect(env.Client().Delete(env.Context(), &set)).To(Succeed())
 	}
 }
 
@@ -300,7 +300,7 @@ func createAsJSON(name string, spec map[string]any) error {
 	set := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
 	set.SetGroupVersionKind(sidecarsv1.GroupVersion.WithKind("SidecarSet"))
 	set.SetName(name)
-	return env.Client.Create(env.Context(), set)
+	return env.Client().Create(env.Context(), set)
 }
 
 // overridden returns base with fields written over it, less the fields whose value is
@@ -340,17 +340,17 @@ func TestTheManagersRoleLetsItDryRunPodsInItsNamespaceOnly(t *testing.T) {
 	g.Expect(yaml.Unmarshal([]byte(docs[1]), &role)).To(Succeed())
 	g.Expect(role.Kind).To(Equal("Role"))
 	role.ObjectMeta = metav1.ObjectMeta{Namespace: sidecars.DefaultManagerNamespace, Name: newCase("manager-role")}
-	g.Expect(env.Client.Create(env.Context(), &role)).To(Succeed())
-	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), &role) })
+	g.Expect(env.Client().Create(env.Context(), &role)).To(Succeed())
+	t.Cleanup(func() { _ = env.Client().Delete(context.Background(), &role) })
 	binding := &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: role.Namespace, Name: role.Name},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
 		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
 	}
-	g.Expect(env.Client.Create(env.Context(), binding)).To(Succeed())
-	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), binding) })
+	g.Expect(env.Client().Create(env.Context(), binding)).To(Succeed())
+	t.Cleanup(func() { _ = env.Client().Delete(context.Background(), binding) })
 
-	manager, err := client.New(cfg, client.Options{Scheme: env.Client.Scheme()})
+	manager, err := client.New(cfg, client.Options{Scheme: env.Client().Scheme()})
 	g.Expect(err).NotTo(HaveOccurred())
 	validator := &SidecarSetCustomValidator{Pods: manager, Namespace: sidecars.DefaultManagerNamespace}
 	set := newSidecarSet(newCase("rbac"), "x", []corev1.Container{sidecar("log-shipper")})

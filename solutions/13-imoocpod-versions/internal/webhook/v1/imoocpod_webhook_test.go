@@ -22,17 +22,17 @@ func TestBothVersionsReadEveryImoocPod(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "written-in-v1"},
 		Spec:       appsv1.ImoocPodSpec{Replicas: ptr.To[int32](2), Image: "registry.k8s.io/pause:3.10"},
 	}
-	g.Expect(env.Client.Create(env.Context(), old)).To(Succeed(), "creating an ImoocPod in v1 (the API server "+
+	g.Expect(env.Client().Create(env.Context(), old)).To(Succeed(), "creating an ImoocPod in v1 (the API server "+
 		"converts it to v2, the stored version, through the manager's /convert)")
 	var asV2 appsv2.ImoocPod
-	g.Expect(env.Client.Get(env.Context(), client.ObjectKeyFromObject(old), &asV2)).To(Succeed())
+	g.Expect(env.Client().Get(env.Context(), client.ObjectKeyFromObject(old), &asV2)).To(Succeed())
 	g.Expect(asV2.Spec.Template.Spec.Containers).To(ConsistOf(
 		HaveField("Image", "registry.k8s.io/pause:3.10")), "the v1 ImoocPod read as v2: its image in the template")
 
 	current := withTemplateLabels(ns, "written-in-v2")
-	g.Expect(env.Client.Create(env.Context(), current)).To(Succeed())
+	g.Expect(env.Client().Create(env.Context(), current)).To(Succeed())
 	var asV1 appsv1.ImoocPod
-	g.Expect(env.Client.Get(env.Context(), client.ObjectKeyFromObject(current), &asV1)).To(Succeed(),
+	g.Expect(env.Client().Get(env.Context(), client.ObjectKeyFromObject(current), &asV1)).To(Succeed(),
 		"reading a v2 ImoocPod as v1")
 	g.Expect(asV1.Spec.Image).To(Equal("registry.k8s.io/pause:3.10"), "the v2 ImoocPod read as v1: spec.image")
 	g.Expect(asV1.Annotations).To(HaveKey(appsv1.TemplateAnnotation), "what v1 cannot say, in the annotation")
@@ -44,15 +44,15 @@ func TestAV1ClientsUpdateKeepsTheTemplateLabels(t *testing.T) {
 	g := NewWithT(t)
 	ns := env.WebhookNamespace(t)
 	ip := withTemplateLabels(ns, "web")
-	g.Expect(env.Client.Create(env.Context(), ip)).To(Succeed())
+	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
 
 	var v1 appsv1.ImoocPod
-	g.Expect(env.Client.Get(env.Context(), client.ObjectKeyFromObject(ip), &v1)).To(Succeed())
+	g.Expect(env.Client().Get(env.Context(), client.ObjectKeyFromObject(ip), &v1)).To(Succeed())
 	v1.Spec.Image = "registry.k8s.io/pause:3.9"
-	g.Expect(env.Client.Update(env.Context(), &v1)).To(Succeed(), "a v1 client's update")
+	g.Expect(env.Client().Update(env.Context(), &v1)).To(Succeed(), "a v1 client's update")
 
 	var got appsv2.ImoocPod
-	g.Expect(env.Client.Get(env.Context(), client.ObjectKeyFromObject(ip), &got)).To(Succeed())
+	g.Expect(env.Client().Get(env.Context(), client.ObjectKeyFromObject(ip), &got)).To(Succeed())
 	g.Expect(got.Spec.Template.Metadata.Labels).To(Equal(map[string]string{"tier": "web"}),
 		"the template's labels after a v1 client's update")
 	g.Expect(got.Spec.Template.Spec.Containers).To(ConsistOf(HaveField("Image", "registry.k8s.io/pause:3.9")),

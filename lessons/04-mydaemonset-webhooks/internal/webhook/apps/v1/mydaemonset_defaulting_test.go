@@ -52,7 +52,7 @@ func TestDefaultingSetsTheImagePullPolicy(t *testing.T) {
 			g := NewWithT(t)
 			mds := newMyDaemonSet(ns, fmt.Sprintf("defaults-%d", i), tt.image)
 			mds.Spec.ImagePullPolicy = tt.policy
-			g.Expect(env.Client.Create(env.Context(), mds)).To(Succeed())
+			g.Expect(env.Client().Create(env.Context(), mds)).To(Succeed())
 			g.Expect(stored(g, mds).Spec.ImagePullPolicy).To(Equal(tt.want),
 				"the stored spec.imagePullPolicy of a MyDaemonSet of %s", tt.image)
 		})
@@ -66,16 +66,16 @@ func TestTheDefaultFollowsTheImageOnlyWhenTheFieldIsRemoved(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	mds := newMyDaemonSet(env.WebhookNamespace(t), "once", "registry.k8s.io/pause")
-	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, mds)).To(Succeed())
 	g.Expect(stored(g, mds).Spec.ImagePullPolicy).To(Equal(corev1.PullAlways))
 
 	patch := []byte(`{"spec":{"image":"` + pauseImage + `"}}`)
-	g.Expect(env.Client.Patch(ctx, mds, client.RawPatch("application/merge-patch+json", patch))).To(Succeed())
+	g.Expect(env.Client().Patch(ctx, mds, client.RawPatch("application/merge-patch+json", patch))).To(Succeed())
 	g.Expect(stored(g, mds).Spec.ImagePullPolicy).To(Equal(corev1.PullAlways),
 		"a patch of the image alone keeps the stored policy")
 
 	patch = []byte(`{"spec":{"imagePullPolicy":null}}`)
-	g.Expect(env.Client.Patch(ctx, mds, client.RawPatch("application/merge-patch+json", patch))).To(Succeed())
+	g.Expect(env.Client().Patch(ctx, mds, client.RawPatch("application/merge-patch+json", patch))).To(Succeed())
 	g.Expect(stored(g, mds).Spec.ImagePullPolicy).To(Equal(corev1.PullIfNotPresent),
 		"an update that removes the policy gets the default of the current image")
 }

@@ -174,7 +174,7 @@ func TestTheAPIServerRefusesBadMyDaemonSets(t *testing.T) {
 				"metadata":   map[string]any{"namespace": ns, "name": fmt.Sprintf("bad-%d", i)},
 				"spec":       tt.spec,
 			}}
-			err := env.Client.Create(env.Context(), obj)
+			err := env.Client().Create(env.Context(), obj)
 			g.Expect(err).To(HaveOccurred(), "the API server should refuse a MyDaemonSet with %s", tt.name)
 			g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "the refusal should be Invalid (422), got: %v", err)
 			g.Expect(testenv.Causes(err)).To(ContainElement(And(
@@ -194,7 +194,7 @@ func TestEveryProblemIsReportedInOneAnswer(t *testing.T) {
 	g := NewWithT(t)
 	mds := newMyDaemonSet(env.WebhookNamespace(t), "many", "Pause")
 	mds.Spec.NodeSelector = map[string]string{"bad key": "ssd!"}
-	err := env.Client.Create(env.Context(), mds)
+	err := env.Client().Create(env.Context(), mds)
 	g.Expect(err).To(HaveOccurred())
 	g.Expect(testenv.Causes(err)).To(ConsistOf(
 		HaveField("Field", "spec.image"),
@@ -239,7 +239,7 @@ func TestUpdatesAreValidatedToo(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	mds := newMyDaemonSet(env.WebhookNamespace(t), "update", pauseImage)
-	g.Expect(env.Client.Create(ctx, mds)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, mds)).To(Succeed())
 
 	tests := []struct {
 		name    string
@@ -257,7 +257,7 @@ func TestUpdatesAreValidatedToo(t *testing.T) {
 			g := NewWithT(t)
 			changed := stored(g, mds)
 			tt.change(changed)
-			err := env.Client.Update(ctx, changed)
+			err := env.Client().Update(ctx, changed)
 			g.Expect(err).To(HaveOccurred(), "an update to %s should be refused like a create", tt.name)
 			g.Expect(testenv.Causes(err)).To(ContainElement(And(
 				HaveField("Field", tt.field),

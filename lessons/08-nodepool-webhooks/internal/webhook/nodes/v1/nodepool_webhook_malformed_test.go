@@ -84,7 +84,7 @@ func TestMalformedNodePoolsAreRefusedWithTheirField(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			err := env.Client.Create(env.Context(), unstructuredNodePool(fmt.Sprintf("malformed-%d", i), tt.spec))
+			err := env.Client().Create(env.Context(), unstructuredNodePool(fmt.Sprintf("malformed-%d", i), tt.spec))
 			g.Expect(err).To(HaveOccurred(), "the API server should refuse a NodePool with %s", tt.name)
 			if tt.undecodable {
 				g.Expect(apierrors.IsBadRequest(err)).To(BeTrue(), "the refusal should be a Bad Request (400), got: %v", err)

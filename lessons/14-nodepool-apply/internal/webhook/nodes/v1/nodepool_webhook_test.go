@@ -45,7 +45,7 @@ func unstructuredNodePool(name string, spec map[string]any) *unstructured.Unstru
 // defaults included.
 func stored(g Gomega, name string) *nodesv1.NodePool {
 	var got nodesv1.NodePool
-	g.ExpectWithOffset(1, env.Client.Get(env.Context(), client.ObjectKey{Name: name}, &got)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().Get(env.Context(), client.ObjectKey{Name: name}, &got)).To(Succeed())
 	return &got
 }
 
@@ -80,7 +80,7 @@ func TestDefaultsAreStored(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			name := fmt.Sprintf("defaults-%d", i)
-			g.Expect(env.Client.Create(env.Context(), unstructuredNodePool(name, tt.spec))).To(Succeed(),
+			g.Expect(env.Client().Create(env.Context(), unstructuredNodePool(name, tt.spec))).To(Succeed(),
 				"the API server should admit a NodePool with %s", tt.name)
 			got := stored(g, name)
 			g.Expect(got.Spec.Handler).To(Equal(tt.wantHandler), "the stored spec.handler")
@@ -154,7 +154,7 @@ func TestTheAPIServerRefusesBadNodePools(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			name := fmt.Sprintf("bad-%d", i)
-			err := env.Client.Create(env.Context(), unstructuredNodePool(name, tt.spec))
+			err := env.Client().Create(env.Context(), unstructuredNodePool(name, tt.spec))
 			g.Expect(err).To(HaveOccurred(), "the API server should refuse a NodePool with %s", tt.name)
 			g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "the refusal should be Invalid (422), got: %v", err)
 			g.Expect(testenv.Causes(err)).To(ContainElement(And(
@@ -181,7 +181,7 @@ func TestEveryProblemIsReportedInOneAnswer(t *testing.T) {
 		Labels: map[string]string{"kubernetes.io/hostname": "pool", "node-pool.workshop.dev/tier": "not valid!"},
 		Taints: []corev1.Taint{{Key: "dedicated pool", Value: "gpu/a100", Effect: corev1.TaintEffectNoSchedule}},
 	})
-	err := env.Client.Create(env.Context(), pool)
+	err := env.Client().Create(env.Context(), pool)
 	g.Expect(err).To(HaveOccurred())
 	g.Expect(testenv.Causes(err)).To(ConsistOf(
 		HaveField("Field", "spec.labels[kubernetes.io/hostname]"),
@@ -196,7 +196,7 @@ func TestUpdatesAreValidatedToo(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	pool := newNodePool("update", nodesv1.NodePoolSpec{Labels: map[string]string{"node-pool.workshop.dev/tier": "gold"}})
-	g.Expect(env.Client.Create(ctx, pool)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, pool)).To(Succeed())
 
 	tests := []struct {
 		name    string
@@ -214,7 +214,7 @@ func TestUpdatesAreValidatedToo(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			err := env.Client.Patch(ctx, stored(g, pool.Name), client.RawPatch("application/merge-patch+json", []byte(tt.patch)))
+			err := env.Client().Patch(ctx, stored(g, pool.Name), client.RawPatch("application/merge-patch+json", []byte(tt.patch)))
 			g.Expect(err).To(HaveOccurred(), "an update to %s should be refused like a create", tt.name)
 			g.Expect(testenv.Causes(err)).To(ContainElement(And(
 				HaveField("Field", tt.field),
@@ -232,10 +232,10 @@ func TestUpdatesAreDefaultedToo(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	pool := newNodePool("update-defaults", nodesv1.NodePoolSpec{Handler: "kata", Labels: map[string]string{"node-pool.workshop.dev/tier": "gold"}})
-	g.Expect(env.Client.Create(ctx, pool)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, pool)).To(Succeed())
 
 	patch := []byte(`{"spec":{"handler":"","taints":[{"key":"node-pool.workshop.dev","value":"gpu"}]}}`)
-	g.Expect(env.Client.Patch(ctx, pool, client.RawPatch("application/merge-patch+json", patch))).To(Succeed())
+	g.Expect(env.Client().Patch(ctx, pool, client.RawPatch("application/merge-patch+json", patch))).To(Succeed())
 	got := stored(g, pool.Name)
 	g.Expect(got.Spec.Handler).To(Equal("runc"), "an update to an empty handler gets the default")
 	g.Expect(got.Spec.Taints).To(ConsistOf(HaveField("Effect", corev1.TaintEffectNoSchedule)),
@@ -254,7 +254,7 @@ func TestServerSideApplyNeedsTheEffect(t *testing.T) {
 	ctx := env.Context()
 	apply := func(taint map[string]any) error {
 		pool := unstructuredNodePool("server-side", map[string]any{"labels": goodLabels, "taints": []any{taint}})
-		return env.Client.Patch(ctx, pool, client.Apply, client.FieldOwner("workshop-test"))
+		return env.Client().Patch(ctx, pool, client.Apply, client.FieldOwner("workshop-test"))
 	}
 	g.Expect(apply(map[string]any{"key": "node-pool.workshop.dev", "value": "a"})).To(Succeed(),
 		"the first apply creates the pool, with the default effect")

@@ -35,7 +35,7 @@ func newMyDaemonSet(ns, name, image string) *appsv1.MyDaemonSet {
 // stored reads mds straight from the API server: what it stored, defaults included.
 func stored(g Gomega, mds *appsv1.MyDaemonSet) *appsv1.MyDaemonSet {
 	var got appsv1.MyDaemonSet
-	g.ExpectWithOffset(1, env.Client.Get(env.Context(), client.ObjectKeyFromObject(mds), &got)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().Get(env.Context(), client.ObjectKeyFromObject(mds), &got)).To(Succeed())
 	return &got
 }
 
