@@ -145,8 +145,12 @@ check() {
 # three at a time on two cores took as long in all, and each step's tests a third
 # longer). Their go test runs no vet (test.sh vets the lessons and solutions once) and
 # links no debug information (-ldflags=-w): most of a step's build is linking its test
-# binaries, seconds each, and a failure's stack needs none of it.
+# binaries, seconds each, and a failure's stack needs none of it. They build with
+# -trimpath (BUILD_FLAGS): Go keys a package's compiled code by its folder too, and
+# every step has a new one; without the folder in the key, a package that a step left
+# as the step before had it is compiled once.
 JOBS=${JOBS:-2}
+BUILD_FLAGS=(${BUILD_FLAGS-"-trimpath"})
 
 # lesson_timeout FOLDER prints go test's -timeout for lesson FOLDER (lessons/index.json).
 lesson_timeout() { "$TODOS" timeout -index "$ROOT/lessons/index.json" -lesson "$((10#${1%%-*}))"; }
@@ -246,7 +250,7 @@ stage_tests() {
   mkdir -p "$dir/../../tmp"
   (cd "$dir" && GOWORK=off KUBEBUILDER_ASSETS="$CACHE/bin/current" TMPDIR="$(cd ../../tmp && pwd)" \
     "$TODOS" "$1" -index "$ROOT/lessons/index.json" -lesson "$n" "${@:2}" -stop \
-    -- go test -json -count=1 -failfast -vet=off -ldflags=-w -timeout "$(lesson_timeout "$folder")")
+    -- go test "${BUILD_FLAGS[@]}" -json -count=1 -failfast -vet=off -ldflags=-w -timeout "$(lesson_timeout "$folder")")
 }
 
 # todos [TRACK] checks that each task of each lesson (its //lesson:N.K block and the tests
@@ -343,7 +347,7 @@ todos_step() {
   # anything); only the packages that hold tests of tasks 1 to K+1 are linked into test
   # binaries and start a control plane, and only those tests run. go test fails until
   # the last step: what its output says is what counts.
-  (cd "$dir" && GOWORK=off go vet ./...) && stage_tests "$dir" expect -done "$k"
+  (cd "$dir" && GOWORK=off go vet "${BUILD_FLAGS[@]}" ./...) && stage_tests "$dir" expect -done "$k"
   local ok=$?
   rm -rf "${dir%/*/*}"
   return "$ok"
