@@ -76,7 +76,7 @@ var handTimed = regexp.MustCompile(`(?i)\b(checklist|check-[0-9]+|step)\b[^.]{0,
 
 // pageTimesLine is the line lesson page N carries about its checklist's time.
 func pageTimesLine(t checkTime) string {
-	return fmt.Sprintf("%s (`scripts/lessons.sh todos`; two cores, three at a time, the build left out): the untouched lesson's checklist ran its tests for %s; its slowest step, with %s, for %s.",
+	return fmt.Sprintf("%s (`scripts/lessons.sh todos`; two cores, two steps at a time, the build left out): the untouched lesson's checklist ran its tests for %s; its slowest step, with %s, for %s.",
 		pageTimesPrefix, seconds(t.Untouched), solved(t.SlowestAt), seconds(t.Slowest))
 }
 
