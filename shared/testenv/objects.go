@@ -46,9 +46,11 @@ func CreateNamespace(mgr ctrl.Manager, name string) error {
 // spec the API server stored when obj was created or last changed. A status the
 // controller writes in between leaves the generation as it is.
 func (e *Env) WaitForCache(g gomega.Gomega, obj client.Object) {
+	// The environment starts before the wait (see WaitForWebhooks).
+	ctx, cache := e.Context(), e.Manager().GetCache()
 	g.EventuallyWithOffset(1, func(g gomega.Gomega) {
 		cached := obj.DeepCopyObject().(client.Object)
-		g.Expect(e.Manager().GetCache().Get(e.Context(), client.ObjectKeyFromObject(obj), cached)).To(gomega.Succeed())
+		g.Expect(cache.Get(ctx, client.ObjectKeyFromObject(obj), cached)).To(gomega.Succeed())
 		g.Expect(cached.GetGeneration()).To(gomega.Equal(obj.GetGeneration()))
 	}).Should(gomega.Succeed(), "the manager's cache should hold %s at generation %d", obj.GetName(), obj.GetGeneration())
 }

@@ -91,7 +91,8 @@ type Options struct {
 // methods, not before the tests: a run whose tests need no API server (those of pure
 // functions, such as the first tasks of a lesson) never waits for one. When it cannot
 // start, the test that called panics with the reason, and the package's other tests do
-// not run.
+// not run. A helper that waits (WaitForWebhooks, WaitForCache) starts it before the wait:
+// a start of seconds inside a wait's first try would use up the wait's time.
 type Env struct {
 	opts Options
 	once sync.Once

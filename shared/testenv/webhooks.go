@@ -64,8 +64,11 @@ func (e *Env) WaitForWebhooks(t testing.TB) {
 	if e == nil {
 		t.Skip("no API server while fuzzing")
 	}
+	// The environment starts before the wait, not in its first try: its start, seconds
+	// long, would use up the wait's time.
+	server := e.Manager().GetWebhookServer()
 	gomega.NewWithT(t).Eventually(func() error {
-		return e.Manager().GetWebhookServer().StartedChecker()(nil)
+		return server.StartedChecker()(nil)
 	}).Should(gomega.Succeed(), "the manager's webhook server should answer")
 }
 

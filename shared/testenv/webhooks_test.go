@@ -3,8 +3,11 @@ package testenv
 import (
 	"flag"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
+	"k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
 )
 
 func TestFuzzingFollowsTheFuzzFlag(t *testing.T) {
@@ -32,4 +35,35 @@ func TestWaitForWebhooksSkipsWithoutAnAPIServer(t *testing.T) {
 	if !inner.Skipped() {
 		t.Errorf("the test that needs the API server was not skipped")
 	}
+}
+
+// WaitForWebhooks is often a test's first use of the environment: the control plane's
+// start, seconds long, must come before the wait, not use up its time.
+func TestWaitForWebhooksStartsTheEnvironmentBeforeItWaits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane")
+	}
+	if _, err := BinaryAssetsDirectory(); err != nil {
+		t.Skip(err)
+	}
+	// Shorter than the control plane takes to start, long enough for the webhook server
+	// of a running manager.
+	SetDefaultEventuallyTimeout(3 * time.Second)
+	t.Cleanup(func() { SetDefaultEventuallyTimeout(time.Second) })
+	e := &Env{opts: Options{
+		Scheme:            scheme.Scheme,
+		CRDDirectoryPaths: []string{t.TempDir()},
+		Setup: func(mgr ctrl.Manager) error {
+			mgr.GetWebhookServer() // the manager runs it
+			return nil
+		},
+	}}
+	t.Cleanup(func() {
+		if e.stop != nil {
+			if err := e.stop(); err != nil {
+				t.Errorf("stopping: %v", err)
+			}
+		}
+	})
+	e.WaitForWebhooks(t)
 }
