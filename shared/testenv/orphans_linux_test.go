@@ -78,21 +78,10 @@ func TestTheControlPlaneDiesWithTheTests(t *testing.T) {
 // A package's Env starts its control plane at the first use, once: tests that never use
 // it (those of pure functions) never wait for one.
 func TestTheControlPlaneStartsAtTheFirstUse(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a control plane")
-	}
-	if _, err := BinaryAssetsDirectory(); err != nil {
-		t.Skip(err)
-	}
-	e := &Env{opts: Options{Scheme: scheme.Scheme, CRDDirectoryPaths: []string{t.TempDir()}}}
+	e := unstartedEnv(t, nil)
 	if got := children(); len(got) != 0 {
 		t.Fatalf("processes run before the Env's first use: %q", got)
 	}
-	t.Cleanup(func() {
-		if err := e.stop(); err != nil {
-			t.Errorf("stopping: %v", err)
-		}
-	})
 	e.Namespace(t)
 	first := children()
 	if len(first) != 2 {

@@ -40,30 +40,36 @@ func TestWaitForWebhooksSkipsWithoutAnAPIServer(t *testing.T) {
 // WaitForWebhooks is often a test's first use of the environment: the control plane's
 // start, seconds long, must come before the wait, not use up its time.
 func TestWaitForWebhooksStartsTheEnvironmentBeforeItWaits(t *testing.T) {
+	e := unstartedEnv(t, func(mgr ctrl.Manager) error {
+		mgr.GetWebhookServer() // the manager runs it
+		return nil
+	})
+	// Shorter than the control plane takes to start, long enough for the webhook server
+	// of a running manager.
+	SetDefaultEventuallyTimeout(3 * time.Second)
+	t.Cleanup(func() { SetDefaultEventuallyTimeout(time.Second) })
+	e.WaitForWebhooks(t)
+}
+
+// unstartedEnv returns an Env, not started yet, of the API server alone (no CRDs) and a
+// manager that setup, if not nil, sets up; it stops the Env, if started, when the test
+// ends. It skips a short test, and one without the binaries.
+func unstartedEnv(t *testing.T, setup func(ctrl.Manager) error) *Env {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a control plane")
 	}
 	if _, err := BinaryAssetsDirectory(); err != nil {
 		t.Skip(err)
 	}
-	// Shorter than the control plane takes to start, long enough for the webhook server
-	// of a running manager.
-	SetDefaultEventuallyTimeout(3 * time.Second)
-	t.Cleanup(func() { SetDefaultEventuallyTimeout(time.Second) })
-	e := &Env{opts: Options{
-		Scheme:            scheme.Scheme,
-		CRDDirectoryPaths: []string{t.TempDir()},
-		Setup: func(mgr ctrl.Manager) error {
-			mgr.GetWebhookServer() // the manager runs it
-			return nil
-		},
-	}}
+	e := &Env{opts: Options{Scheme: scheme.Scheme, CRDDirectoryPaths: []string{t.TempDir()}, Setup: setup}}
 	t.Cleanup(func() {
-		if e.stop != nil {
-			if err := e.stop(); err != nil {
-				t.Errorf("stopping: %v", err)
-			}
+		if e.stop == nil {
+			return
+		}
+		if err := e.stop(); err != nil {
+			t.Errorf("stopping: %v", err)
 		}
 	})
-	e.WaitForWebhooks(t)
+	return e
 }
