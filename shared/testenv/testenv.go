@@ -431,11 +431,13 @@ func logLevel() zapcore.Level {
 	return zapcore.ErrorLevel
 }
 
-// How long Eventually waits, for every test that uses this environment: long enough for
-// a controller on a loaded two-core machine (a pass takes milliseconds; four test
-// packages at once, each with its own API server, make it a second or two), short
-// enough to fail a broken lesson fast.
+// How long Eventually waits, for every test that uses this environment. A pass takes
+// milliseconds: every solution's tests, four packages at once on two cores, each with
+// its own API server, passed within 2s but for the two whose waits have a clock of their
+// own. 5s leaves more than twice that margin, and is what a learner waits for each task
+// not done yet. A test that waits on a period of its own (a lease's retry, a poll every
+// second) adds it with WithTimeout.
 const (
-	EventuallyTimeout  = 10 * time.Second
+	EventuallyTimeout  = 5 * time.Second
 	EventuallyInterval = 50 * time.Millisecond
 )

@@ -316,7 +316,8 @@ func expect(r *run, w io.Writer, l index.Lesson, solved int) error {
 }
 
 // failingTestTime bounds what a failing test takes: gomega's Eventually gives up after
-// 10s (shared/testenv), and a test rarely waits on more than one.
+// 5s (shared/testenv), a test rarely waits on more than one, and the few whose wait is
+// paced by a clock of their own (a lease's retry) add a few seconds.
 const failingTestTime = 15 * time.Second
 
 // timeout prints go test's -timeout for the lesson: its own, sized for a run that stops

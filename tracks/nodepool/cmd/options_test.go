@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	. "github.com/onsi/gomega"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -91,7 +92,22 @@ func TestASecondReplicaWaitsThenLeadsWhenTheLeaderStops(t *testing.T) {
 	g.Expect(<-firstDone).To(Succeed())
 	g.Expect(holder()).NotTo(Equal(leader),
 		"a replica that stopped cleanly should have released the lease (LeaderElectionReleaseOnCancel)")
-	g.Eventually(second.Elected()).Should(BeClosed(), "the second replica should lead once the lease is free")
+	// The second replica sees the lease free at its next try, and client-go tries every
+	// RetryPeriod plus up to JitterFactor times it: that clock paces this wait.
+	g.Eventually(second.Elected()).WithTimeout(testenv.EventuallyTimeout+nextTry()).Should(BeClosed(),
+		"the second replica should lead once the lease is free")
+}
+
+// nextTry is the longest a replica waits between two tries of the lease: RetryPeriod
+// (controller-runtime's 2s until leaderElection sets it) and its jitter.
+func nextTry() time.Duration {
+	var o ctrl.Options
+	leaderElection(&o)
+	retry := 2 * time.Second
+	if o.RetryPeriod != nil {
+		retry = *o.RetryPeriod
+	}
+	return time.Duration((1 + leaderelection.JitterFactor) * float64(retry))
 }
 
 // A spec change patches every member of the pool in one pass: the manager's client-side

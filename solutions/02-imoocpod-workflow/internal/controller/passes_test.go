@@ -35,15 +35,17 @@ func cachedImoocPod(g Gomega, cache client.Reader, ip *appsv1.ImoocPod) *appsv1.
 }
 
 // waitUntilSettled waits until the cache's copy of ip has not changed for a second: the
-// running controller has written all it had to.
+// running controller has written all it had to. That second is the wait's own, on top
+// of the controller's.
 func waitUntilSettled(g Gomega, cache client.Reader, ip *appsv1.ImoocPod) {
+	const quiet = time.Second
 	last := ""
 	g.Eventually(func(g Gomega) {
 		now := cachedImoocPod(g, cache, ip).ResourceVersion
 		same := now == last
 		last = now
 		g.Expect(same).To(BeTrue(), "ImoocPod %s should stop changing once the controller has nothing left to do", ip.Name)
-	}).WithPolling(time.Second).Should(Succeed())
+	}).WithPolling(quiet).WithTimeout(testenv.EventuallyTimeout + quiet).Should(Succeed())
 }
 
 // idlePasses returns a function that runs one pass for ip and fails the test if the pass
