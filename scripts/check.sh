@@ -25,8 +25,10 @@ generate_lesson "$dir"
 todos=$(tool_path todos)
 
 # A test that never returns is stopped after the lesson's timeout (lessons/index.json,
-# a few times its slowest green run), and shown failing where it is stuck.
-flags=(-count=1 -json -timeout "$("$todos" timeout -index "$ROOT/lessons/index.json" -lesson "$n" ${ALL:+-all})")
+# a few times its slowest green run), and shown failing where it is stuck. The test
+# binaries are linked without debug information (-ldflags=-w): every check links them
+# anew, and a failure's stack needs none of it.
+flags=(-count=1 -json -ldflags=-w -timeout "$("$todos" timeout -index "$ROOT/lessons/index.json" -lesson "$n" ${ALL:+-all})")
 stop=()
 [[ -n ${ALL:-} ]] || flags+=(-failfast) stop=(-stop)
 say "Running the tests of lessons/$name$([[ -n ${ALL:-} ]] || echo ', up to the first failure')"
