@@ -78,7 +78,7 @@ func TestTheControlPlaneDiesWithTheTests(t *testing.T) {
 // A package's Env starts its control plane at the first use, once: tests that never use
 // it (those of pure functions) never wait for one.
 func TestTheControlPlaneStartsAtTheFirstUse(t *testing.T) {
-	e := unstartedEnv(t, nil)
+	e := unstartedEnv(t, Options{})
 	if got := children(); len(got) != 0 {
 		t.Fatalf("processes run before the Env's first use: %q", got)
 	}

@@ -211,6 +211,9 @@ func (e *Env) start() error {
 		return errors.Join(fmt.Errorf("starting the API server from %s: %w", assets, s.err), stopControlPlane())
 	}
 	cfg := s.cfg
+	if err := backdateEstablished(cfg, te.CRDs); err != nil {
+		return errors.Join(err, stopControlPlane())
+	}
 	// Tests create many objects quickly; the default client limits (5 QPS) would make
 	// them wait on the client instead of the controller.
 	cfg.QPS, cfg.Burst = 500, 1000

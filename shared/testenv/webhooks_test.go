@@ -40,10 +40,10 @@ func TestWaitForWebhooksSkipsWithoutAnAPIServer(t *testing.T) {
 // WaitForWebhooks is often a test's first use of the environment: the control plane's
 // start, seconds long, must come before the wait, not use up its time.
 func TestWaitForWebhooksStartsTheEnvironmentBeforeItWaits(t *testing.T) {
-	e := unstartedEnv(t, func(mgr ctrl.Manager) error {
+	e := unstartedEnv(t, Options{Setup: func(mgr ctrl.Manager) error {
 		mgr.GetWebhookServer() // the manager runs it
 		return nil
-	})
+	}})
 	// Shorter than the control plane takes to start, long enough for the webhook server
 	// of a running manager.
 	SetDefaultEventuallyTimeout(3 * time.Second)
@@ -51,10 +51,10 @@ func TestWaitForWebhooksStartsTheEnvironmentBeforeItWaits(t *testing.T) {
 	e.WaitForWebhooks(t)
 }
 
-// unstartedEnv returns an Env, not started yet, of the API server alone (no CRDs) and a
-// manager that setup, if not nil, sets up; it stops the Env, if started, when the test
-// ends. It skips a short test, and one without the binaries.
-func unstartedEnv(t *testing.T, setup func(ctrl.Manager) error) *Env {
+// unstartedEnv returns an Env of opts, not started yet: by default client-go's scheme and
+// no CRDs. It stops the Env, if started, when the test ends. It skips a short test, and
+// one without the binaries.
+func unstartedEnv(t *testing.T, opts Options) *Env {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a control plane")
@@ -62,7 +62,13 @@ func unstartedEnv(t *testing.T, setup func(ctrl.Manager) error) *Env {
 	if _, err := BinaryAssetsDirectory(); err != nil {
 		t.Skip(err)
 	}
-	e := &Env{opts: Options{Scheme: scheme.Scheme, CRDDirectoryPaths: []string{t.TempDir()}, Setup: setup}}
+	if opts.Scheme == nil {
+		opts.Scheme = scheme.Scheme
+	}
+	if len(opts.CRDDirectoryPaths) == 0 {
+		opts.CRDDirectoryPaths = []string{t.TempDir()}
+	}
+	e := &Env{opts: opts}
 	t.Cleanup(func() {
 		if e.stop == nil {
 			return
