@@ -5,6 +5,7 @@ package bootstrap
 
 import (
 	"cmp"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -125,7 +126,7 @@ func Run(o Options, scheme *runtime.Scheme, setup func(ctrl.Manager) error) erro
 		// Hand the lease over at once on a clean shutdown instead of letting the next
 		// leader wait for it to expire.
 		LeaderElectionReleaseOnCancel: true,
-		WebhookServer: webhook.NewServer(webhook.Options{
+		WebhookServer: NewWebhookServer(webhook.Options{
 			Port:    o.WebhookPort,
 			CertDir: o.WebhookCertDir,
 		}),
@@ -153,6 +154,18 @@ func Run(o Options, scheme *runtime.Scheme, setup func(ctrl.Manager) error) erro
 	}
 	log.Info("The manager stopped")
 	return nil
+}
+
+// NewWebhookServer returns the admission webhook server of every workshop manager, and
+// of shared/testenv's: the server of opts, speaking HTTP/1.1 only. HTTP/2 lets a client
+// open and cancel streams faster than the server can serve them (the Rapid Reset and
+// Stream Cancellation attacks, CVE-2023-44487 and CVE-2023-39325); the API server calls
+// webhooks over HTTP/1.1 just as well. kubebuilder's scaffold turns HTTP/2 off the same
+// way. It also lets the server stop at once: an HTTP/2 connection, even idle, holds a
+// graceful shutdown for a second, where an idle HTTP/1.1 one is closed.
+func NewWebhookServer(opts webhook.Options) webhook.Server {
+	opts.TLSOpts = append(opts.TLSOpts, func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} })
+	return webhook.NewServer(opts)
 }
 
 // serviceAccountNamespaceFile is where a pod finds its own namespace, which is where

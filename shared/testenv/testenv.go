@@ -276,7 +276,7 @@ func newManager(cfg *rest.Config, opts Options, wh envtest.WebhookInstallOptions
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Cache:                  bootstrap.WithDefaults(cacheOpts),
-		WebhookServer: webhook.NewServer(webhook.Options{
+		WebhookServer: bootstrap.NewWebhookServer(webhook.Options{
 			Host:    wh.LocalServingHost,
 			Port:    wh.LocalServingPort,
 			CertDir: wh.LocalServingCertDir,
