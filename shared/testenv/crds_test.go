@@ -7,6 +7,7 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -42,12 +43,7 @@ func TestACustomResourceIsNotHeldBackRightAfterTheStart(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	var crd apiextensionsv1.CustomResourceDefinition
 	g.Expect(c.Get(e.Context(), client.ObjectKey{Name: "widgets.testenv.workshop.dev"}, &crd)).To(Succeed())
-	var established *apiextensionsv1.CustomResourceDefinitionCondition
-	for i, cond := range crd.Status.Conditions {
-		if cond.Type == apiextensionsv1.Established {
-			established = &crd.Status.Conditions[i]
-		}
-	}
+	established := apihelpers.FindCRDCondition(&crd, apiextensionsv1.Established)
 	g.Expect(established).NotTo(BeNil(), "the CRD is Established once the environment has started")
 	g.Expect(established.Status).To(Equal(apiextensionsv1.ConditionTrue))
 	g.Expect(time.Since(established.LastTransitionTime.Time)).To(BeNumerically(">=", 2*time.Second),
