@@ -79,6 +79,10 @@ func TestTheControlPlaneDiesWithTheTests(t *testing.T) {
 // it (those of pure functions) never wait for one.
 func TestTheControlPlaneStartsAtTheFirstUse(t *testing.T) {
 	e := unstartedEnv(t, Options{})
+	// A test of a pure function may need the scheme, and nothing else.
+	if e.Scheme() != scheme.Scheme {
+		t.Errorf("the Env's scheme is not the one its Options give")
+	}
 	if got := children(); len(got) != 0 {
 		t.Fatalf("processes run before the Env's first use: %q", got)
 	}

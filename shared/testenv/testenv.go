@@ -118,6 +118,11 @@ func (e *Env) Manager() ctrl.Manager { e.use(); return e.manager }
 // Context returns a context that ends when the environment stops.
 func (e *Env) Context() context.Context { e.use(); return e.ctx }
 
+// Scheme is Options.Scheme. Unlike the methods above it starts nothing: a test of a pure
+// function that needs only the scheme (to set an owner reference, say) waits for no API
+// server.
+func (e *Env) Scheme() *runtime.Scheme { return e.opts.Scheme }
+
 // use starts the environment on its first call.
 func (e *Env) use() {
 	e.once.Do(func() { e.err = e.start() })

@@ -120,7 +120,7 @@ func TestTheLeaderElectionRoleLetsTheManagerRecordItsLeadership(t *testing.T) {
 	cfg := rest.CopyConfig(env.Config())
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
 	env.StartManager(t, cfg, ctrl.Options{
-		Scheme:                  env.Client().Scheme(),
+		Scheme:                  env.Scheme(),
 		Metrics:                 metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress:  "0",
 		LeaderElection:          true,

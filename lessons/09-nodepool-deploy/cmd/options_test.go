@@ -53,7 +53,7 @@ func TestASecondReplicaWaitsThenLeadsWhenTheLeaderStops(t *testing.T) {
 	const id = "nodepool-test.workshop.dev"
 	start := func() (ctrl.Manager, context.CancelFunc, <-chan error) {
 		o := ctrl.Options{
-			Scheme:                  env.Client().Scheme(),
+			Scheme:                  env.Scheme(),
 			Metrics:                 metricsserver.Options{BindAddress: "0"},
 			HealthProbeBindAddress:  "0",
 			LeaderElection:          true,
@@ -137,7 +137,7 @@ func TestTheManagersClientReadsItsOwnNodePatches(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	o := ctrl.Options{
-		Scheme:                 env.Client().Scheme(),
+		Scheme:                 env.Scheme(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 	}

@@ -15,7 +15,7 @@ import (
 // newDaemonPod returns.
 func TestTheDaemonPodIsBoundToItsNode(t *testing.T) {
 	g := NewWithT(t)
-	r := &MyDaemonSetReconciler{Scheme: env.Client().Scheme()}
+	r := &MyDaemonSetReconciler{Scheme: env.Scheme()}
 	mds := &appsv1.MyDaemonSet{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "agent", UID: "agent-uid"},
 		Spec: appsv1.MyDaemonSetSpec{Image: pauseImage, Tolerations: []corev1.Toleration{

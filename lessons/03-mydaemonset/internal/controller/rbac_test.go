@@ -25,7 +25,7 @@ func TestTheManagersRoleAllowsAWholeMyDaemonSetPass(t *testing.T) {
 	ns := env.Namespace(t)
 	asManager := env.AsManager(t, filepath.Join("..", "..", "config", "rbac", "role.yaml"), &appsv1.MyDaemonSetList{}, &corev1.PodList{}, &corev1.NodeList{})
 
-	r := &MyDaemonSetReconciler{Client: asManager, Scheme: env.Client().Scheme(), APIReader: asManager}
+	r := &MyDaemonSetReconciler{Client: asManager, Scheme: env.Scheme(), APIReader: asManager}
 	node := createNode(g, ns, "a", true, map[string]string{"role": "agent"})
 	mds := create(g, unmanaged(newMyDaemonSet(ns, "rbac", map[string]string{"role": "agent"})))
 	passes := func(what string) {

@@ -46,7 +46,7 @@ func TestTheManagersRoleAllowsANodePoolPass(t *testing.T) {
 
 	cfg := rest.CopyConfig(env.Config())
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
-	asManager, err := client.New(cfg, client.Options{Scheme: env.Client().Scheme()})
+	asManager, err := client.New(cfg, client.Options{Scheme: env.Scheme()})
 	g.Expect(err).NotTo(HaveOccurred())
 	r := newReconciler(asManager)
 	r.APIReader = asManager // the pass reads the API server as the manager too

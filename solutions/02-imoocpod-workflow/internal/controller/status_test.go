@@ -97,8 +97,8 @@ func TestAFailedPassReportsTheErrorAndDoesNotObserveTheSpec(t *testing.T) {
 	ip := unmanaged(newImoocPod(env.Namespace(t), "failing", 2))
 	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
 	quota := errors.New("exceeded quota: pods")
-	broken := &ImoocPodReconciler{Client: &failingCreates{Client: env.Client(), err: quota}, Scheme: env.Client().Scheme()}
-	working := &ImoocPodReconciler{Client: env.Client(), Scheme: env.Client().Scheme()}
+	broken := &ImoocPodReconciler{Client: &failingCreates{Client: env.Client(), err: quota}, Scheme: env.Scheme()}
+	working := &ImoocPodReconciler{Client: env.Client(), Scheme: env.Scheme()}
 
 	_, err := broken.Reconcile(ctx, requestFor(ip))
 	g.Expect(err).To(MatchError(quota), "a pass whose creates fail should return their error, to be retried")
@@ -133,7 +133,7 @@ func TestAPassThatFailsOnManyPodsStillReportsIt(t *testing.T) {
 	ctx := env.Context()
 	ip := unmanaged(newImoocPod(env.Namespace(t), "many-failures", 40))
 	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
-	working := &ImoocPodReconciler{Client: env.Client(), Scheme: env.Client().Scheme()}
+	working := &ImoocPodReconciler{Client: env.Client(), Scheme: env.Scheme()}
 	_, err := working.Reconcile(ctx, requestFor(ip))
 	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass that creates the 40 pods")
 	g.Expect(podsOf(g, ip)).To(HaveLen(40))
@@ -141,7 +141,7 @@ func TestAPassThatFailsOnManyPodsStillReportsIt(t *testing.T) {
 	// A policy webhook refuses every delete, each with a long explanation: 40 of them,
 	// joined, would make some 45 KiB.
 	scaleTo(g, ip, 0)
-	broken := &ImoocPodReconciler{Client: &failingDeletes{Client: env.Client()}, Scheme: env.Client().Scheme()}
+	broken := &ImoocPodReconciler{Client: &failingDeletes{Client: env.Client()}, Scheme: env.Scheme()}
 	_, err = broken.Reconcile(ctx, requestFor(ip))
 	g.Expect(err).To(MatchError(ContainSubstring("denied the request")), "a pass whose deletes fail should return their error")
 	got := latest(g, ip)
@@ -166,7 +166,7 @@ func TestARetryThatReadsAStaleCopyStillClearsTheError(t *testing.T) {
 	ip := unmanaged(newImoocPod(env.Namespace(t), "stale-copy", 0))
 	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
 	cache := &lateCache{Client: env.Client()}
-	r := &ImoocPodReconciler{Client: cache, APIReader: env.Client(), Scheme: env.Client().Scheme()}
+	r := &ImoocPodReconciler{Client: cache, APIReader: env.Client(), Scheme: env.Scheme()}
 
 	_, err := r.Reconcile(ctx, requestFor(ip))
 	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the first pass's error")
@@ -308,7 +308,7 @@ func TestObservedGenerationFollowsTheSpec(t *testing.T) {
 func TestReadyConditionSaysWhatAPassFound(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
-	r := &ImoocPodReconciler{Client: env.Client(), Scheme: env.Client().Scheme()}
+	r := &ImoocPodReconciler{Client: env.Client(), Scheme: env.Scheme()}
 	ip := unmanaged(newImoocPod(env.Namespace(t), "passes", 3))
 	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
 	pass := func() *appsv1.ImoocPod {
@@ -385,7 +385,7 @@ func TestTheManagersRoleAllowsAWholePass(t *testing.T) {
 	ns := env.Namespace(t)
 	asManager := env.AsManager(t, filepath.Join("..", "..", "config", "rbac", "role.yaml"), &appsv1.ImoocPodList{}, &corev1.PodList{})
 
-	r := &ImoocPodReconciler{Client: asManager, Scheme: env.Client().Scheme()}
+	r := &ImoocPodReconciler{Client: asManager, Scheme: env.Scheme()}
 	ip := unmanaged(newImoocPod(ns, "rbac", 2))
 	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
 	passes := func(what string) {

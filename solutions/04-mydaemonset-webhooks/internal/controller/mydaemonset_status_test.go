@@ -97,7 +97,7 @@ func TestAPassThatReadsAStaleCopyStillWritesTheStatus(t *testing.T) {
 	createNode(g, ns, "a", true, nil)
 	mds := create(g, unmanaged(newMyDaemonSet(ns, "agent", nil)))
 	cache := &lateCache{Client: env.Client()}
-	r := &MyDaemonSetReconciler{Client: cache, Scheme: env.Client().Scheme(), APIReader: env.Client()}
+	r := &MyDaemonSetReconciler{Client: cache, Scheme: env.Scheme(), APIReader: env.Client()}
 	pass := func(what string) {
 		t.Helper()
 		_, err := r.Reconcile(ctx, requestFor(mds))
@@ -158,7 +158,7 @@ func TestAPassThatFailsOnManyNodesStillReportsIt(t *testing.T) {
 		createNode(g, ns, fmt.Sprintf("n%02d", i), true, nil)
 	}
 	mds := create(g, unmanaged(newMyDaemonSet(ns, "agent", nil)))
-	working := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Client().Scheme(), APIReader: env.Client()}
+	working := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Scheme(), APIReader: env.Client()}
 	_, err := working.Reconcile(ctx, requestFor(mds))
 	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass that creates the 40 pods")
 	g.Expect(daemonPodsOf(g, mds)).To(HaveLen(40))
@@ -168,7 +168,7 @@ func TestAPassThatFailsOnManyNodesStillReportsIt(t *testing.T) {
 	patch := client.MergeFrom(mds.DeepCopy())
 	mds.Spec.NodeSelector["role"] = "none"
 	g.Expect(env.Client().Patch(ctx, mds, patch)).To(Succeed())
-	broken := &MyDaemonSetReconciler{Client: &failingDeletes{Client: env.Client()}, Scheme: env.Client().Scheme(), APIReader: env.Client()}
+	broken := &MyDaemonSetReconciler{Client: &failingDeletes{Client: env.Client()}, Scheme: env.Scheme(), APIReader: env.Client()}
 	_, err = broken.Reconcile(ctx, requestFor(mds))
 	g.Expect(err).To(MatchError(ContainSubstring("denied the request")), "a pass whose deletes fail should return their error")
 	got := latestMyDaemonSet(g, mds)

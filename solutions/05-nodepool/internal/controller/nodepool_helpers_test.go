@@ -85,7 +85,7 @@ func createTestNode(t *testing.T, g Gomega, name string, labels map[string]strin
 func newReconciler(c client.Client) *NodePoolReconciler {
 	return &NodePoolReconciler{
 		Client:    c,
-		Scheme:    env.Client().Scheme(),
+		Scheme:    env.Scheme(),
 		APIReader: env.Client(),
 	}
 }

@@ -95,7 +95,7 @@ func createTestNode(t *testing.T, g Gomega, name string, labels map[string]strin
 func newReconciler(c client.Client) *NodePoolReconciler {
 	return &NodePoolReconciler{
 		Client:    c,
-		Scheme:    env.Client().Scheme(),
+		Scheme:    env.Scheme(),
 		APIReader: env.Client(),
 		// It drops every event; a test that reads them sets a recorder of its own.
 		Recorder: &events.FakeRecorder{},

@@ -54,7 +54,7 @@ func waitUntilSettled(g Gomega, cache client.Reader, ip *appsv2.ImoocPod) {
 // finishing a pass that began before the cache showed the status it had just written.
 func idlePasses(t *testing.T, g Gomega, ip *appsv2.ImoocPod) func(why string) {
 	var writes testenv.WriteCounter
-	r := &ImoocPodReconciler{Client: writes.Wrap(env.Manager().GetClient()), Scheme: env.Client().Scheme()}
+	r := &ImoocPodReconciler{Client: writes.Wrap(env.Manager().GetClient()), Scheme: env.Scheme()}
 	return func(why string) {
 		t.Helper()
 		before := writes.Count()

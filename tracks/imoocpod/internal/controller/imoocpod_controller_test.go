@@ -21,7 +21,7 @@ import (
 func TestNewPodIsControlledByTheImoocPod(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
-	r := &ImoocPodReconciler{Client: env.Client(), Scheme: env.Client().Scheme()}
+	r := &ImoocPodReconciler{Client: env.Client(), Scheme: env.Scheme()}
 	ip := unmanaged(newImoocPod(env.Namespace(t), "web", 3))
 	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
 
@@ -133,7 +133,7 @@ func TestPodsToDeletePrefersNotReadyThenNewest(t *testing.T) {
 func TestOnePassScalesTheWholeDifference(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
-	r := &ImoocPodReconciler{Client: env.Client(), Scheme: env.Client().Scheme()}
+	r := &ImoocPodReconciler{Client: env.Client(), Scheme: env.Scheme()}
 	ip := unmanaged(newImoocPod(env.Namespace(t), "batch", 40))
 	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
 
@@ -158,7 +158,7 @@ func TestStaleCacheNeverCreatesTooMany(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	stale := &testenv.FrozenPodList{Client: env.Client()}
-	r := &ImoocPodReconciler{Client: stale, Scheme: env.Client().Scheme()}
+	r := &ImoocPodReconciler{Client: stale, Scheme: env.Scheme()}
 	ip := unmanaged(newImoocPod(env.Namespace(t), "stale", 5))
 	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
 
@@ -180,7 +180,7 @@ func TestAnImoocPodCreatedAgainDoesNotWaitForThePodsOfTheFirst(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	ns := env.Namespace(t)
-	r := &ImoocPodReconciler{Client: &testenv.FrozenPodList{Client: env.Client()}, Scheme: env.Client().Scheme()}
+	r := &ImoocPodReconciler{Client: &testenv.FrozenPodList{Client: env.Client()}, Scheme: env.Scheme()}
 	first := unmanaged(newImoocPod(ns, "again", 2))
 	g.Expect(env.Client().Create(ctx, first)).To(Succeed())
 	_, err := r.Reconcile(ctx, requestFor(first))
@@ -341,7 +341,7 @@ func TestANamespaceBeingDeletedIsNoError(t *testing.T) {
 	g := NewWithT(t)
 	ip := unmanaged(newImoocPod("", "web", 3))
 	env.TerminatingNamespace(g, ip)
-	r := &ImoocPodReconciler{Client: env.Client(), Scheme: env.Client().Scheme()}
+	r := &ImoocPodReconciler{Client: env.Client(), Scheme: env.Scheme()}
 
 	result, err := r.Reconcile(env.Context(), requestFor(ip))
 	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "a namespace being deleted refuses new pods, and takes the ImoocPod with it: "+
@@ -352,7 +352,7 @@ func TestANamespaceBeingDeletedIsNoError(t *testing.T) {
 
 func TestAnImoocPodThatIsGoneIsNoError(t *testing.T) {
 	g := NewWithT(t)
-	r := &ImoocPodReconciler{Client: env.Client(), Scheme: env.Client().Scheme()}
+	r := &ImoocPodReconciler{Client: env.Client(), Scheme: env.Scheme()}
 	gone := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: env.Namespace(t), Name: "gone"}}
 
 	result, err := r.Reconcile(env.Context(), gone)

@@ -15,7 +15,7 @@ import (
 // newDaemonPod returns.
 func TestTheDaemonPodIsBoundToItsNode(t *testing.T) {
 	g := NewWithT(t)
-	r := &MyDaemonSetReconciler{Scheme: env.Client().Scheme()}
+	r := &MyDaemonSetReconciler{Scheme: env.Scheme()}
 	mds := &appsv1.MyDaemonSet{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "agent", UID: "agent-uid"},
 		Spec: appsv1.MyDaemonSetSpec{Image: pauseImage, Tolerations: []corev1.Toleration{
@@ -47,7 +47,7 @@ func TestTheDaemonPodIsBoundToItsNode(t *testing.T) {
 // The pods run with the pull policy the defaulting webhook chose or the user set. Without
 // one (this package runs no webhook) the API server defaults the pod's, as in lesson 03.
 func TestDaemonPodsUseTheImagePullPolicy(t *testing.T) {
-	r := &MyDaemonSetReconciler{Scheme: env.Client().Scheme()}
+	r := &MyDaemonSetReconciler{Scheme: env.Scheme()}
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}}
 	for _, policy := range []corev1.PullPolicy{corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever, ""} {
 		name := string(policy)

@@ -45,7 +45,7 @@ func TestATakenPodNameSkipsOnlyItsNode(t *testing.T) {
 	c := createNode(g, ns, "c", true, nil)
 	mds := create(g, unmanaged(newMyDaemonSet(ns, "agent", nil)))
 	squatter := createStrayPod(g, ns, podName(mds.Name, a.Name))
-	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Client().Scheme(), APIReader: env.Client()}
+	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Scheme(), APIReader: env.Client()}
 
 	_, err := r.Reconcile(ctx, requestFor(mds))
 	g.Expect(nodeNames(daemonPodsOf(g, mds))).To(ConsistOf(names(b, c)),
@@ -85,7 +85,7 @@ func TestATakenNameDoesNotStopTheRetryOfOtherErrors(t *testing.T) {
 	// a gets its pod in the first batch of the slow start; b and c share the second.
 	squatter := createStrayPod(g, ns, podName(mds.Name, b.Name))
 	c1 := &failingCreates{Client: env.Client(), names: []string{podName(mds.Name, c.Name)}}
-	r := &MyDaemonSetReconciler{Client: c1, Scheme: env.Client().Scheme(), APIReader: env.Client()}
+	r := &MyDaemonSetReconciler{Client: c1, Scheme: env.Scheme(), APIReader: env.Client()}
 
 	_, err := r.Reconcile(ctx, requestFor(mds))
 	g.Expect(err).To(MatchError(ContainSubstring("the test refuses this create")))
@@ -104,7 +104,7 @@ func TestAnImageChangeReplacesOnePodAtATime(t *testing.T) {
 		createNode(g, ns, "a", true, nil), createNode(g, ns, "b", true, nil), createNode(g, ns, "c", true, nil),
 	}
 	mds := create(g, unmanaged(newMyDaemonSet(ns, "roll", nil)))
-	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Client().Scheme()}
+	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Scheme()}
 	pass := func() {
 		t.Helper()
 		result, err := r.Reconcile(ctx, requestFor(mds))
@@ -170,7 +170,7 @@ func TestAnImageChangeDeletesAtMostABurstOfPodsThatAreNotReady(t *testing.T) {
 	ctx := env.Context()
 	ns := env.Namespace(t)
 	mds := create(g, unmanaged(newMyDaemonSet(ns, "burst", nil)))
-	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Client().Scheme()}
+	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Scheme()}
 	// The pods are made here rather than by passes: a pass creates at most maxBurst. A
 	// node keeps its pod whether Ready or not, so the nodes need no kubelet's status.
 	const nodes = maxBurst + 20
@@ -220,7 +220,7 @@ func TestPodsOfAnEarlierMyDaemonSetOfTheSameNameAreWaitedFor(t *testing.T) {
 		Spec: corev1.PodSpec{NodeName: a.Name, Containers: []corev1.Container{{Name: "app", Image: pauseImage}}},
 	}
 	g.Expect(env.Client().Create(ctx, old)).To(Succeed())
-	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Client().Scheme(), APIReader: env.Client()}
+	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Scheme(), APIReader: env.Client()}
 
 	_, err := r.Reconcile(ctx, requestFor(mds))
 	g.Expect(err).To(HaveOccurred(), "the pass should retry until the old pod is gone")
@@ -249,7 +249,7 @@ func TestAStaleCacheWastesNoCreates(t *testing.T) {
 	}
 	mds := create(g, unmanaged(newMyDaemonSet(ns, "stale", nil)))
 	var writes testenv.WriteCounter
-	r := &MyDaemonSetReconciler{Client: writes.Wrap(&testenv.FrozenPodList{Client: env.Client()}), Scheme: env.Client().Scheme()}
+	r := &MyDaemonSetReconciler{Client: writes.Wrap(&testenv.FrozenPodList{Client: env.Client()}), Scheme: env.Scheme()}
 
 	_, err := r.Reconcile(ctx, requestFor(mds))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -274,7 +274,7 @@ func TestAMyDaemonSetCreatedAgainDoesNotWaitForThePodsOfTheFirst(t *testing.T) {
 	ctx := env.Context()
 	ns := env.Namespace(t)
 	node := createNode(g, ns, "a", true, nil)
-	r := &MyDaemonSetReconciler{Client: &testenv.FrozenPodList{Client: env.Client()}, Scheme: env.Client().Scheme()}
+	r := &MyDaemonSetReconciler{Client: &testenv.FrozenPodList{Client: env.Client()}, Scheme: env.Scheme()}
 	first := create(g, unmanaged(newMyDaemonSet(ns, "again", nil)))
 	_, err := r.Reconcile(ctx, requestFor(first))
 	g.Expect(err).NotTo(HaveOccurred(), "the first MyDaemonSet's pass")
@@ -305,14 +305,14 @@ func TestAStaleCacheNeverSpendsTheRollingBudgetTwice(t *testing.T) {
 		createNode(g, ns, name, true, nil)
 	}
 	mds := create(g, unmanaged(newMyDaemonSet(ns, "stale", nil)))
-	_, err := (&MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Client().Scheme()}).Reconcile(ctx, requestFor(mds))
+	_, err := (&MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Scheme()}).Reconcile(ctx, requestFor(mds))
 	g.Expect(err).NotTo(HaveOccurred())
 	for _, pod := range daemonPodsOf(g, mds) {
 		env.MarkReady(g, ns, pod.Name)
 	}
 	setImage(g, mds, newPauseImage)
 
-	r := &MyDaemonSetReconciler{Client: &testenv.FrozenPodList{Client: env.Client()}, Scheme: env.Client().Scheme()}
+	r := &MyDaemonSetReconciler{Client: &testenv.FrozenPodList{Client: env.Client()}, Scheme: env.Scheme()}
 	for pass := range 3 {
 		_, err := r.Reconcile(ctx, requestFor(mds))
 		g.Expect(err).NotTo(HaveOccurred(), "pass %d", pass+1)
@@ -330,7 +330,7 @@ func TestANotReadyNodeKeepsItsPod(t *testing.T) {
 	a := createNode(g, ns, "a", true, nil)
 	b := createNode(g, ns, "b", true, nil)
 	mds := create(g, unmanaged(newMyDaemonSet(ns, "agent", nil)))
-	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Client().Scheme()}
+	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Scheme()}
 
 	_, err := r.Reconcile(ctx, requestFor(mds))
 	g.Expect(err).NotTo(HaveOccurred())
@@ -352,7 +352,7 @@ func TestAFinishedPodIsReplaced(t *testing.T) {
 	ns := env.Namespace(t)
 	a := createNode(g, ns, "a", true, nil)
 	mds := create(g, unmanaged(newMyDaemonSet(ns, "agent", nil)))
-	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Client().Scheme()}
+	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Scheme()}
 	_, err := r.Reconcile(ctx, requestFor(mds))
 	g.Expect(err).NotTo(HaveOccurred())
 	pods := daemonPodsOf(g, mds)
@@ -390,7 +390,7 @@ func TestAPodThatKeepsFailingIsReplacedWithBackoff(t *testing.T) {
 	node := createNode(g, ns, "a", true, nil)
 	mds := create(g, unmanaged(newMyDaemonSet(ns, "agent", nil)))
 	clock := testclock.NewFakeClock(time.Now())
-	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Client().Scheme(), APIReader: env.Client(),
+	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Scheme(), APIReader: env.Client(),
 		FailedPodBackoff: flowcontrol.NewFakeBackOff(time.Minute, 10*time.Minute, clock)}
 	name := podName(mds.Name, node.Name)
 	pass := func() (time.Duration, []corev1.Pod) {
@@ -431,7 +431,7 @@ func TestANamespaceBeingDeletedIsNoErrorForMyDaemonSet(t *testing.T) {
 	// The MyDaemonSet selects the nodes of ns, but lives in a namespace being deleted.
 	mds := unmanaged(newMyDaemonSet(ns, "agent", nil))
 	env.TerminatingNamespace(g, mds)
-	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Client().Scheme()}
+	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Scheme()}
 
 	result, err := r.Reconcile(env.Context(), requestFor(mds))
 	g.Expect(err).NotTo(HaveOccurred(), "a namespace being deleted refuses new pods, and takes the MyDaemonSet "+

@@ -114,7 +114,7 @@ func TestNodeEventsReachOnlyTheMyDaemonSetsTheyConcern(t *testing.T) {
 	for _, mds := range []*appsv1.MyDaemonSet{web, db} {
 		g.Expect(env.Client().Create(ctx, mds)).To(Succeed())
 	}
-	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Client().Scheme()}
+	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Scheme()}
 	node := func(name, role string) *corev1.Node {
 		return &corev1.Node{ObjectMeta: metav1.ObjectMeta{
 			Name: ns + "-" + name, Labels: map[string]string{testNodeLabel: ns, "role": role},
@@ -137,7 +137,7 @@ func TestNodeEventsReachOnlyTheMyDaemonSetsTheyConcern(t *testing.T) {
 			Containers: []corev1.Container{{Name: "app", Image: pauseImage}},
 		},
 	}
-	g.Expect(controllerutil.SetControllerReference(db, pod, env.Client().Scheme())).To(Succeed())
+	g.Expect(controllerutil.SetControllerReference(db, pod, env.Scheme())).To(Succeed())
 	g.Expect(env.Client().Create(ctx, pod)).To(Succeed())
 	g.Expect(r.mydaemonsetsForNode(ctx, onNode)).To(ConsistOf(requestFor(db)),
 		"a node concerns the MyDaemonSets that have a pod on it, whatever its labels")
@@ -389,7 +389,7 @@ func TestMyDaemonSetIdlePassWritesNothing(t *testing.T) {
 	// passes are counted.
 	cache := env.Manager().GetClient()
 	var writes testenv.WriteCounter
-	r := &MyDaemonSetReconciler{Client: writes.Wrap(cache), Scheme: env.Client().Scheme()}
+	r := &MyDaemonSetReconciler{Client: writes.Wrap(cache), Scheme: env.Scheme()}
 	idlePass := func(why string) {
 		t.Helper()
 		before := writes.Count()

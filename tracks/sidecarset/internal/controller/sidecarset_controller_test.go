@@ -97,7 +97,7 @@ func TestAPassFromAStaleCacheWritesTheStatusItCounted(t *testing.T) {
 	r := &SidecarSetReconciler{
 		Client:             newLaggingCache(env.Client()),
 		APIReader:          env.Client(),
-		Scheme:             env.Client().Scheme(),
+		Scheme:             env.Scheme(),
 		Recorder:           events.NewFakeRecorder(100),
 		ExcludedNamespaces: sidecars.ExcludedNamespaces(sidecars.DefaultManagerNamespace),
 	}

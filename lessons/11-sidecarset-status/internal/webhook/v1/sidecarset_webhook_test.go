@@ -350,7 +350,7 @@ func TestTheManagersRoleLetsItDryRunPodsInItsNamespaceOnly(t *testing.T) {
 	g.Expect(env.Client().Create(env.Context(), binding)).To(Succeed())
 	t.Cleanup(func() { _ = env.Client().Delete(context.Background(), binding) })
 
-	manager, err := client.New(cfg, client.Options{Scheme: env.Client().Scheme()})
+	manager, err := client.New(cfg, client.Options{Scheme: env.Scheme()})
 	g.Expect(err).NotTo(HaveOccurred())
 	validator := &SidecarSetCustomValidator{Pods: manager, Namespace: sidecars.DefaultManagerNamespace}
 	set := newSidecarSet(newCase("rbac"), "x", []corev1.Container{sidecar("log-shipper")})
