@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	nodesv1 "github.com/kube-workshop/operator-workshop/lessons/06-nodepool-finalizer/api/nodes/v1"
+	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
 
@@ -75,18 +76,35 @@ func deletePoolAfterTest(t *testing.T, pool *nodesv1.NodePool) {
 func createTestNode(t *testing.T, g Gomega, name string, labels map[string]string, taints ...corev1.Taint) *corev1.Node {
 	t.Helper()
 	node := nodeWith(name, labels, taints...)
-	g.Expect(env.Client().Create(env.Context(), node)).To(Succeed())
-	t.Cleanup(func() {
-		if err := env.Client().Delete(context.Background(), node); client.IgnoreNotFound(err) != nil {
-			t.Errorf("deleting node %s: %v", node.Name, err)
-		}
-	})
+	t.Cleanup(func() { deleteNodesAfterTest(t, node) })
+	g.Expect(registerNode(node)).To(Succeed())
+	return node
+}
+
+// registerNode creates node as a kubelet registering would.
+func registerNode(node *corev1.Node) error {
+	taints := node.Spec.Taints
+	if err := env.Client().Create(env.Context(), node); err != nil {
+		return err
+	}
 	// The API server taints every new node node.kubernetes.io/not-ready (the
 	// TaintNodesByCondition admission plugin); the node lifecycle controller, which envtest
 	// lacks, takes the taint off once the kubelet reports Ready. Play its part.
 	node.Spec.Taints = taints
-	g.Expect(env.Client().Update(env.Context(), node)).To(Succeed())
-	return node
+	return env.Client().Update(env.Context(), node)
+}
+
+func deleteNodesAfterTest(t *testing.T, nodes ...*corev1.Node) {
+	_, err := podcontrol.InParallel(len(nodes), func(i int) error {
+		err := env.Client().Delete(context.Background(), nodes[i])
+		if client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("deleting node %s: %w", nodes[i].Name, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Error(err)
+	}
 }
 
 // newReconciler returns a reconciler for tests that run passes themselves: it reads and
@@ -108,14 +126,18 @@ func createMember(t *testing.T, g Gomega, pool string) *corev1.Node {
 
 // createMembers creates n members of the pool named pool, as createTestNode does, named
 // pool-0, pool-1, ... with the numbers padded to one width: the names sort as the
-// numbers do, and a pass goes through the nodes in that order.
+// numbers do, and a pass goes through the nodes in that order. It registers them all at
+// once, as the kubelets of a new cluster do: hundreds one after another take seconds.
 func createMembers(t *testing.T, g Gomega, pool string, n int) []*corev1.Node {
 	t.Helper()
 	width := len(strconv.Itoa(n - 1))
 	members := make([]*corev1.Node, n)
 	for i := range members {
-		members[i] = createTestNode(t, g, fmt.Sprintf("%s-%0*d", pool, width, i), map[string]string{poolMemberLabel(pool): ""})
+		members[i] = nodeWith(fmt.Sprintf("%s-%0*d", pool, width, i), map[string]string{poolMemberLabel(pool): ""})
 	}
+	t.Cleanup(func() { deleteNodesAfterTest(t, members...) })
+	_, err := podcontrol.InParallel(n, func(i int) error { return registerNode(members[i]) })
+	g.Expect(err).NotTo(HaveOccurred())
 	return members
 }
 
