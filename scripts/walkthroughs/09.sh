@@ -134,20 +134,8 @@ expect "with the token of a service account bound to nodepool-metrics-reader, th
   "403? the manager could not ask the API server: its role needs create on tokenreviews and subjectaccessreviews"
 
 step "The NodePool $POOL, reconciled under the service account's permissions"
-run kubectl apply -f - <<YAML
-apiVersion: nodes.workshop.dev/v1
-kind: NodePool
-metadata:
-  name: $POOL
-spec:
-  labels:
-    node-pool.workshop.dev/master: "8"
-    node-pool.workshop.dev/test: "2"
-  taints:
-  - key: node-pool.workshop.dev
-    value: master
-    effect: PreferNoSchedule
-YAML
+write_sample_pool
+run kubectl apply -f "$MANIFEST"
 POOL_UID=$(kubectl get nodepool "$POOL" -o jsonpath='{.metadata.uid}')
 run kubectl label node "$N0" "$MEMBER="
 expect "$N0 carries the pool's labels" "node-pool.workshop.dev/master=8 node-pool.workshop.dev/test=2" "pool_labels $N0" \
