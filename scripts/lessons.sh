@@ -267,7 +267,7 @@ stage_tests() {
 # waits for at a make check-N, once the lesson is built.
 todos() {
   local only=${1:-} results="$CACHE/test/todos-${1:-all}" count=0 bad=0 track folder tasks k
-  rm -rf "$results" && mkdir -p "$results"
+  rm -rf "$results" && mkdir -p "$results" && : >"$results/list"
   TODOS=$(tool_path todos) LESSONGEN=$(tool_path lessongen)
   mark_processes todos
   while IFS=$'\t' read -r track folder tasks; do
