@@ -24,7 +24,7 @@ install)
   generate_lesson "$dir"
   say "Installing the CRDs of $name"
   kubectl apply --server-side --force-conflicts -f "$crds"
-  kubectl wait --for=condition=Established crd --all --timeout=30s >/dev/null
+  wait_established crd --all
   refresh_discovery
   ;;
 uninstall)

@@ -63,7 +63,7 @@ deploy() {
   fi
   say "Installing the CRDs (config/crd), on their own"
   kubectl apply --server-side --force-conflicts -k "$dir/config/crd"
-  kubectl wait --for=condition=Established crd --all --timeout=30s >/dev/null
+  wait_established crd --all
   say "Applying config/default server-side$([[ $context == kind-* ]] || echo ', without its cert-manager Certificate and Issuer')"
   manifests | kubectl apply --server-side --force-conflicts -f -
   if [[ $context == kind-* ]]; then

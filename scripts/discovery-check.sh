@@ -59,7 +59,7 @@ discovery_check() {
     die "the new cluster is not at $address: this check needs kwokctl to reuse the address"
   # As a learner would install them: kubectl apply, no script of ours.
   kubectl apply --server-side -f "$(stage_dir solutions 1)/config/crd/bases" >/dev/null
-  kubectl wait --for=condition=Established crd "$crd" --timeout=30s >/dev/null
+  wait_established crd "$crd"
   discovery_demo_reads "On the new cluster, with lesson 01's CRD"
 }
 

@@ -64,3 +64,19 @@ seconds_since() { echo $(($(date +%s) - $1)); }
 # that version, or on a new cluster at an old one's address (kwokctl reuses addresses),
 # it gets "the server could not find the requested resource" for objects that exist.
 refresh_discovery() { kubectl api-resources >/dev/null; }
+
+# wait_established ARGS... waits, for at most 30s, until the CRDs that ARGS name to
+# kubectl (crd --all, crd NAME, -f DIR) are Established. A CRD read before the API
+# server's controller gave it any condition has status.conditions null, and kubectl
+# wait fails at once on it ("accessor error: <nil> is of the type <nil>") instead of
+# waiting: that read is tried again. Any other failure is said.
+wait_established() {
+  local deadline=$((SECONDS + 30)) out
+  until out=$(kubectl wait --for=condition=Established "$@" --timeout=30s 2>&1 >/dev/null); do
+    if [[ $out != *'.status.conditions accessor error: <nil>'* || $SECONDS -ge $deadline ]]; then
+      printf '%s\n' "$out" >&2
+      return 1
+    fi
+    sleep 0.2
+  done
+}

@@ -28,7 +28,7 @@ manager_build() {
 # CRD takes over the fields another stage's version of it set (--force-conflicts).
 manager_install_crds() {
   kubectl apply --server-side --force-conflicts -f "$1/config/crd/bases" >/dev/null
-  kubectl wait --for=condition=Established -f "$1/config/crd/bases" --timeout=30s >/dev/null
+  wait_established -f "$1/config/crd/bases"
   refresh_discovery
 }
 
