@@ -72,7 +72,7 @@ refresh_discovery() { kubectl api-resources >/dev/null; }
 # waiting: that read is tried again. Any other failure is said.
 wait_established() {
   local deadline=$((SECONDS + 30)) out
-  until out=$(kubectl wait --for=condition=Established "$@" --timeout=30s 2>&1 >/dev/null); do
+  until out=$(kubectl wait --for=condition=Established "$@" --timeout=$((deadline - SECONDS))s 2>&1 >/dev/null); do
     if [[ $out != *'.status.conditions accessor error: <nil>'* || $SECONDS -ge $deadline ]]; then
       printf '%s\n' "$out" >&2
       return 1

@@ -95,6 +95,8 @@ func registerNode(node *corev1.Node) error {
 	return env.Client().Update(env.Context(), node)
 }
 
+// deleteNodesAfterTest deletes nodes, all at once, and fails the test on an error other
+// than NotFound.
 func deleteNodesAfterTest(t *testing.T, nodes ...*corev1.Node) {
 	_, err := podcontrol.InParallel(len(nodes), func(i int) error {
 		err := env.Client().Delete(context.Background(), nodes[i])
