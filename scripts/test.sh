@@ -19,6 +19,7 @@
 # Usage: scripts/test.sh
 source "$(dirname "$0")/lib/common.sh"
 source "$ROOT/scripts/lib/processes.sh"
+source "$ROOT/scripts/lib/fuzz.sh"
 cd "$ROOT"
 start=$(date +%s)
 # Every process this run starts carries the marker: none may outlive it.
@@ -90,7 +91,7 @@ while IFS= read -r file; do
     [[ -z ${fuzzed[$target]:-} ]] || continue
     fuzzed[$target]=1
     say "Fuzzing $target of ./$(dirname "$file") for $FUZZTIME"
-    go test -run '^$' -fuzz "^$target\$" -fuzztime "$FUZZTIME" "./$(dirname "$file")"
+    fuzz_target "$FUZZTIME" "$target" "./$(dirname "$file")"
   done
 done < <(grep -rl --include='*_test.go' '^func Fuzz' "${solutions[@]}" | sort -r)
 

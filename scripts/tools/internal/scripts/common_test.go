@@ -1,4 +1,5 @@
-// Package scripts tests the shell helpers of scripts/lib with a kubectl of its own.
+// Package scripts tests the shell helpers of scripts/lib, with a kubectl or go command
+// of its own.
 package scripts
 
 import (
