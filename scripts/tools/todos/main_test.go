@@ -366,16 +366,19 @@ func TestTimeoutLeavesEveryTestTimeToFailWithAll(t *testing.T) {
 	}
 }
 
+// The step says how long its tests ran, and which test of the next task failed first
+// and after how long: a failing test that waits its Eventually out makes a slow step.
 func TestExpectSaysHowLongTheTestsRan(t *testing.T) {
 	stream := `{"Time":"2026-11-24T20:00:00Z","Action":"start","Package":"p"}
 {"Time":"2026-11-24T20:00:01Z","Action":"run","Package":"p","Test":"TestAPI"}
-{"Time":"2026-11-24T20:00:02Z","Action":"pass","Package":"p","Test":"TestAPI"}
-{"Time":"2026-11-24T20:00:03Z","Action":"run","Package":"p","Test":"TestScaleUp"}
-{"Time":"2026-11-24T20:00:12Z","Action":"fail","Package":"p","Test":"TestScaleUp"}
+{"Time":"2026-11-24T20:00:02Z","Action":"pass","Package":"p","Test":"TestAPI","Elapsed":1}
+{"Time":"2026-11-24T20:00:03Z","Action":"run","Package":"p","Test":"TestScaleUpTwice"}
+{"Time":"2026-11-24T20:00:12Z","Action":"fail","Package":"p","Test":"TestScaleUpTwice","Elapsed":9.01}
 {"Time":"2026-11-24T20:00:12.5Z","Action":"fail","Package":"p"}
 `
 	var out bytes.Buffer
-	if err := expect(read(t, stream), &out, testLesson, 1); err != nil || !strings.Contains(out.String(), "the tests ran for 12.5s") {
+	err := expect(read(t, stream), &out, testLesson, 1)
+	if err != nil || !strings.Contains(out.String(), "the tests ran for 12.5s\ntask 2 failed first in TestScaleUpTwice, after 9.0s\n") {
 		t.Errorf("err = %v, output:\n%s", err, out.String())
 	}
 }

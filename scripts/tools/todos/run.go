@@ -16,6 +16,7 @@ import (
 // A run is what go test -json said.
 type run struct {
 	results  map[string]string   // a test's (or subtest's) result: pass, fail or skip
+	seconds  map[string]float64  // how long a test that passed or failed ran
 	outputs  map[string][]string // what each test printed
 	failures []string            // the failed tests and subtests, in the order they ended
 	text     strings.Builder     // go test -v's output
@@ -47,10 +48,11 @@ type event struct {
 	Package string
 	Test    string
 	Output  string
+	Elapsed float64
 }
 
 func newRun() *run {
-	return &run{results: map[string]string{}, outputs: map[string][]string{}, stuck: map[string]string{}, packages: map[string]string{}}
+	return &run{results: map[string]string{}, seconds: map[string]float64{}, outputs: map[string][]string{}, stuck: map[string]string{}, packages: map[string]string{}}
 }
 
 // read adds go test's events to r, and calls enough, if not nil, after each test and
@@ -116,6 +118,7 @@ func (r *run) read(in io.Reader, enough func(*run) bool) error {
 				continue
 			}
 			r.results[e.Test] = e.Action
+			r.seconds[e.Test] = e.Elapsed
 			if e.Action == "fail" {
 				r.failures = append(r.failures, e.Test)
 			}
