@@ -302,7 +302,7 @@ func expect(r *run, w io.Writer, l index.Lesson, solved int) error {
 	if len(r.build) > 0 {
 		problems = append(problems, "the lesson does not build:\n"+strings.Join(r.build, ""))
 	}
-	if !r.first.IsZero() {
+	if r.ran() {
 		fmt.Fprintf(w, "the tests ran for %.1fs\n", r.elapsed().Seconds())
 	}
 	// What the step waited for last: a failing test that waits for what never comes

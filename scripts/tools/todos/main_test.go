@@ -383,6 +383,28 @@ func TestExpectSaysHowLongTheTestsRan(t *testing.T) {
 	}
 }
 
+// The time a step's tests ran leaves out the builds: go test links a package's test
+// binary after another's ran, or while it runs; only the while when none runs is left
+// out.
+func TestTheTestsTimeLeavesOutALinkWhileNoTestRuns(t *testing.T) {
+	stream := `{"Time":"2026-11-24T20:00:00Z","Action":"start","Package":"a"}
+{"Time":"2026-11-24T20:00:00.5Z","Action":"run","Package":"a","Test":"TestAPI"}
+{"Time":"2026-11-24T20:00:01Z","Action":"pass","Package":"a","Test":"TestAPI","Elapsed":0.5}
+{"Time":"2026-11-24T20:00:01Z","Action":"pass","Package":"a"}
+{"Time":"2026-11-24T20:00:04Z","Action":"start","Package":"b"}
+{"Time":"2026-11-24T20:00:05Z","Action":"start","Package":"c"}
+{"Time":"2026-11-24T20:00:05Z","Action":"run","Package":"c","Test":"TestScaleUp"}
+{"Time":"2026-11-24T20:00:06Z","Action":"fail","Package":"c","Test":"TestScaleUp","Elapsed":1}
+{"Time":"2026-11-24T20:00:06.5Z","Action":"fail","Package":"c"}
+{"Time":"2026-11-24T20:00:07Z","Action":"pass","Package":"b"}
+`
+	var out bytes.Buffer
+	err := expect(read(t, stream), &out, testLesson, 1)
+	if err != nil || !strings.Contains(out.String(), "the tests ran for 4.0s\n") {
+		t.Errorf("err = %v, output:\n%s", err, out.String())
+	}
+}
+
 // Once the first task not done is failing and every task before it is done, the other
 // packages' tests can only decide later tasks: go test is stopped rather than waited for.
 func TestCheckStopsGoTestOnceTheFirstFailureIsSettled(t *testing.T) {

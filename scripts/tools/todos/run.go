@@ -7,6 +7,7 @@ import (
 	"io"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,18 +30,46 @@ type run struct {
 	// packages maps each test to its package, whose import path tells the learner's own
 	// frames from the libraries' in a stack.
 	packages map[string]string
-	// first and last are when the first test binary started and the last test or test
-	// binary ended before go test was stopped.
-	first, last time.Time
+	// running holds, for each package, when its test binary started and when its last
+	// test, or the binary itself, ended before go test was stopped.
+	running map[string]*span
 	// stopped says that go test was stopped at the first failure, before every package
 	// had run.
 	stopped bool
 }
 
-// elapsed is how long the tests ran, from the start of the first test binary to the end
-// of the last (or to the test that settled the first failure, when go test was stopped
-// there), without the build before them.
-func (r *run) elapsed() time.Duration { return r.last.Sub(r.first) }
+// A span is a while, from start to end.
+type span struct{ start, end time.Time }
+
+// elapsed is how long the tests ran: how long at least one test binary was running (to
+// the test that settled the first failure, when go test was stopped there), without the
+// builds before and between them. go test links a package's test binary while another
+// one runs; a link while none runs is left out.
+func (r *run) elapsed() time.Duration {
+	spans := make([]span, 0, len(r.running))
+	for _, s := range r.running {
+		if s.end.After(s.start) {
+			spans = append(spans, *s)
+		}
+	}
+	slices.SortFunc(spans, func(a, b span) int { return a.start.Compare(b.start) })
+	var total time.Duration
+	var end time.Time
+	for _, s := range spans {
+		if s.start.After(end) {
+			total += s.end.Sub(s.start)
+		} else if s.end.After(end) {
+			total += s.end.Sub(end)
+		}
+		if s.end.After(end) {
+			end = s.end
+		}
+	}
+	return total
+}
+
+// ran says whether a test binary ran.
+func (r *run) ran() bool { return len(r.running) > 0 }
 
 type event struct {
 	Time    time.Time
@@ -52,7 +81,7 @@ type event struct {
 }
 
 func newRun() *run {
-	return &run{results: map[string]string{}, seconds: map[string]float64{}, outputs: map[string][]string{}, stuck: map[string]string{}, packages: map[string]string{}}
+	return &run{results: map[string]string{}, seconds: map[string]float64{}, running: map[string]*span{}, outputs: map[string][]string{}, stuck: map[string]string{}, packages: map[string]string{}}
 }
 
 // read adds go test's events to r, and calls enough, if not nil, after each test and
@@ -83,12 +112,13 @@ func (r *run) read(in io.Reader, enough func(*run) bool) error {
 			r.packages[e.Test] = e.Package
 		}
 		if !e.Time.IsZero() {
-			if e.Action == "start" && (r.first.IsZero() || e.Time.Before(r.first)) {
-				r.first = e.Time
+			s := r.running[e.Package]
+			if e.Action == "start" && s == nil {
+				r.running[e.Package] = &span{start: e.Time, end: e.Time}
 			}
 			// Until go test is stopped: what it does after that, nobody waits for.
-			if !r.stopped && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip") && e.Time.After(r.last) {
-				r.last = e.Time
+			if s != nil && !r.stopped && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip") && e.Time.After(s.end) {
+				s.end = e.Time
 			}
 		}
 		switch e.Action {
