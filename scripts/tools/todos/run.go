@@ -38,7 +38,7 @@ type run struct {
 	stopped bool
 }
 
-// A span is a while, from start to end.
+// A span is a stretch of time.
 type span struct{ start, end time.Time }
 
 // elapsed is how long the tests ran: how long at least one test binary was running (to
@@ -54,14 +54,14 @@ func (r *run) elapsed() time.Duration {
 	}
 	slices.SortFunc(spans, func(a, b span) int { return a.start.Compare(b.start) })
 	var total time.Duration
-	var end time.Time
+	var end time.Time // of the spans counted so far
 	for _, s := range spans {
-		if s.start.After(end) {
-			total += s.end.Sub(s.start)
-		} else if s.end.After(end) {
-			total += s.end.Sub(end)
-		}
 		if s.end.After(end) {
+			from := s.start
+			if end.After(from) {
+				from = end
+			}
+			total += s.end.Sub(from)
 			end = s.end
 		}
 	}
