@@ -275,20 +275,17 @@ todos() {
     ((tasks > 0)) || die "lessons/$folder has no task in tracks/$track/lessons.yaml"
     echo "$folder $tasks" >>"$results/list"
   done < <(track_lessons)
-  # The steps go in rounds, step k of every lesson that has one in round k: two steps
-  # that run at once are mostly of two lessons. In lesson order, two steps of lesson 07
-  # ran at once, each starting two control planes, and its slowest step took 26s.
-  local round more=1
-  for ((round = 0; more; round++)); do
-    more=0
-    while read -r folder tasks; do
-      ((round < tasks)) || continue
-      more=1
-      while (($(jobs -rp | wc -l) >= JOBS)); do wait -n || true; done
-      todos_step "$folder" "$round" >"$results/$folder.$round.log" 2>&1 &
-      count=$((count + 1))
-    done <"$results/list"
-  done
+  # The steps go in order of how far into its lesson each one is, step k of a lesson of n
+  # tasks at (k+1/2)/n: two steps that run at once are of two lessons. In lesson order,
+  # two steps of lesson 07 ran at once, each starting two control planes, and its slowest
+  # step took 26s; in rounds (step k of every lesson in round k), lesson 03's last steps,
+  # alone in their rounds, ran together.
+  while read -r folder k; do
+    while (($(jobs -rp | wc -l) >= JOBS)); do wait -n || true; done
+    todos_step "$folder" "$k" >"$results/$folder.$k.log" 2>&1 &
+    count=$((count + 1))
+  done < <(awk '{for (k = 0; k < $2; k++) printf "%.6f %s %d\n", (k + 0.5) / $2, $1, k}' "$results/list" |
+    sort -n -k1,1 | cut -d' ' -f2-)
   wait
   ((count > 0)) || die "no lessons in ${only:-any track}"
   local slowest=()
