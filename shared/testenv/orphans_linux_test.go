@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -94,6 +95,30 @@ func TestTheControlPlaneStartsAtTheFirstUse(t *testing.T) {
 	e.Namespace(t)
 	if got := children(); strings.Join(got, " ") != strings.Join(first, " ") {
 		t.Errorf("the second use changed the control plane: %q, then %q", first, got)
+	}
+}
+
+// The control plane collects its garbage less often than Go's default (controlPlaneGOGC),
+// unless the tests' environment says otherwise.
+func TestTheControlPlaneRunsWithItsOwnGOGC(t *testing.T) {
+	want := os.Getenv("GOGC")
+	if want == "" {
+		want = controlPlaneGOGC
+	}
+	e := unstartedEnv(t, Options{})
+	e.Namespace(t)
+	pids := children()
+	if len(pids) != 2 {
+		t.Fatalf("the first use did not start a control plane of two processes: %q", pids)
+	}
+	for _, pid := range pids {
+		b, err := os.ReadFile("/proc/" + pid + "/environ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if env := strings.Split(string(b), "\x00"); !slices.Contains(env, "GOGC="+want) {
+			t.Errorf("%s runs without GOGC=%s", command(pid), want)
+		}
 	}
 }
 
