@@ -317,7 +317,10 @@ todos() {
     printf '%s\t%s\t%s\t%s\n' "$folder" "${untouched%s}" "$worst_seconds" "$worst_k" >>"$results/times.partial"
     local solved="tasks 1-$worst_k solved"
     ((worst_k > 1)) || solved=$( ((worst_k == 1)) && echo "task 1 solved" || echo "no task solved")
-    slowest+=("$(printf '%4ss  lessons/%s with %s' "$worst" "$folder" "$solved")")
+    # What that step waited for last: a failing test that runs its Eventually out.
+    local first
+    first=$(grep '^task [0-9]* failed first in ' "$results/$folder.$worst_k.log" || true)
+    slowest+=("$(printf '%4ss  lessons/%s with %s%s' "$worst" "$folder" "$solved" "${first:+ ($first)}")")
   done <"$results/list"
   say "The slowest step of each lesson ($JOBS steps at a time; the goal is 15s or less):"
   printf '  %s\n' "${slowest[@]}" >&2
