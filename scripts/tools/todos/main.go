@@ -32,7 +32,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -308,7 +307,7 @@ func expect(r *run, w io.Writer, l index.Lesson, solved int) error {
 	// What the step waited for last: a failing test that waits for what never comes
 	// takes its Eventually's whole time.
 	if solved < len(l.Todos) {
-		if name, ok := firstFailure(r, l.Todos[solved]); ok {
+		if name, ok := r.firstFailure(l.Todos[solved]); ok {
 			fmt.Fprintf(w, "task %d failed first in %s, after %.1fs\n", solved+1, name, r.seconds[name])
 		}
 	}
@@ -321,16 +320,6 @@ func expect(r *run, w io.Writer, l index.Lesson, solved int) error {
 		fmt.Fprintf(w, "  %s\n", line)
 	}
 	return errFailed{}
-}
-
-// firstFailure returns the first of task's tests that failed in r.
-func firstFailure(r *run, task index.Todo) (string, bool) {
-	for _, name := range r.failures {
-		if slices.Contains(task.Tests, name) {
-			return name, true
-		}
-	}
-	return "", false
 }
 
 // failingTestTime bounds what a failing test takes: gomega's Eventually gives up after

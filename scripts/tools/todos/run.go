@@ -71,6 +71,16 @@ func (r *run) elapsed() time.Duration {
 // ran says whether a test binary ran.
 func (r *run) ran() bool { return len(r.running) > 0 }
 
+// firstFailure returns the first of task's tests that failed.
+func (r *run) firstFailure(task index.Todo) (string, bool) {
+	for _, name := range r.failures {
+		if slices.Contains(task.Tests, name) {
+			return name, true
+		}
+	}
+	return "", false
+}
+
 type event struct {
 	Time    time.Time
 	Action  string
