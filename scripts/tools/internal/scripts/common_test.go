@@ -17,26 +17,38 @@ func fakeKubectl(t *testing.T, first string) (dir, calls string) {
 	t.Helper()
 	dir = t.TempDir()
 	calls = filepath.Join(dir, "calls")
-	script := `#!/usr/bin/env bash
-[[ $1 == wait ]] || exit 0
+	script := `[[ $1 == wait ]] || exit 0
 echo x >>"` + calls + `"
 if (($(wc -l <"` + calls + `") == 1)); then echo "` + first + `" >&2; exit 1; fi
 `
-	if err := os.WriteFile(filepath.Join(dir, "kubectl"), []byte(script), 0o755); err != nil {
+	writeCommand(t, dir, "kubectl", script)
+	return dir, calls
+}
+
+// writeCommand writes the bash script, as the command name, into dir.
+func writeCommand(t *testing.T, dir, name, script string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/usr/bin/env bash\n"+script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return dir, calls
+}
+
+// runWithCommandsOf runs the bash line with the commands of dir first in its PATH, and
+// returns what it printed.
+func runWithCommandsOf(dir, line string) (string, error) {
+	cmd := exec.Command("bash", "-c", line)
+	cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
 
 // waitEstablished runs wait_established crd --all with kubectl from dir, and returns
 // its output and how many times it ran kubectl wait.
 func waitEstablished(t *testing.T, dir, calls string) (string, int, error) {
 	t.Helper()
-	cmd := exec.Command("bash", "-c", `source ../../../lib/common.sh && wait_established crd --all`)
-	cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"))
-	out, err := cmd.CombinedOutput()
+	out, err := runWithCommandsOf(dir, `source ../../../lib/common.sh && wait_established crd --all`)
 	b, _ := os.ReadFile(calls)
-	return string(out), strings.Count(string(b), "x"), err
+	return out, strings.Count(string(b), "x"), err
 }
 
 // A CRD read before the API server gave it any condition has status.conditions null,

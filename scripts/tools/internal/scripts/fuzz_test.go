@@ -2,7 +2,6 @@ package scripts
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,14 +16,8 @@ func fuzzTarget(t *testing.T, output string, status int) (string, error) {
 	if err := os.WriteFile(filepath.Join(dir, "output"), []byte(output), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	script := "#!/usr/bin/env bash\ncat " + filepath.Join(dir, "output") + "\nexit " + strconv.Itoa(status) + "\n"
-	if err := os.WriteFile(filepath.Join(dir, "go"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("bash", "-c", `source ../../../lib/common.sh && source ../../../lib/fuzz.sh && fuzz_target 10s FuzzRoundTrip ./api/v1`)
-	cmd.Env = append(os.Environ(), "PATH="+dir+":"+os.Getenv("PATH"))
-	out, err := cmd.CombinedOutput()
-	return string(out), err
+	writeCommand(t, dir, "go", "cat "+filepath.Join(dir, "output")+"\nexit "+strconv.Itoa(status)+"\n")
+	return runWithCommandsOf(dir, `source ../../../lib/common.sh && source ../../../lib/fuzz.sh && fuzz_target 10s FuzzRoundTrip ./api/v1`)
 }
 
 // What Go 1.26 printed in a CI run when -fuzztime ended while a worker was busy.
