@@ -62,35 +62,31 @@ func writeKubeconfig(t *testing.T, current string) {
 	t.Setenv(AllowContextEnv, "")
 }
 
-func TestConfigUsesTheWorkshopContext(t *testing.T) {
-	g := NewWithT(t)
-	writeKubeconfig(t, "kwok-workshop")
+func TestConfigLoadsOnlyAWorkshopContext(t *testing.T) {
+	tests := []struct {
+		name, current, override, allowed string
+		wantHost, wantErr                string
+	}{
+		{name: "uses the workshop context", current: "kwok-workshop", wantHost: "https://127.0.0.1:6443"},
+		{name: "refuses another context", current: "prod", wantErr: `"prod" is not a workshop cluster`},
+		{name: "another context explicitly allowed", current: "prod", allowed: "prod", wantHost: "https://prod.example.com:6443"},
+		{name: "honours the context override", current: "prod", override: "kwok-workshop", wantHost: "https://127.0.0.1:6443"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := NewWithT(t)
+			writeKubeconfig(t, tt.current)
+			t.Setenv(AllowContextEnv, tt.allowed)
 
-	cfg, err := Config("")
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(cfg.Host).To(Equal("https://127.0.0.1:6443"))
-}
-
-func TestConfigRefusesAnotherContext(t *testing.T) {
-	g := NewWithT(t)
-	writeKubeconfig(t, "prod")
-
-	_, err := Config("")
-	g.Expect(err).To(MatchError(ContainSubstring(`"prod" is not a workshop cluster`)))
-
-	t.Setenv(AllowContextEnv, "prod")
-	cfg, err := Config("")
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(cfg.Host).To(Equal("https://prod.example.com:6443"))
-}
-
-func TestConfigHonoursTheContextOverride(t *testing.T) {
-	g := NewWithT(t)
-	writeKubeconfig(t, "prod")
-
-	cfg, err := Config("kwok-workshop")
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(cfg.Host).To(Equal("https://127.0.0.1:6443"))
+			cfg, err := Config(tt.override)
+			if tt.wantErr != "" {
+				g.Expect(err).To(MatchError(ContainSubstring(tt.wantErr)))
+				return
+			}
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(cfg.Host).To(Equal(tt.wantHost))
+		})
+	}
 }
 
 // A pod of another cluster (a cloud IDE, a CI runner) has a service account too: without
