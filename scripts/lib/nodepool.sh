@@ -1,6 +1,6 @@
-# What the NodePool walkthroughs (scripts/walkthroughs/05.sh to 09.sh) share. Source it
-# after setting POOL, the walkthrough's own pool name. What an earlier run left is
-# removed by remove_leftovers (scripts/lib/walkthrough.sh): nodepool/, pool-records/.
+# What the NodePool walkthroughs (scripts/walkthroughs/05.sh to 09.sh, and 14.sh) share.
+# Source it after setting POOL, the walkthrough's own pool name. What an earlier run left
+# is removed by remove_leftovers (scripts/lib/walkthrough.sh): nodepool/, pool-records/.
 
 MEMBER=node-role.kubernetes.io/$POOL
 RUNTIME_CLASS=node-pool-$POOL
@@ -42,10 +42,14 @@ record_own_state() {
   printf '    %s: %s\n' "$N0" "$OWN0"
 }
 
-# write_sample_pool writes the example pool into MANIFEST: two labels and a
-# PreferNoSchedule taint (other walkthroughs' pods may still land on its nodes).
-write_sample_pool() {
-  cat >"$MANIFEST" <<EOF
+# write_pool TAINT LABEL... writes the pool into MANIFEST: its LABELs, each a YAML line
+# "key: value", and a PreferNoSchedule taint node-pool.workshop.dev=TAINT (other
+# walkthroughs' pods may still land on its nodes).
+write_pool() {
+  local taint=$1
+  shift
+  {
+    cat <<EOF
 apiVersion: nodes.workshop.dev/v1
 kind: NodePool
 metadata:
@@ -53,11 +57,19 @@ metadata:
 spec:
   handler: runc
   labels:
-    node-pool.workshop.dev/master: "8"
-    node-pool.workshop.dev/test: "2"
+EOF
+    printf '    %s\n' "$@"
+    cat <<EOF
   taints:
   - key: node-pool.workshop.dev
-    value: master
+    value: $taint
     effect: PreferNoSchedule
 EOF
+  } >"$MANIFEST"
+}
+
+# write_sample_pool writes the example pool into MANIFEST: two labels and the taint
+# node-pool.workshop.dev=master.
+write_sample_pool() {
+  write_pool master 'node-pool.workshop.dev/master: "8"' 'node-pool.workshop.dev/test: "2"'
 }

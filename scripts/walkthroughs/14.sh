@@ -34,21 +34,7 @@ managed() {
 record_own_state
 
 step "Create the NodePool $POOL: two labels and a taint"
-cat >"$MANIFEST" <<EOF
-apiVersion: nodes.workshop.dev/v1
-kind: NodePool
-metadata:
-  name: $POOL
-spec:
-  handler: runc
-  labels:
-    $TIER: gold
-    $DISK: ssd
-  taints:
-  - key: node-pool.workshop.dev
-    value: apply-14
-    effect: PreferNoSchedule
-EOF
+write_pool apply-14 "$TIER: gold" "$DISK: ssd"
 run cat "$MANIFEST"
 run kubectl apply -f "$MANIFEST"
 
