@@ -25,6 +25,13 @@ manifest() {
   printf 'apiVersion: nodes.workshop.dev/v1\nkind: NodePool\nmetadata:\n  name: %s\nspec:\n%s\n' "$1" "$2" >"$MANIFESTS/$1.yaml"
 }
 
+# expect_pool_refused WHAT NAME SPEC MESSAGE [HINT] writes the NodePool NAME with SPEC, as
+# manifest does, and expects the API server to refuse it, saying MESSAGE.
+expect_pool_refused() {
+  manifest "$2" "$3"
+  expect_refused "$1" "kubectl apply -f '$MANIFESTS/$2.yaml'" "$4" "${5:-}"
+}
+
 mkdir -p "$MANIFESTS"
 # The bad pools are refused, unless the webhooks of a broken run let them through.
 remove_leftovers nodepool/$POOL nodepool/$DEFAULTS_POOL nodepool/nodepool-bad nodepool/$POOL-reserved \
@@ -97,18 +104,17 @@ expect "and the taint key with a space" \
   "kubectl apply -f '$SAMPLES/bad_nodepool.yaml' 2>&1 | grep -oF '* spec.taints[0].key: Invalid value: \"dedicated pool\"'" \
   "validateTaints should add a field.Invalid at .Child(\"key\") for each message of content.IsLabelKey"
 
-manifest "$POOL-reserved" '  labels:
-    node.kubernetes.io/instance-type: big'
-expect_refused "a label under a subdomain of kubernetes.io is refused by the webhook" \
-  "kubectl apply -f '$MANIFESTS/$POOL-reserved.yaml'" \
+expect_pool_refused "a label under a subdomain of kubernetes.io is refused by the webhook" \
+  "$POOL-reserved" '  labels:
+    node.kubernetes.io/instance-type: big' \
   'spec.labels[node.kubernetes.io/instance-type]: Forbidden: the prefix node.kubernetes.io/ is reserved for Kubernetes' \
   "reservedPrefix should report every subdomain of kubernetes.io"
-manifest "$POOL-bad-key" '  labels:
-    node pool/tier: gold'
-expect_refused "a malformed label key is refused by the CRD's CEL rule, before any webhook" \
-  "kubectl apply -f '$MANIFESTS/$POOL-bad-key.yaml'" \
+expect_pool_refused "a malformed label key is refused by the CRD's CEL rule, before any webhook" \
+  "$POOL-bad-key" '  labels:
+    node pool/tier: gold' \
   "spec.labels: Invalid value: every key must be a label key"
-manifest "$POOL-duplicate" '  labels:
+expect_pool_refused "the same taint key and effect twice is refused by the schema (+listMapKey)" \
+  "$POOL-duplicate" '  labels:
     node-pool.workshop.dev/tier: gold
   taints:
   - key: node-pool.workshop.dev
@@ -116,17 +122,14 @@ manifest "$POOL-duplicate" '  labels:
     effect: NoSchedule
   - key: node-pool.workshop.dev
     value: b
-    effect: NoSchedule'
-expect_refused "the same taint key and effect twice is refused by the schema (+listMapKey)" \
-  "kubectl apply -f '$MANIFESTS/$POOL-duplicate.yaml'" \
+    effect: NoSchedule' \
   'spec.taints[1]: Duplicate value: {"effect":"NoSchedule","key":"node-pool.workshop.dev"}'
-manifest "$POOL-bad-effect" '  labels:
+expect_pool_refused "an unknown effect is refused by the CRD's CEL rule" \
+  "$POOL-bad-effect" '  labels:
     node-pool.workshop.dev/tier: gold
   taints:
   - key: node-pool.workshop.dev
-    effect: NoScheduling'
-expect_refused "an unknown effect is refused by the CRD's CEL rule" \
-  "kubectl apply -f '$MANIFESTS/$POOL-bad-effect.yaml'" \
+    effect: NoScheduling' \
   "spec.taints: Invalid value: every effect must be NoSchedule, PreferNoSchedule or NoExecute"
 expect "nothing was stored" "" \
   "kubectl get nodepool nodepool-bad $POOL-reserved $POOL-bad-key $POOL-duplicate $POOL-bad-effect --ignore-not-found -o name"
