@@ -9,14 +9,10 @@
 # with --dry-run=server, and every label the walkthrough adds is gone at the end.
 POOL=workshop-08
 DEFAULTS_POOL=workshop-08-defaults
-MEMBER=node-role.kubernetes.io/$POOL
-RUNTIME_CLASS=node-pool-$POOL
 SAMPLES=$STAGE_DIR/config/samples
 MANIFESTS="$STAGE_CACHE/nodepools-08"
-# The first worker: node-000000 on the embedded cluster.
-N0=$(kubectl get nodes -l '!node-role.kubernetes.io/control-plane' -o jsonpath='{.items[0].metadata.name}')
 GENERATION="kubectl get nodepool $POOL -o jsonpath='{.metadata.generation}'"
-# pool_labels, pool_taints and own_state.
+# MEMBER, RUNTIME_CLASS, the first worker N0, pool_labels, pool_taints and own_state.
 source "$ROOT/scripts/lib/nodepool.sh"
 
 # manifest NAME SPEC writes a NodePool named NAME with the YAML SPEC (indented by two)
