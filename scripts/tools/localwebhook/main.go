@@ -112,11 +112,7 @@ func remove(cfg *rest.Config, opts envtest.WebhookInstallOptions) error {
 		return err
 	}
 	defer os.RemoveAll(opts.LocalServingCertDir)
-	scheme := runtime.NewScheme()
-	if err := admissionv1.AddToScheme(scheme); err != nil {
-		return err
-	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	c, err := newClient(cfg, admissionv1.AddToScheme)
 	if err != nil {
 		return err
 	}
@@ -173,11 +169,7 @@ func convertThrough(cfg *rest.Config, names []string, to *apiextensionsv1.Webhoo
 	if err != nil {
 		return err
 	}
-	scheme := runtime.NewScheme()
-	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
-		return err
-	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	c, err := newClient(cfg, apiextensionsv1.AddToScheme)
 	if err != nil {
 		return err
 	}
@@ -193,4 +185,13 @@ func convertThrough(cfg *rest.Config, names []string, to *apiextensionsv1.Webhoo
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// newClient returns a client of the cluster cfg that knows the kinds addToScheme adds.
+func newClient(cfg *rest.Config, addToScheme func(*runtime.Scheme) error) (client.Client, error) {
+	scheme := runtime.NewScheme()
+	if err := addToScheme(scheme); err != nil {
+		return nil, err
+	}
+	return client.New(cfg, client.Options{Scheme: scheme})
 }
