@@ -21,28 +21,46 @@ var testLesson = index.Lesson{Number: 1, Title: "x", Folder: "lessons/01-x", Tod
 	{ID: 3, Title: "Scale down", File: "internal/controller/x.go", Line: 120, Hints: []string{"h1", "h2"}, Tests: []string{"TestScaleDown"}},
 }}
 
+// events writes go test -json's events of one package, pkg.
+type events struct {
+	pkg string
+	b   strings.Builder
+}
+
+// add writes an event of test: its action, and what it printed for an output.
+func (e *events) add(action, test, output string) {
+	e.b.WriteString(`{"Action":"` + action + `","Package":"` + e.pkg + `","Test":"` + test + `","Output":` + quote(output) + "}\n")
+}
+
+// packageFailed writes the event that ends the package, failed.
+func (e *events) packageFailed() {
+	e.b.WriteString(`{"Action":"fail","Package":"` + e.pkg + `"}` + "\n")
+}
+
+func (e *events) String() string { return e.b.String() }
+
+// controllerPackage is the package of a lesson's controller, as go test names it.
+const controllerPackage = "example.com/workshop/lessons/01-x/internal/controller"
+
 // goTest returns go test -json's events for tests that passed and failed, in order;
 // the first failure prints a gomega-like message in a subtest.
 func goTest(passed []string, failed string) string {
-	var b strings.Builder
-	ev := func(action, test, output string) {
-		b.WriteString(`{"Action":"` + action + `","Package":"p","Test":"` + test + `","Output":` + quote(output) + "}\n")
-	}
+	ev := events{pkg: "p"}
 	for _, name := range passed {
-		ev("run", name, "")
-		ev("output", name, "=== RUN   "+name+"\n")
-		ev("pass", name, "")
+		ev.add("run", name, "")
+		ev.add("output", name, "=== RUN   "+name+"\n")
+		ev.add("pass", name, "")
 	}
 	if failed != "" {
-		ev("run", failed, "")
-		ev("output", failed+"/three", "    x_test.go:42: \n")
-		ev("output", failed+"/three", "        the ImoocPod should have 3 pods\n")
-		ev("output", failed+"/three", "        Expected\n            <int>: 0\n        to equal\n            <int>: 3\n")
-		ev("fail", failed+"/three", "")
-		ev("fail", failed, "")
-		b.WriteString(`{"Action":"fail","Package":"p"}` + "\n")
+		ev.add("run", failed, "")
+		ev.add("output", failed+"/three", "    x_test.go:42: \n")
+		ev.add("output", failed+"/three", "        the ImoocPod should have 3 pods\n")
+		ev.add("output", failed+"/three", "        Expected\n            <int>: 0\n        to equal\n            <int>: 3\n")
+		ev.add("fail", failed+"/three", "")
+		ev.add("fail", failed, "")
+		ev.packageFailed()
 	}
-	return b.String()
+	return ev.String()
 }
 
 // read is what go test said in stream.
@@ -210,21 +228,18 @@ func TestCheckShowsATestThatNeverReturnsUnderItsTask(t *testing.T) {
 
 // goTestOutput returns go test -json's events for one failed test that printed lines.
 func goTestOutput(test string, lines ...string) string {
-	var b strings.Builder
-	ev := func(action, test, output string) {
-		b.WriteString(`{"Action":"` + action + `","Package":"example.com/workshop/lessons/01-x/internal/controller","Test":"` + test + `","Output":` + quote(output) + "}\n")
-	}
+	ev := events{pkg: controllerPackage}
 	for _, name := range []string{"TestAPI", "TestScaleUp"} {
-		ev("run", name, "")
-		ev("pass", name, "")
+		ev.add("run", name, "")
+		ev.add("pass", name, "")
 	}
-	ev("run", test, "")
+	ev.add("run", test, "")
 	for _, l := range lines {
-		ev("output", test, l+"\n")
+		ev.add("output", test, l+"\n")
 	}
-	ev("fail", test, "")
-	b.WriteString(`{"Action":"fail","Package":"example.com/workshop/lessons/01-x/internal/controller"}` + "\n")
-	return b.String()
+	ev.add("fail", test, "")
+	ev.packageFailed()
+	return ev.String()
 }
 
 func TestCheckShowsTheFailedAssertionNotTheManagersLogs(t *testing.T) {
@@ -369,25 +384,23 @@ func TestTimeoutLeavesEveryTestTimeToFailWithAll(t *testing.T) {
 // The step says how long its tests ran, and which test of the next task failed first
 // and after how long: a failing test that waits its Eventually out makes a slow step.
 func TestExpectSaysHowLongTheTestsRan(t *testing.T) {
-	stream := `{"Time":"2026-11-24T20:00:00Z","Action":"start","Package":"p"}
+	for _, tc := range []struct{ name, stream, want string }{
+		{
+			name: "and which test of the next task failed first",
+			stream: `{"Time":"2026-11-24T20:00:00Z","Action":"start","Package":"p"}
 {"Time":"2026-11-24T20:00:01Z","Action":"run","Package":"p","Test":"TestAPI"}
 {"Time":"2026-11-24T20:00:02Z","Action":"pass","Package":"p","Test":"TestAPI","Elapsed":1}
 {"Time":"2026-11-24T20:00:03Z","Action":"run","Package":"p","Test":"TestScaleUpTwice"}
 {"Time":"2026-11-24T20:00:12Z","Action":"fail","Package":"p","Test":"TestScaleUpTwice","Elapsed":9.01}
 {"Time":"2026-11-24T20:00:12.5Z","Action":"fail","Package":"p"}
-`
-	var out bytes.Buffer
-	err := expect(read(t, stream), &out, testLesson, 1)
-	if err != nil || !strings.Contains(out.String(), "the tests ran for 12.5s\ntask 2 failed first in TestScaleUpTwice, after 9.0s\n") {
-		t.Errorf("err = %v, output:\n%s", err, out.String())
-	}
-}
-
-// The time a step's tests ran leaves out the builds: go test links a package's test
-// binary after another's ran, or while it runs; only the while when none runs is left
-// out.
-func TestTheTestsTimeLeavesOutALinkWhileNoTestRuns(t *testing.T) {
-	stream := `{"Time":"2026-11-24T20:00:00Z","Action":"start","Package":"a"}
+`,
+			want: "the tests ran for 12.5s\ntask 2 failed first in TestScaleUpTwice, after 9.0s\n",
+		},
+		// The time leaves out the builds: go test links a package's test binary after
+		// another's ran, or while it runs; only the while when none runs is left out.
+		{
+			name: "leaving out a link while no test runs",
+			stream: `{"Time":"2026-11-24T20:00:00Z","Action":"start","Package":"a"}
 {"Time":"2026-11-24T20:00:00.5Z","Action":"run","Package":"a","Test":"TestAPI"}
 {"Time":"2026-11-24T20:00:01Z","Action":"pass","Package":"a","Test":"TestAPI","Elapsed":0.5}
 {"Time":"2026-11-24T20:00:01Z","Action":"pass","Package":"a"}
@@ -397,11 +410,17 @@ func TestTheTestsTimeLeavesOutALinkWhileNoTestRuns(t *testing.T) {
 {"Time":"2026-11-24T20:00:06Z","Action":"fail","Package":"c","Test":"TestScaleUp","Elapsed":1}
 {"Time":"2026-11-24T20:00:06.5Z","Action":"fail","Package":"c"}
 {"Time":"2026-11-24T20:00:07Z","Action":"pass","Package":"b"}
-`
-	var out bytes.Buffer
-	err := expect(read(t, stream), &out, testLesson, 1)
-	if err != nil || !strings.Contains(out.String(), "the tests ran for 4.0s\n") {
-		t.Errorf("err = %v, output:\n%s", err, out.String())
+`,
+			want: "the tests ran for 4.0s\n",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			err := expect(read(t, tc.stream), &out, testLesson, 1)
+			if err != nil || !strings.Contains(out.String(), tc.want) {
+				t.Errorf("err = %v, output:\n%s", err, out.String())
+			}
+		})
 	}
 }
 
@@ -451,17 +470,13 @@ func expectWithoutTheSlowTest(t *testing.T, solved int, want string) string {
 // A subtest's panic is printed after its parent's --- FAIL line, and go test gives it to
 // the parent.
 func TestCheckShowsWhereASubtestPanicked(t *testing.T) {
-	pkg := "example.com/workshop/lessons/01-x/internal/controller"
-	var b strings.Builder
-	ev := func(action, test, output string) {
-		b.WriteString(`{"Action":"` + action + `","Package":"` + pkg + `","Test":"` + test + `","Output":` + quote(output) + "}\n")
-	}
+	ev := events{pkg: controllerPackage}
 	for _, name := range []string{"TestAPI", "TestScaleUp"} {
-		ev("pass", name, "")
+		ev.add("pass", name, "")
 	}
-	ev("output", "TestScaleUpTwice/one", "=== RUN   TestScaleUpTwice/one\n")
-	ev("output", "TestScaleUpTwice/one", "--- FAIL: TestScaleUpTwice/one (0.00s)\n")
-	ev("fail", "TestScaleUpTwice/one", "")
+	ev.add("output", "TestScaleUpTwice/one", "=== RUN   TestScaleUpTwice/one\n")
+	ev.add("output", "TestScaleUpTwice/one", "--- FAIL: TestScaleUpTwice/one (0.00s)\n")
+	ev.add("fail", "TestScaleUpTwice/one", "")
 	for _, l := range []string{
 		"--- FAIL: TestScaleUpTwice (0.00s)",
 		"panic: assignment to entry in nil map [recovered, repanicked]",
@@ -469,17 +484,17 @@ func TestCheckShowsWhereASubtestPanicked(t *testing.T) {
 		"goroutine 172 [running]:",
 		"panic({0x1a570a0?, 0x2f6aad0?})",
 		"\t/usr/local/go/src/runtime/panic.go:860 +0x13a",
-		pkg + ".Inject(0x21605614c008, {0x21605614a000, 0x1, 0x16?})",
+		controllerPackage + ".Inject(0x21605614c008, {0x21605614a000, 0x1, 0x16?})",
 		"\t/tmp/x/lessons/01-x/internal/controller/inject.go:43 +0x2a7",
-		pkg + ".TestScaleUpTwice.func3(0x216056148248?)",
+		controllerPackage + ".TestScaleUpTwice.func3(0x216056148248?)",
 		"\t/tmp/x/lessons/01-x/internal/controller/inject_test.go:119 +0x1d0",
 	} {
-		ev("output", "TestScaleUpTwice", l+"\n")
+		ev.add("output", "TestScaleUpTwice", l+"\n")
 	}
-	ev("fail", "TestScaleUpTwice", "")
-	b.WriteString(`{"Action":"fail","Package":"` + pkg + `"}` + "\n")
+	ev.add("fail", "TestScaleUpTwice", "")
+	ev.packageFailed()
 	var out bytes.Buffer
-	_ = check(read(t, b.String()), &out, testLesson, "", "", "", false)
+	_ = check(read(t, ev.String()), &out, testLesson, "", "", "", false)
 	if want := "TestScaleUpTwice/one panicked: assignment to entry in nil map, in Inject (inject.go:43)"; !strings.Contains(out.String(), want) {
 		t.Errorf("checklist lacks %q:\n%s", want, out.String())
 	}
