@@ -3,18 +3,17 @@
 #   1. derived files up to date (scripts/verify.sh), and a hand-edited generated stage
 #      caught
 #   2. unit and envtest integration tests of shared/, the tools and every solution; every
-#      solution's config/default builds with kustomize; every fuzz target runs for
-#      FUZZTIME (10s)
-#   3. every lesson's tasks, solved one at a time, turn exactly their own tests green;
-#      every mistake of the tracks' lessons.yaml fails its stage's first test, with a
-#      message that names it
-#   4. end to end: no CRD name clashes with a built-in kind's; every solution's
-#      walkthrough on a fresh embedded cluster; a walkthrough run after a broken run of
-#      it ends as on a clean cluster (scripts/walkthrough-rerun.sh); kubectl reads an
-#      object by kind after a CRD lost a version and on a new cluster at an old one's
-#      address (scripts/discovery-check.sh)
-#   5. the fast fault tests (scripts/faults.sh): ImoocPod and MyDaemonSet managers killed
-#      mid-work; `make faults` adds the control-plane restarts under a NodePool
+#      solution's config/default builds with kustomize
+#   3. every lesson's tasks, solved one at a time, turn exactly their own tests green
+#   4. every fuzz target runs for FUZZTIME (10s); every mistake of the tracks'
+#      lessons.yaml fails its stage's first test, with a message that names it
+#   5. beside 4, in the background: end to end, no CRD name clashes with a built-in
+#      kind's; every solution's walkthrough on a fresh embedded cluster; a walkthrough run
+#      after a broken run of it ends as on a clean cluster (scripts/walkthrough-rerun.sh);
+#      kubectl reads an object by kind after a CRD lost a version and on a new cluster at
+#      an old one's address (scripts/discovery-check.sh); then the fast fault tests
+#      (scripts/faults.sh): ImoocPod and MyDaemonSet managers killed mid-work (`make
+#      faults` adds the control-plane restarts under a NodePool)
 #
 # Usage: scripts/test.sh
 source "$(dirname "$0")/lib/common.sh"
@@ -77,6 +76,75 @@ for solution in "${solutions[@]}"; do
   say "$solution/config/default builds with kustomize"
 done
 
+# end_to_end runs every solution's walkthrough on a fresh embedded cluster, then the
+# fault tests, and writes how long each took to END_TO_END_TIMES, a phase a line.
+END_TO_END_LOG="$CACHE/test/end-to-end.log"
+END_TO_END_TIMES="$CACHE/test/end-to-end.times"
+end_to_end() {
+  local start
+  start=$(date +%s)
+  say "End to end: every solution's walkthrough on a fresh embedded cluster"
+  # A cluster, manager ports and stage files of its own, so that a learner's cluster and
+  # a running `make lesson-N` are left alone.
+  export WORKSHOP_CLUSTER=workshop-test METRICS_PORT=28080 PROBE_PORT=28081 WEBHOOK_PORT=29443 \
+    STAGE_CACHE="$CACHE/test/stage"
+  "$ROOT/scripts/cluster.sh" down
+  trap '"$ROOT/scripts/cluster.sh" down' EXIT
+  "$ROOT/scripts/cluster.sh" up 3
+  KUBECONFIG=$("$ROOT/scripts/cluster.sh" kubeconfig)
+  export KUBECONFIG
+  # Before any CRD is installed, the cluster serves only built-in kinds: no name of ours
+  # may be one of theirs (kubectl would pick one of the two).
+  tool namecheck "$ROOT"/solutions/*/config/crd/bases/*.yaml
+  local solution n
+  for solution in "${solutions[@]}"; do
+    n=$(basename "$solution"); n=${n%%-*}
+    "$ROOT/scripts/run-stage.sh" solutions "$n"
+  done
+  # A walkthrough run with a broken manager must not make the next runs fail.
+  source "$ROOT/scripts/walkthrough-rerun.sh"
+  walkthrough_rerun_check
+  # kubectl asks a CRD for a version it no longer serves: not after our scripts installed
+  # it, nor on a new cluster at an old one's address. Restarts the cluster.
+  source "$ROOT/scripts/discovery-check.sh"
+  discovery_check
+  printf '%5ss  %s\n' "$(seconds_since "$start")" "end to end: every solution's walkthrough on a fresh embedded cluster" >>"$END_TO_END_TIMES"
+
+  start=$(date +%s)
+  say "Fault tests: managers killed in the middle of their work (scripts/faults.sh)"
+  "$ROOT/scripts/cluster.sh" down
+  trap - EXIT
+  "$ROOT/scripts/faults.sh" imoocpod
+  "$ROOT/scripts/faults.sh" mydaemonset
+  printf '%5ss  %s\n' "$(seconds_since "$start")" "fault tests: managers killed in the middle of their work (scripts/faults.sh)" >>"$END_TO_END_TIMES"
+}
+
+phase "every lesson's tasks, solved one at a time, turn exactly their own tests green"
+go vet $(packages "${lessons[@]}")
+# Step 0 is the lesson as the learner gets it: it compiles, and its first task fails.
+"$ROOT/scripts/lessons.sh" todos
+
+# The end-to-end and fault tests run beside fuzzing and the mistakes, in the background:
+# their clusters and managers mostly wait, and a fuzz target runs for FUZZTIME whatever
+# it gets. (Not beside the tasks' steps: their times are what a learner's make check-N
+# waits for.) Their output comes after the mistakes'.
+say "End to end and fault tests start in the background (their log: ${END_TO_END_LOG#"$ROOT"/})"
+: >"$END_TO_END_TIMES"
+(end_to_end) >"$END_TO_END_LOG" 2>&1 &
+end_to_end_pid=$!
+# stop_end_to_end stops them when a phase fails before they end: every process this run
+# started (they are all that is left by then), and their clusters.
+stop_end_to_end() {
+  kill -0 "$end_to_end_pid" 2>/dev/null || return 0
+  stop_survivors >/dev/null
+  local cluster
+  for cluster in workshop-test workshop-faults; do
+    WORKSHOP_CLUSTER=$cluster "$ROOT/scripts/cluster.sh" down >/dev/null 2>&1 || true
+  done
+  warn "stopped the end-to-end and fault tests before their end (their log: ${END_TO_END_LOG#"$ROOT"/})"
+}
+trap stop_end_to_end EXIT
+
 phase "fuzzing"
 # Fuzz targets run their listed inputs (f.Add) in the tests above; here each also
 # searches for new inputs, for a bounded time. go test -fuzz takes one target of one
@@ -95,45 +163,21 @@ while IFS= read -r file; do
   done
 done < <(grep -rl --include='*_test.go' '^func Fuzz' "${solutions[@]}" | sort -r)
 
-phase "every lesson's tasks, solved one at a time, turn exactly their own tests green"
-go vet $(packages "${lessons[@]}")
-# Step 0 is the lesson as the learner gets it: it compiles, and its first task fails.
-"$ROOT/scripts/lessons.sh" todos
-
 phase "every marked mistake is caught, by a message that names it"
 "$ROOT/scripts/lessons.sh" mistakes
 
-phase "end to end: every solution's walkthrough on a fresh embedded cluster"
-# A cluster, manager ports and stage files of its own, so that a learner's cluster and
-# a running `make lesson-N` are left alone.
-export WORKSHOP_CLUSTER=workshop-test METRICS_PORT=28080 PROBE_PORT=28081 WEBHOOK_PORT=29443 \
-  STAGE_CACHE="$CACHE/test/stage"
-"$ROOT/scripts/cluster.sh" down
-trap '"$ROOT/scripts/cluster.sh" down' EXIT
-"$ROOT/scripts/cluster.sh" up 3
-KUBECONFIG=$("$ROOT/scripts/cluster.sh" kubeconfig)
-export KUBECONFIG
-# Before any CRD is installed, the cluster serves only built-in kinds: no name of ours
-# may be one of theirs (kubectl would pick one of the two).
-tool namecheck "$ROOT"/solutions/*/config/crd/bases/*.yaml
-for solution in "${solutions[@]}"; do
-  n=$(basename "$solution"); n=${n%%-*}
-  "$ROOT/scripts/run-stage.sh" solutions "$n"
-done
-# A walkthrough run with a broken manager must not make the next runs fail.
-source "$ROOT/scripts/walkthrough-rerun.sh"
-walkthrough_rerun_check
-# kubectl asks a CRD for a version it no longer serves: not after our scripts installed
-# it, nor on a new cluster at an old one's address. Restarts the cluster.
-source "$ROOT/scripts/discovery-check.sh"
-discovery_check
-
-phase "fault tests: managers killed in the middle of their work (scripts/faults.sh)"
-"$ROOT/scripts/cluster.sh" down
-"$ROOT/scripts/faults.sh" imoocpod
-"$ROOT/scripts/faults.sh" mydaemonset
+phase "end to end and fault tests, the rest of their time (scripts/faults.sh)"
+say "What the end-to-end and fault tests printed:"
+if ! wait "$end_to_end_pid"; then
+  cat "$END_TO_END_LOG" >&2
+  die "the end-to-end or fault tests failed (above; ${END_TO_END_LOG#"$ROOT"/})"
+fi
+cat "$END_TO_END_LOG" >&2
+trap - EXIT
 
 phase ""
 no_survivors "make test"
 say "All green in $(seconds_since "$start")s:"
 printf '%s\n' "${PHASES[@]}" >&2
+echo "  of which, in the background beside fuzzing and the mistakes:" >&2
+cat "$END_TO_END_TIMES" >&2
