@@ -2,10 +2,12 @@ package testenv
 
 import (
 	"context"
+	"strings"
 
 	"github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -28,6 +30,38 @@ func (e *Env) TerminatingNamespace(g gomega.Gomega, obj client.Object) {
 	obj.SetNamespace(ns.Name)
 	g.ExpectWithOffset(1, e.Client().Create(e.Context(), obj)).To(gomega.Succeed())
 	g.ExpectWithOffset(1, e.Client().Delete(e.Context(), ns)).To(gomega.Succeed())
+}
+
+// CreateAsKubectl creates obj, an object as a manifest writes it (apiVersion, kind,
+// metadata, spec), with the fields of with changed first: each key a dotted path
+// ("spec.replicas"), each nil value deleting its field. It asks for strict field
+// validation, as kubectl does, so that a misspelt field is an error rather than dropped,
+// and returns the API server's answer. obj is changed in place.
+func (e *Env) CreateAsKubectl(obj, with map[string]any) error {
+	for path, value := range with {
+		setPath(obj, path, value)
+	}
+	return e.Client().Create(e.Context(), &unstructured.Unstructured{Object: obj},
+		client.FieldValidation(metav1.FieldValidationStrict))
+}
+
+// setPath sets the value at a dotted path of obj, making the maps on the way; a nil
+// value deletes the field.
+func setPath(obj map[string]any, path string, value any) {
+	keys := strings.Split(path, ".")
+	for _, key := range keys[:len(keys)-1] {
+		next, ok := obj[key].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			obj[key] = next
+		}
+		obj = next
+	}
+	if value == nil {
+		delete(obj, keys[len(keys)-1])
+		return
+	}
+	obj[keys[len(keys)-1]] = value
 }
 
 // CreateNamespace creates the namespace name, unless it exists, with mgr's

@@ -6,9 +6,7 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/lessons/03-mydaemonset/api/apps/v1"
 )
@@ -78,40 +76,16 @@ func TestTheAPIServerRefusesMalformedMyDaemonSets(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			obj := map[string]any{
+			err := env.CreateAsKubectl(map[string]any{
 				"apiVersion": appsv1.GroupVersion.String(),
 				"kind":       "MyDaemonSet",
 				"metadata":   map[string]any{"namespace": ns, "name": fmt.Sprintf("malformed-%d", i)},
 				"spec":       map[string]any{"image": pauseImage, "nodeSelector": map[string]any{testNodeLabel: ns}},
-			}
-			for path, value := range tt.with {
-				setPath(obj, path, value)
-			}
-			err := env.Client().Create(env.Context(), &unstructured.Unstructured{Object: obj},
-				client.FieldValidation(metav1.FieldValidationStrict))
+			}, tt.with)
 			g.Expect(err).To(HaveOccurred(), "the API server should refuse a MyDaemonSet with %v", tt.with)
 			g.Expect(err.Error()).To(ContainSubstring(tt.field), "the error should name the field %s", tt.field)
 		})
 	}
-}
-
-// setPath sets the value at a dotted path of obj, making the maps on the way; a nil
-// value deletes the field.
-func setPath(obj map[string]any, path string, value any) {
-	keys := strings.Split(path, ".")
-	for _, key := range keys[:len(keys)-1] {
-		next, ok := obj[key].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			obj[key] = next
-		}
-		obj = next
-	}
-	if value == nil {
-		delete(obj, keys[len(keys)-1])
-		return
-	}
-	obj[keys[len(keys)-1]] = value
 }
 
 func TestTheAPIServerRejectsBadMyDaemonSets(t *testing.T) {

@@ -7,8 +7,6 @@ import (
 
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	appsv1 "github.com/kube-workshop/operator-workshop/solutions/02-imoocpod-workflow/api/apps/v1"
@@ -105,33 +103,14 @@ func TestTheAPIServerRefusesMalformedImoocPods(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
-			obj := map[string]any{
+			err := env.CreateAsKubectl(map[string]any{
 				"apiVersion": appsv1.GroupVersion.String(),
 				"kind":       "ImoocPod",
 				"metadata":   map[string]any{"namespace": ns, "name": fmt.Sprintf("malformed-%d", i)},
 				"spec":       map[string]any{"replicas": 2, "image": "registry.k8s.io/pause:3.10"},
-			}
-			for path, value := range tt.with {
-				setPath(obj, path, value)
-			}
-			err := env.Client().Create(env.Context(), &unstructured.Unstructured{Object: obj},
-				client.FieldValidation(metav1.FieldValidationStrict))
+			}, tt.with)
 			g.Expect(err).To(HaveOccurred(), "the API server should refuse an ImoocPod with %v", tt.with)
 			g.Expect(err.Error()).To(ContainSubstring(tt.field), "the error should name the field %s", tt.field)
 		})
 	}
-}
-
-// setPath sets the value at a dotted path of obj, making the maps on the way.
-func setPath(obj map[string]any, path string, value any) {
-	keys := strings.Split(path, ".")
-	for _, key := range keys[:len(keys)-1] {
-		next, ok := obj[key].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			obj[key] = next
-		}
-		obj = next
-	}
-	obj[keys[len(keys)-1]] = value
 }
