@@ -60,11 +60,13 @@ packages() { printf './%s/...\n' "$@"; }
 
 phase "unit and envtest tests of shared/, scripts/tools and ${#solutions[@]} solutions; kustomize builds"
 # A track's code is its last solution's, but for the markers (comments) and the module's
-# path: go vet and the tests run on the solutions. go test vets nothing again.
-go vet ./shared/... $(packages "${solutions[@]}")
-(cd scripts/tools && GOWORK=off go vet ./... && GOWORK=off go test -count=1 -vet=off ./...)
+# path: go vet and the tests run on the solutions. go test vets nothing again. Both build
+# with -trimpath: without the checkout's folder in its key, a package compiled in
+# another clone of the same code is not compiled again.
+go vet -trimpath ./shared/... $(packages "${solutions[@]}")
+(cd scripts/tools && GOWORK=off go vet -trimpath ./... && GOWORK=off go test -trimpath -count=1 -vet=off ./...)
 # Four packages at a time: much of an envtest is waiting on its API server.
-go test -count=1 -p 4 -vet=off ./shared/... $(packages "${solutions[@]}")
+go test -trimpath -count=1 -p 4 -vet=off ./shared/... $(packages "${solutions[@]}")
 
 # A solution that deploys into a cluster (kind, with cert-manager) has config/default;
 # nothing here can apply it, but it must at least build.
