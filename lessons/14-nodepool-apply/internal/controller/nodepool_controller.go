@@ -188,7 +188,10 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 	// A spec change on a pool of a thousand members is one change of the pool: a thousand
 	// events would bury every other one, and the recorder drops events past 1000.
 	r.recordNodeChanges(pool, changes)
-	return changed, newNodesError(errs, len(concerned))
+	// The pass's error counts the failures and shows only the first: the errors of a few
+	// hundred nodes, joined, would make a message longer than a condition may hold (lesson
+	// 07). Each node's error is in the log, above, and errors.Is and errors.As see them all.
+	return changed, podcontrol.JoinErrors(errs, len(concerned))
 }
 
 // maxParallelNodePatches bounds the node patches a pass has under way at once. One
@@ -223,34 +226,6 @@ func (r *NodePoolReconciler) syncNodes(ctx context.Context, pool *nodesv1.NodePo
 	wg.Wait()
 	return results
 }
-
-// nodesError is the error of a pass that failed on some of the nodes it went through.
-// Its message counts the failures and shows only the first: the errors of a few hundred
-// nodes, joined, would make a message of many kilobytes, longer than a condition may
-// hold (lesson 07). Each node's error is in the log (reconcileNodes), and errors.Is and
-// errors.As still see them all.
-type nodesError struct {
-	errs  []error
-	total int
-}
-
-// newNodesError returns the error of a pass that went through total nodes and failed on
-// those of errs, or nil when none failed.
-func newNodesError(errs []error, total int) error {
-	if len(errs) == 0 {
-		return nil
-	}
-	return &nodesError{errs: errs, total: total}
-}
-
-func (e *nodesError) Error() string {
-	if len(e.errs) == 1 {
-		return e.errs[0].Error()
-	}
-	return fmt.Sprintf("%d of %d nodes failed; first: %v", len(e.errs), e.total, e.errs[0])
-}
-
-func (e *nodesError) Unwrap() []error { return e.errs }
 
 // syncNode patches node so that it carries what pool gives it, only when something
 // differs, and says what changed.

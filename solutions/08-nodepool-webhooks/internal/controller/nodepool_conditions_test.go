@@ -128,7 +128,7 @@ func TestManyFailingNodesStillFitTheReadyCondition(t *testing.T) {
 		"the status patch should go through: its message must fit the CRD's limit")
 	message := poolReadyCondition(got).Message
 	g.Expect(len(message)).To(BeNumerically("<=", 32768), "the CRD's limit of a condition's message")
-	g.Expect(message).To(HavePrefix(fmt.Sprintf("%d of %d nodes failed; first: node %s-000: ", members, members, name)),
+	g.Expect(message).To(HavePrefix(fmt.Sprintf("%d of %d failed; first: node %s-000: ", members, members, name)),
 		"the message should count the failures and show the first, in the order of the nodes' names")
 	g.Expect(message).To(ContainSubstring(denied.Error()))
 	g.Expect(takeEvents(recorder)).To(HaveExactElements(HavePrefix("Warning ReconcileError")),
