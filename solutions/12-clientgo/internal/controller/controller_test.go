@@ -104,6 +104,24 @@ func (f *fixture) sync(key types.NamespacedName) (time.Duration, error) {
 	return f.c.sync(context.Background(), key)
 }
 
+// next runs one processNextWorkItem and returns what it returned. The queue holds a key
+// back until the pass that took it calls Done: a pass that skips Done leaves the next Get
+// of that key waiting forever, so next fails the test after a few seconds instead of
+// leaving it to go test's -timeout.
+func (f *fixture) next(ctx context.Context) bool {
+	f.t.Helper()
+	returned := make(chan bool, 1)
+	go func() { returned <- f.c.processNextWorkItem(ctx) }()
+	select {
+	case more := <-returned:
+		return more
+	case <-time.After(5 * time.Second):
+		f.t.Fatal("processNextWorkItem did not return within 5s: the queue holds a key back " +
+			"until the pass that took it calls queue.Done(key)")
+		return false
+	}
+}
+
 // writes returns the requests of both fake clients that change something, in order
 // per client, as "verb resource[/subresource] name" lines; clear forgets them.
 func (f *fixture) writes() []string {
@@ -342,18 +360,18 @@ func TestProcessNextWorkItemRetriesAFailedSyncWithBackoff(t *testing.T) {
 	ctx := context.Background()
 
 	f.c.queue.Add(key)
-	g.Expect(f.c.processNextWorkItem(ctx)).To(BeTrue(), "processNextWorkItem should return true while the queue runs")
+	g.Expect(f.next(ctx)).To(BeTrue(), "processNextWorkItem should return true while the queue runs")
 	g.Expect(f.c.Syncs.Errors.Load()).To(BeEquivalentTo(1), "the failed pass should count as an error")
 	g.Expect(f.c.queue.NumRequeues(key)).To(Equal(1), "a failed pass should requeue its key with backoff (AddRateLimited)")
 
 	failing = false
-	g.Expect(f.c.processNextWorkItem(ctx)).To(BeTrue(), "the key should come back after its backoff")
+	g.Expect(f.next(ctx)).To(BeTrue(), "the key should come back after its backoff")
 	g.Expect(f.c.Syncs.Successes.Load()).To(BeEquivalentTo(1), "the second pass should succeed")
 	g.Expect(f.c.queue.NumRequeues(key)).To(BeZero(), "a successful pass should Forget the key's failures")
 	g.Expect(f.c.queue.Len()).To(BeZero(), "a successful pass should not requeue")
 
 	f.c.queue.ShutDown()
-	g.Expect(f.c.processNextWorkItem(ctx)).To(BeFalse(), "processNextWorkItem should return false once the queue is shut down")
+	g.Expect(f.next(ctx)).To(BeFalse(), "processNextWorkItem should return false once the queue is shut down")
 }
 
 func TestProcessNextWorkItemWaitsWhenSyncAsksTo(t *testing.T) {
@@ -364,11 +382,11 @@ func TestProcessNextWorkItemWaitsWhenSyncAsksTo(t *testing.T) {
 	ctx := context.Background()
 
 	f.c.queue.Add(key)
-	g.Expect(f.c.processNextWorkItem(ctx)).To(BeTrue())
+	g.Expect(f.next(ctx)).To(BeTrue())
 	g.Expect(f.c.Syncs.Successes.Load()).To(BeEquivalentTo(1), "the pass that creates the pods succeeds")
 	// The cache never shows the creates: the next pass waits for it.
 	f.c.queue.Add(key)
-	g.Expect(f.c.processNextWorkItem(ctx)).To(BeTrue())
+	g.Expect(f.next(ctx)).To(BeTrue())
 	g.Expect(f.c.Syncs.RequeueAfter.Load()).To(BeEquivalentTo(1), "a pass that waits for the cache should count as requeue_after")
 	g.Expect(f.c.queue.Len()).To(BeZero(), "the key should come back only after the wait (AddAfter), not at once")
 	g.Expect(f.c.queue.NumRequeues(key)).To(BeZero(), "waiting is no failure: no backoff")
