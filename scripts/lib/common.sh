@@ -3,12 +3,16 @@
 #   ROOT      the repository's top folder
 #   CACHE     ignored folder for everything built or started (.cache)
 #   BIN       the versioned folder of built binaries (see build-binaries.sh)
+#   GENERATED what controller-gen wrote for each set of inputs it read (generate_like in
+#             stage.sh): content-addressed, so every checkout on the machine shares it,
+#             as they share Go's build cache
 #   versions  every variable of scripts/versions.env
 
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CACHE="$ROOT/.cache"
+GENERATED="${XDG_CACHE_HOME:-$HOME/.cache}/operator-workshop/generated"
 # shellcheck source=../versions.env
 source "$ROOT/scripts/versions.env"
 
@@ -31,9 +35,9 @@ die() { printf '\033[31merror:\033[0m %s\n' "$*" >&2; exit 1; }
 
 # tool_path NAME builds the workshop's own tool scripts/tools/NAME (lessongen, todos,
 # localwebhook, scalebench) into the cache and prints its path; go build does nothing when
-# nothing changed.
+# nothing changed, and with -trimpath a new clone of the same code compiles nothing again.
 tool_path() {
-  (cd "$ROOT/scripts/tools" && GOWORK=off go build -o "$CACHE/tools/$1" "./$1") && echo "$CACHE/tools/$1"
+  (cd "$ROOT/scripts/tools" && GOWORK=off go build -trimpath -o "$CACHE/tools/$1" "./$1") && echo "$CACHE/tools/$1"
 }
 
 # tool NAME ARGS... runs the workshop's own tool scripts/tools/NAME.
