@@ -151,19 +151,39 @@ phase "fuzzing"
 # Fuzz targets run their listed inputs (f.Add) in the tests above; here each also
 # searches for new inputs, for a bounded time. go test -fuzz takes one target of one
 # package per run. An input that fails is saved under the package's testdata/fuzz:
-# commit it with the fix.
+# commit it with the fix. Two targets run at a time, one worker each (fuzz_target): the
+# two cores that one target would keep busy with two workers, in half the time.
 FUZZTIME=${FUZZTIME:-10s}
 # A target that several stages of a track share is fuzzed once, in the newest stage that
 # has it.
 declare -A fuzzed=()
+lanes=("" "")
 while IFS= read -r file; do
   for target in $(sed -nE 's/^func (Fuzz[A-Za-z0-9_]*)\(.*/\1/p' "$file"); do
     [[ -z ${fuzzed[$target]:-} ]] || continue
     fuzzed[$target]=1
-    say "Fuzzing $target of ./$(dirname "$file") for $FUZZTIME"
-    fuzz_target "$FUZZTIME" "$target" "./$(dirname "$file")"
+    lanes[$((${#fuzzed[@]} % 2))]+="$target ./$(dirname "$file")"$'\n'
   done
 done < <(grep -rl --include='*_test.go' '^func Fuzz' "${solutions[@]}" | sort -r)
+# fuzz_lane TARGETS fuzzes each "TARGET PACKAGE" line of TARGETS in turn.
+fuzz_lane() {
+  local target package
+  while read -r target package; do
+    say "Fuzzing $target of $package for $FUZZTIME"
+    fuzz_target "$FUZZTIME" "$target" "$package"
+  done <<<"${1%$'\n'}"
+}
+mkdir -p "$CACHE/test"
+say "Fuzzing ${#fuzzed[@]} targets for $FUZZTIME each, two at a time (their logs: .cache/test/fuzz-0.log and fuzz-1.log)"
+fuzz_lane "${lanes[0]}" >"$CACHE/test/fuzz-0.log" 2>&1 &
+lane0=$!
+fuzz_lane "${lanes[1]}" >"$CACHE/test/fuzz-1.log" 2>&1 &
+lane1=$!
+fuzz_failed=0
+wait "$lane0" || fuzz_failed=1
+wait "$lane1" || fuzz_failed=1
+cat "$CACHE/test/fuzz-0.log" "$CACHE/test/fuzz-1.log" >&2
+((fuzz_failed == 0)) || die "a fuzz target failed (above)"
 
 phase "every marked mistake is caught, by a message that names it"
 "$ROOT/scripts/lessons.sh" mistakes

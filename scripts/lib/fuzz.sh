@@ -1,8 +1,9 @@
 # Fuzzing for scripts/test.sh. Source it after common.sh.
 
 # fuzz_target TIME TARGET PACKAGE searches for TIME for inputs that fail the fuzz target
-# TARGET of PACKAGE (go test -fuzz). An input that fails is saved under the package's
-# testdata/fuzz, and fails the run.
+# TARGET of PACKAGE (go test -fuzz), with one worker: scripts/test.sh runs two targets at
+# a time. An input that fails is saved under the package's testdata/fuzz, and fails the
+# run.
 #
 # Go 1.26's fuzzing coordinator can report the end of its own -fuzztime as a failure of
 # the target: "--- FAIL: TARGET" followed only by "context deadline exceeded", with no
@@ -12,7 +13,7 @@ fuzz_target() {
   local log status
   log=$(mktemp)
   set +e
-  go test -run '^$' -fuzz "^$2\$" -fuzztime "$1" "$3" 2>&1 | tee "$log"
+  go test -run '^$' -fuzz "^$2\$" -fuzztime "$1" -parallel 1 "$3" 2>&1 | tee "$log"
   status=${PIPESTATUS[0]}
   set -e
   if ((status != 0)) && ! grep -q 'Failing input written' "$log" &&
