@@ -7,9 +7,9 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
+// The part of a CustomResourceDefinition namecheck reads (crd): its name and group, and
+// the names of its kind.
 const imoocPodCRD = `
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
 metadata:
   name: imoocpods.apps.workshop.dev
 spec:

@@ -91,9 +91,7 @@ func TestCheckListsEveryTaskAndTheFirstFailure(t *testing.T) {
 		"A hint: make hint-1 T=2",
 		"not run  TODO(3) Scale down",
 	)
-	if b, _ := os.ReadFile(result); string(b) != "1 3 1 2 1\n" {
-		t.Errorf("result = %q, want 1 done of 3, failed, first not done 2", b)
-	}
+	wantResult(t, result, "1 3 1 2 1\n")
 }
 
 func TestCheckPassesWhenEveryTaskIsDone(t *testing.T) {
@@ -221,9 +219,7 @@ func TestCheckShowsATestThatNeverReturnsUnderItsTask(t *testing.T) {
 		"TestScaleUp/three never returned: stuck in Wait (wait.go:6) (go test stopped it after 2s)",
 		"A hint: make hint-1 T=2",
 	)
-	if b, _ := os.ReadFile(result); string(b) != "1 3 1 2 1\n" {
-		t.Errorf("result = %q, want 1 done of 3, failed, first not done 2, a failure shown", b)
-	}
+	wantResult(t, result, "1 3 1 2 1\n")
 }
 
 // goTestOutput returns go test -json's events for one failed test that printed lines.
@@ -298,9 +294,8 @@ func TestCheckShowsWhatTheFunctionPassedToEventuallySaidFirst(t *testing.T) {
 		"            }",
 		"--- FAIL: TestScaleUpTwice (10.02s)",
 	)
-	var out bytes.Buffer
-	_ = check(read(t, stream), &out, testLesson, "", "", "", false)
-	lines := strings.Split(out.String(), "\n")
+	out := checklist(t, testLesson, stream)
+	lines := strings.Split(out, "\n")
 	var row []string
 	for i, l := range lines {
 		if strings.Contains(l, "failing  TODO(2)") {
@@ -309,8 +304,8 @@ func TestCheckShowsWhatTheFunctionPassedToEventuallySaidFirst(t *testing.T) {
 	}
 	if len(row) != 2 || !strings.Contains(row[0], `TestScaleUpTwice: Expected success, but got an error: runtimeclasses.node.k8s.io "node-pool-idle-13" not found`) ||
 		!strings.Contains(row[1], "Eventually gave up after 10.001s at nodepool_reconcile_test.go:319") ||
-		strings.Contains(out.String(), "ErrStatus") {
-		t.Errorf("the failure should show the error's text first, then where Eventually gave up, without the object's dump:\n%s", out.String())
+		strings.Contains(out, "ErrStatus") {
+		t.Errorf("the failure should show the error's text first, then where Eventually gave up, without the object's dump:\n%s", out)
 	}
 }
 
@@ -332,10 +327,9 @@ func TestCheckShowsWhereATestPanicked(t *testing.T) {
 		"testing.tRunner(0x1970746ec248, 0x592e48)",
 		"\t/usr/local/go/src/testing/testing.go:2036 +0xea",
 	)
-	var out bytes.Buffer
-	_ = check(read(t, stream), &out, testLesson, "", "", "", false)
-	if want := "TestScaleUpTwice panicked: assignment to entry in nil map, in setAnnotation (pods.go:5)"; !strings.Contains(out.String(), want) {
-		t.Errorf("checklist lacks %q:\n%s", want, out.String())
+	out := checklist(t, testLesson, stream)
+	if want := "TestScaleUpTwice panicked: assignment to entry in nil map, in setAnnotation (pods.go:5)"; !strings.Contains(out, want) {
+		t.Errorf("checklist lacks %q:\n%s", want, out)
 	}
 }
 
@@ -344,13 +338,12 @@ func TestCheckAlignsTwoDigitTasks(t *testing.T) {
 	for id := 1; id <= 10; id++ {
 		l.Todos = append(l.Todos, index.Todo{ID: id, Title: "Task", File: "x.go", Line: id, Tests: []string{"TestAPI"}})
 	}
-	var out bytes.Buffer
-	_ = check(read(t, goTest([]string{"TestAPI"}, "")), &out, l, "", "", "", false)
+	out := checklist(t, l, goTest([]string{"TestAPI"}, ""))
 	col := -1
-	for _, line := range strings.Split(out.String(), "\n") {
+	for _, line := range strings.Split(out, "\n") {
 		if i := strings.Index(line, "Task"); i >= 0 {
 			if col >= 0 && i != col {
-				t.Fatalf("titles do not start in one column:\n%s", out.String())
+				t.Fatalf("titles do not start in one column:\n%s", out)
 			}
 			col = i
 		}
@@ -493,10 +486,9 @@ func TestCheckShowsWhereASubtestPanicked(t *testing.T) {
 	}
 	ev.add("fail", "TestScaleUpTwice", "")
 	ev.packageFailed()
-	var out bytes.Buffer
-	_ = check(read(t, ev.String()), &out, testLesson, "", "", "", false)
-	if want := "TestScaleUpTwice/one panicked: assignment to entry in nil map, in Inject (inject.go:43)"; !strings.Contains(out.String(), want) {
-		t.Errorf("checklist lacks %q:\n%s", want, out.String())
+	out := checklist(t, testLesson, ev.String())
+	if want := "TestScaleUpTwice/one panicked: assignment to entry in nil map, in Inject (inject.go:43)"; !strings.Contains(out, want) {
+		t.Errorf("checklist lacks %q:\n%s", want, out)
 	}
 }
 
@@ -564,4 +556,22 @@ func inGoTestModule(t *testing.T, name string) {
 	t.Setenv("GOFLAGS", "-mod=mod")
 	t.Setenv("TMPDIR", t.TempDir()) // the stopped go test leaves its build folder there
 	t.Chdir(filepath.Join("testdata", name))
+}
+
+// checklist returns what check prints for lesson l of what go test said in stream.
+func checklist(t *testing.T, l index.Lesson, stream string) string {
+	t.Helper()
+	var out bytes.Buffer
+	_ = check(read(t, stream), &out, l, "", "", "", false)
+	return out.String()
+}
+
+// wantResult fails the test unless check wrote want to the result file: the tasks done,
+// of how many, 1 when a test failed, the first task not done and 1 when a failure was
+// shown.
+func wantResult(t *testing.T, file, want string) {
+	t.Helper()
+	if b, _ := os.ReadFile(file); string(b) != want {
+		t.Errorf("result = %q, want %q", b, want)
+	}
 }
