@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/lessons/12-clientgo/api/apps/v1"
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
 
 // The helpers of the tests that drive passes of a controller of their own (sync_test.go):
@@ -42,6 +43,12 @@ func pass(g Gomega, c *Controller, ip *appsv1.ImoocPod, pods int) error {
 	}).Should(Succeed())
 	_, err := c.sync(env.Context(), keyOf(ip))
 	return err
+}
+
+// passSucceeds runs a pass as pass does, and fails the test unless the pass succeeded,
+// saying what (a format and its arguments, as gomega takes them).
+func passSucceeds(g Gomega, c *Controller, ip *appsv1.ImoocPod, pods int, what ...any) {
+	g.ExpectWithOffset(1, testenv.ErrorText(pass(g, c, ip, pods))).To(BeEmpty(), what...)
 }
 
 // readyCondition returns ip's Ready condition, or an empty one when it has none.

@@ -99,9 +99,13 @@ func (f *fixture) must(err error) {
 	}
 }
 
-// sync runs one pass for key and returns its wait and error.
-func (f *fixture) sync(key types.NamespacedName) (time.Duration, error) {
-	return f.c.sync(context.Background(), key)
+// sync runs one pass for key and returns its wait. It fails the test, saying what, unless
+// the pass succeeded.
+func (f *fixture) sync(key types.NamespacedName, what string) time.Duration {
+	f.t.Helper()
+	wait, err := f.c.sync(context.Background(), key)
+	NewWithT(f.t).Expect(testenv.ErrorText(err)).To(BeEmpty(), what)
+	return wait
 }
 
 // next runs one processNextWorkItem and returns what it returned. The queue holds a key
@@ -264,9 +268,8 @@ func TestSyncDeletesTheSurplusNotReadyFirst(t *testing.T) {
 		unitPod(ip, "web-old-starting", 2, false),
 		unitPod(ip, "web-new-starting", 3, false))
 
-	_, err := f.sync(keyOf(ip))
+	f.sync(keyOf(ip), "the pass's error")
 
-	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass's error")
 	g.Expect(f.deletedPods()).To(ConsistOf("web-old-starting", "web-new-starting"),
 		"one pass should delete the 2 surplus pods, not ready ones first")
 	g.Expect(f.createdPods()).To(BeEmpty())
@@ -279,13 +282,11 @@ func TestSyncWaitsForTheCacheToShowItsCreates(t *testing.T) {
 	ip := unitImoocPod("web", 3)
 	f := newFixture(t, ip)
 
-	_, err := f.sync(keyOf(ip))
-	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the error of the first pass")
+	f.sync(keyOf(ip), "the error of the first pass")
 	g.Expect(f.createdPods()).To(HaveLen(3), "the first pass creates the 3 pods")
 	f.clear()
 
-	wait, err := f.sync(keyOf(ip))
-	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the error of the second pass")
+	wait := f.sync(keyOf(ip), "the error of the second pass")
 	g.Expect(f.createdPods()).To(BeEmpty(), "the second pass should wait for the cache to show the first pass's "+
 		"creates (expectations), not create them again")
 	g.Expect(wait).To(BeNumerically(">", 0), "a pass that waits for the cache should say how long (RequeueAfter)")
@@ -295,8 +296,7 @@ func TestIdleSyncSendsNothing(t *testing.T) {
 	g := NewWithT(t)
 	ip := unitImoocPod("web", 2)
 	f := newFixture(t, ip, unitPod(ip, "web-a", 1, true), unitPod(ip, "web-b", 2, true))
-	_, err := f.sync(keyOf(ip))
-	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the error of the first pass")
+	f.sync(keyOf(ip), "the error of the first pass")
 	g.Expect(f.writes()).To(Equal([]string{"patch imoocpods/status"}), "the first pass finds the pods and reports them")
 
 	// Let the cache show the status the first pass wrote, as its update event would.
@@ -307,8 +307,7 @@ func TestIdleSyncSendsNothing(t *testing.T) {
 	f.must(f.imoocPodCache.Update(&updated))
 	f.clear()
 
-	_, err = f.sync(keyOf(ip))
-	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the error of the second pass")
+	f.sync(keyOf(ip), "the error of the second pass")
 	g.Expect(f.writes()).To(BeEmpty(), "a pass with nothing to do should send nothing, not even the status it found unchanged")
 }
 
@@ -316,8 +315,7 @@ func TestSyncOfAnImoocPodThatIsGoneSendsNothing(t *testing.T) {
 	g := NewWithT(t)
 	f := newFixture(t, nil)
 
-	wait, err := f.sync(types.NamespacedName{Namespace: "ns", Name: "gone"})
-	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "NotFound means the ImoocPod was deleted and its pods go with it: "+
+	wait := f.sync(types.NamespacedName{Namespace: "ns", Name: "gone"}, "NotFound means the ImoocPod was deleted and its pods go with it: "+
 		"an error would retry a name that never comes back")
 	g.Expect(wait).To(BeZero())
 	g.Expect(f.writes()).To(BeEmpty())
@@ -328,9 +326,8 @@ func TestSyncCreatesTheWholeDifferenceInOnePass(t *testing.T) {
 	ip := unitImoocPod("web", 5)
 	f := newFixture(t, ip)
 
-	wait, err := f.sync(keyOf(ip))
+	wait := f.sync(keyOf(ip), "the pass's error")
 
-	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass's error")
 	g.Expect(wait).To(BeZero(), "a pass that creates pods should not ask to wait")
 	g.Expect(f.writes()).To(Equal([]string{
 		"create pods", "create pods", "create pods", "create pods", "create pods", "patch imoocpods/status",

@@ -21,17 +21,15 @@ import (
 
 func TestOnePassScalesTheWholeDifference(t *testing.T) {
 	g := NewWithT(t)
-	ns := env.Namespace(t)
-	c := newTestController(t, env.Config(), testControllerOptions{namespace: ns, startPods: true})
-	ip := unmanaged(newImoocPod(ns, "batch", 40))
-	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
+	ip := createImoocPod(g, unmanaged(newImoocPod(env.Namespace(t), "batch", 40)))
+	c := newTestController(t, env.Config(), testControllerOptions{namespace: ip.Namespace, startPods: true})
 
-	g.Expect(testenv.ErrorText(pass(g, c, ip, 0))).To(BeEmpty(), "the pass's error")
+	passSucceeds(g, c, ip, 0, "the pass's error")
 	created := len(podsOf(g, ip))
 	g.Expect(created).To(Equal(40), "one pass should create all 40 missing pods, not one pod per pass; it created %d", created)
 
 	scaleTo(g, ip, 7)
-	g.Expect(testenv.ErrorText(pass(g, c, ip, 40))).To(BeEmpty(), "the pass's error")
+	passSucceeds(g, c, ip, 40, "the pass's error")
 	g.Expect(len(podsOf(g, ip))).To(Equal(7), "one pass should delete all 33 surplus pods, not one pod per pass")
 }
 
@@ -39,13 +37,11 @@ func TestOnePassScalesTheWholeDifference(t *testing.T) {
 // cache that never shows the pass's own creates.
 func TestStaleCacheNeverCreatesTooMany(t *testing.T) {
 	g := NewWithT(t)
-	ns := env.Namespace(t)
-	c := newTestController(t, env.Config(), testControllerOptions{namespace: ns, startPods: false})
-	ip := unmanaged(newImoocPod(ns, "stale", 5))
-	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
+	ip := createImoocPod(g, unmanaged(newImoocPod(env.Namespace(t), "stale", 5)))
+	c := newTestController(t, env.Config(), testControllerOptions{namespace: ip.Namespace, startPods: false})
 
 	for i := range 3 {
-		g.Expect(testenv.ErrorText(pass(g, c, ip, 0))).To(BeEmpty(), "the error of pass %d", i+1)
+		passSucceeds(g, c, ip, 0, "the error of pass %d", i+1)
 	}
 	g.Expect(len(podsOf(g, ip))).To(Equal(5),
 		"3 passes over a cache that never shows their creates should leave 5 pods: more means a pass "+
@@ -54,18 +50,16 @@ func TestStaleCacheNeverCreatesTooMany(t *testing.T) {
 
 func TestIdlePassWritesNothing(t *testing.T) {
 	g := NewWithT(t)
-	ns := env.Namespace(t)
+	ip := createImoocPod(g, unmanaged(newImoocPod(env.Namespace(t), "idle", 3)))
 	var writes atomic.Int64
-	c := newTestController(t, countWrites(env.Config(), &writes), testControllerOptions{namespace: ns, startPods: true})
-	ip := unmanaged(newImoocPod(ns, "idle", 3))
-	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
-	g.Expect(testenv.ErrorText(pass(g, c, ip, 0))).To(BeEmpty(), "the pass that creates the pods")
-	g.Expect(testenv.ErrorText(pass(g, c, ip, 3))).To(BeEmpty(), "the pass that counts them")
+	c := newTestController(t, countWrites(env.Config(), &writes), testControllerOptions{namespace: ip.Namespace, startPods: true})
+	passSucceeds(g, c, ip, 0, "the pass that creates the pods")
+	passSucceeds(g, c, ip, 3, "the pass that counts them")
 
 	idlePass := func(why string) {
 		t.Helper()
 		before := writes.Load()
-		g.Expect(testenv.ErrorText(pass(g, c, ip, 3))).To(BeEmpty(), "the pass's error")
+		passSucceeds(g, c, ip, 3, "the pass's error")
 		g.Expect(writes.Load()-before).To(BeZero(), "a pass with nothing to do should write nothing, "+
 			"not even the status it found unchanged: "+why)
 	}
@@ -77,10 +71,10 @@ func TestIdlePassWritesNothing(t *testing.T) {
 	idlePass("3 pods, none ready")
 
 	for _, pod := range podsOf(g, ip) {
-		env.MarkReady(g, ns, pod.Name)
+		env.MarkReady(g, ip.Namespace, pod.Name)
 	}
-	waitForReadyInCache(g, c, ns, 3)
-	g.Expect(testenv.ErrorText(pass(g, c, ip, 3))).To(BeEmpty(), "the pass that counts the ready pods")
+	waitForReadyInCache(g, c, ip.Namespace, 3)
+	passSucceeds(g, c, ip, 3, "the pass that counts the ready pods")
 	g.Eventually(func(g Gomega) {
 		g.Expect(cachedImoocPod(g, c, ip).Status.ReadyReplicas).To(BeEquivalentTo(3), "the cached status.readyReplicas")
 	}).Should(Succeed())
@@ -89,24 +83,22 @@ func TestIdlePassWritesNothing(t *testing.T) {
 
 func TestReadyConditionSaysWhatAPassFound(t *testing.T) {
 	g := NewWithT(t)
-	ns := env.Namespace(t)
-	c := newTestController(t, env.Config(), testControllerOptions{namespace: ns, startPods: true})
-	ip := unmanaged(newImoocPod(ns, "passes", 3))
-	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
+	ip := createImoocPod(g, unmanaged(newImoocPod(env.Namespace(t), "passes", 3)))
+	c := newTestController(t, env.Config(), testControllerOptions{namespace: ip.Namespace, startPods: true})
 
-	g.Expect(testenv.ErrorText(pass(g, c, ip, 0))).To(BeEmpty())
+	passSucceeds(g, c, ip, 0, "the first pass")
 	got := latest(g, ip)
 	g.Expect(got.Status.Replicas).To(BeZero(), "the first pass found no pods; it created them")
 	g.Expect(readyAs(got)).To(Equal("False "+appsv1.ReasonScalingUp), "the Ready condition")
 	g.Expect(got.Status.ObservedGeneration).To(BeEquivalentTo(1), "status.observedGeneration after a successful pass")
 
-	g.Expect(testenv.ErrorText(pass(g, c, ip, 3))).To(BeEmpty())
+	passSucceeds(g, c, ip, 3, "the second pass")
 	got = latest(g, ip)
 	g.Expect(got.Status.Replicas).To(BeEquivalentTo(3), "the second pass found the pods the first created")
 	g.Expect(readyAs(got)).To(Equal("False "+appsv1.ReasonPodsNotReady), "the Ready condition")
 
 	scaleTo(g, ip, 1)
-	g.Expect(testenv.ErrorText(pass(g, c, ip, 3))).To(BeEmpty())
+	passSucceeds(g, c, ip, 3, "the pass after the scale-down")
 	got = latest(g, ip)
 	g.Expect(readyAs(got)).To(Equal("False "+appsv1.ReasonScalingDown), "the Ready condition")
 	g.Expect(got.Status.ObservedGeneration).To(BeEquivalentTo(2), "status.observedGeneration after the spec changed")
@@ -118,16 +110,14 @@ func TestReadyConditionSaysWhatAPassFound(t *testing.T) {
 // write, and nothing corrects the status afterwards.
 func TestAPassThatReadsAStaleCopyStillWritesTheStatus(t *testing.T) {
 	g := NewWithT(t)
-	ns := env.Namespace(t)
-	c := newTestController(t, env.Config(), testControllerOptions{namespace: ns, startPods: true})
-	ip := unmanaged(newImoocPod(ns, "stale-copy", 2))
-	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
-	g.Expect(testenv.ErrorText(pass(g, c, ip, 0))).To(BeEmpty(), "the pass that creates the pods")
+	ip := createImoocPod(g, unmanaged(newImoocPod(env.Namespace(t), "stale-copy", 2)))
+	c := newTestController(t, env.Config(), testControllerOptions{namespace: ip.Namespace, startPods: true})
+	passSucceeds(g, c, ip, 0, "the pass that creates the pods")
 	for _, pod := range podsOf(g, ip) {
-		env.MarkReady(g, ns, pod.Name)
+		env.MarkReady(g, ip.Namespace, pod.Name)
 	}
-	waitForReadyInCache(g, c, ns, 2)
-	g.Expect(testenv.ErrorText(pass(g, c, ip, 2))).To(BeEmpty(), "the pass that counts them")
+	waitForReadyInCache(g, c, ip.Namespace, 2)
+	passSucceeds(g, c, ip, 2, "the pass that counts them")
 	g.Expect(readyAs(latest(g, ip))).To(Equal("True "+appsv1.ReasonAllReplicasReady), "the Ready condition")
 
 	// From here on the ImoocPod's cache shows it as it is now: 2 of 2 ready.
@@ -137,18 +127,18 @@ func TestAPassThatReadsAStaleCopyStillWritesTheStatus(t *testing.T) {
 	gone := podsOf(g, ip)[0]
 	g.Expect(env.Client().Delete(env.Context(), &gone)).To(Succeed())
 	g.Eventually(func(g Gomega) {
-		listed, err := c.podLister.Pods(ns).List(labels.Everything())
+		listed, err := c.podLister.Pods(ip.Namespace).List(labels.Everything())
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(listed).To(HaveLen(1), "pods in the test controller's cache")
 	}).Should(Succeed())
-	g.Expect(testenv.ErrorText(pass(g, c, ip, 1))).To(BeEmpty(), "the pass that replaces the pod")
+	passSucceeds(g, c, ip, 1, "the pass that replaces the pod")
 	g.Expect(readyAs(latest(g, ip))).To(Equal("False "+appsv1.ReasonScalingUp), "the Ready condition of 1 pod of 2")
 
 	// The replacement becomes ready: the next pass finds 2 of 2, as its stale copy says.
 	for _, pod := range podsOf(g, ip) {
-		env.MarkReady(g, ns, pod.Name)
+		env.MarkReady(g, ip.Namespace, pod.Name)
 	}
-	waitForReadyInCache(g, c, ns, 2)
+	waitForReadyInCache(g, c, ip.Namespace, 2)
 	err := pass(g, c, ip, 2)
 	if err != nil {
 		// The queue would retry this pass; by then the cache has caught up.
@@ -199,12 +189,10 @@ func waitForReadyInCache(g Gomega, c *Controller, ns string, n int) {
 
 func TestAFailedPassReportsTheErrorAndDoesNotObserveTheSpec(t *testing.T) {
 	g := NewWithT(t)
-	ns := env.Namespace(t)
 	const quota = "exceeded quota: pods"
-	broken := newTestController(t, refusePodCreates(env.Config(), quota), testControllerOptions{namespace: ns, startPods: true})
-	working := newTestController(t, env.Config(), testControllerOptions{namespace: ns, startPods: true})
-	ip := unmanaged(newImoocPod(ns, "failing", 2))
-	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
+	ip := createImoocPod(g, unmanaged(newImoocPod(env.Namespace(t), "failing", 2)))
+	broken := newTestController(t, refusePodCreates(env.Config(), quota), testControllerOptions{namespace: ip.Namespace, startPods: true})
+	working := newTestController(t, env.Config(), testControllerOptions{namespace: ip.Namespace, startPods: true})
 
 	err := pass(g, broken, ip, 0)
 	g.Expect(testenv.ErrorText(err)).To(ContainSubstring(quota), "a pass whose creates fail should return their error, to be retried")
@@ -213,7 +201,7 @@ func TestAFailedPassReportsTheErrorAndDoesNotObserveTheSpec(t *testing.T) {
 	g.Expect(readyCondition(got).Message).To(ContainSubstring(quota), "the Ready condition should say what failed")
 	g.Expect(got.Status.ObservedGeneration).To(BeZero(), "a failed pass has not acted on the spec")
 
-	g.Expect(testenv.ErrorText(pass(g, working, ip, 0))).To(BeEmpty())
+	passSucceeds(g, working, ip, 0, "the pass of the working controller")
 	g.Expect(latest(g, ip).Status.ObservedGeneration).To(BeEquivalentTo(1), "status.observedGeneration once a pass has succeeded")
 }
 
@@ -222,12 +210,10 @@ func TestAFailedPassReportsTheErrorAndDoesNotObserveTheSpec(t *testing.T) {
 // before wrote it, just when it is wrong.
 func TestAPassThatFailsOnManyPodsStillReportsIt(t *testing.T) {
 	g := NewWithT(t)
-	ns := env.Namespace(t)
-	working := newTestController(t, env.Config(), testControllerOptions{namespace: ns, startPods: true})
-	broken := newTestController(t, refusePodDeletes(env.Config()), testControllerOptions{namespace: ns, startPods: true})
-	ip := unmanaged(newImoocPod(ns, "many-failures", 40))
-	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
-	g.Expect(testenv.ErrorText(pass(g, working, ip, 0))).To(BeEmpty(), "the pass that creates the 40 pods")
+	ip := createImoocPod(g, unmanaged(newImoocPod(env.Namespace(t), "many-failures", 40)))
+	working := newTestController(t, env.Config(), testControllerOptions{namespace: ip.Namespace, startPods: true})
+	broken := newTestController(t, refusePodDeletes(env.Config()), testControllerOptions{namespace: ip.Namespace, startPods: true})
+	passSucceeds(g, working, ip, 0, "the pass that creates the 40 pods")
 	g.Expect(podsOf(g, ip)).To(HaveLen(40))
 
 	// A policy webhook refuses every delete, each with a long explanation: 40 of them,
@@ -250,7 +236,7 @@ func TestANamespaceBeingDeletedIsNoError(t *testing.T) {
 	env.TerminatingNamespace(g, ip)
 	c := newTestController(t, env.Config(), testControllerOptions{namespace: ip.Namespace, startPods: true})
 
-	g.Expect(testenv.ErrorText(pass(g, c, ip, 0))).To(BeEmpty(), "a namespace being deleted refuses new pods, and takes the "+
+	passSucceeds(g, c, ip, 0, "a namespace being deleted refuses new pods, and takes the "+
 		"ImoocPod with it: there is nothing to retry")
 	g.Expect(podNames(podsOf(g, ip))).To(BeEmpty())
 }
