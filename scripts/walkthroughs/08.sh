@@ -109,9 +109,11 @@ expect_pool_refused "a malformed label key is refused by the CRD's CEL rule, bef
   "$POOL-bad-key" '  labels:
     node pool/tier: gold' \
   "spec.labels: Invalid value: every key must be a label key"
+# Labels every check accepts: the next two pools are refused for their taints alone.
+VALID_LABELS='  labels:
+    node-pool.workshop.dev/tier: gold'
 expect_pool_refused "the same taint key and effect twice is refused by the schema (+listMapKey)" \
-  "$POOL-duplicate" '  labels:
-    node-pool.workshop.dev/tier: gold
+  "$POOL-duplicate" "$VALID_LABELS"'
   taints:
   - key: node-pool.workshop.dev
     value: a
@@ -121,8 +123,7 @@ expect_pool_refused "the same taint key and effect twice is refused by the schem
     effect: NoSchedule' \
   'spec.taints[1]: Duplicate value: {"effect":"NoSchedule","key":"node-pool.workshop.dev"}'
 expect_pool_refused "an unknown effect is refused by the CRD's CEL rule" \
-  "$POOL-bad-effect" '  labels:
-    node-pool.workshop.dev/tier: gold
+  "$POOL-bad-effect" "$VALID_LABELS"'
   taints:
   - key: node-pool.workshop.dev
     effect: NoScheduling' \
