@@ -64,6 +64,28 @@ func setPath(obj map[string]any, path string, value any) {
 	obj[keys[len(keys)-1]] = value
 }
 
+// ExpectStatusCountsOfZero waits until a pass has written obj's status (its conditions),
+// then expects each of fields in it with the value 0, as the API server stores obj.
+// kubectl get shows the counts through the printer columns' JSONPaths, which print
+// <none> for a field the object lacks: a count of 0 must be in the object, not left out.
+func (e *Env) ExpectStatusCountsOfZero(g gomega.Gomega, obj client.Object, fields ...string) {
+	gvk, err := e.Client().GroupVersionKindFor(obj)
+	g.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
+	g.EventuallyWithOffset(1, func(g gomega.Gomega) {
+		got := &unstructured.Unstructured{}
+		got.SetGroupVersionKind(gvk)
+		g.Expect(e.Client().Get(e.Context(), client.ObjectKeyFromObject(obj), got)).To(gomega.Succeed())
+		g.Expect(got.Object).To(gomega.HaveKeyWithValue("status", gomega.HaveKey("conditions")), "the status after a pass")
+		for _, field := range fields {
+			count, found, err := unstructured.NestedInt64(got.Object, "status", field)
+			g.Expect(err).NotTo(gomega.HaveOccurred())
+			g.Expect(found).To(gomega.BeTrue(), "status.%s of %s %s should be 0, not missing (kubectl get would show <none>)",
+				field, gvk.Kind, obj.GetName())
+			g.Expect(count).To(gomega.BeZero(), "status.%s", field)
+		}
+	}).Should(gomega.Succeed())
+}
+
 // CreateNamespace creates the namespace name, unless it exists, with mgr's
 // configuration: for a Setup whose webhooks or controllers need a namespace that is
 // there before the manager starts, as a deployed manager's own namespace is.

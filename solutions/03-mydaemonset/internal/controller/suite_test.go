@@ -9,7 +9,6 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -170,12 +169,12 @@ func latestMyDaemonSet(g Gomega, mds *appsv1.MyDaemonSet) *appsv1.MyDaemonSet {
 
 // haveMyDaemonSetReady matches a MyDaemonSet whose Ready condition has status and reason.
 func haveMyDaemonSetReady(status metav1.ConditionStatus, reason string) types.GomegaMatcher {
-	return WithTransform(func(mds *appsv1.MyDaemonSet) metav1.Condition {
-		if c := meta.FindStatusCondition(mds.Status.Conditions, appsv1.ConditionReady); c != nil {
-			return *c
-		}
-		return metav1.Condition{}
-	}, And(HaveField("Status", status), HaveField("Reason", reason)))
+	return WithTransform(readyConditionOf, testenv.HaveStatusAndReason(status, reason))
+}
+
+// readyConditionOf returns the Ready condition of mds, or an empty one when it has none.
+func readyConditionOf(mds *appsv1.MyDaemonSet) metav1.Condition {
+	return testenv.ConditionOf(mds.Status.Conditions, appsv1.ConditionReady)
 }
 
 // setImage changes spec.image with a merge patch, as kubectl patch does.

@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -141,16 +139,9 @@ func TestAPassThatFailsOnManyPodsStillReportsIt(t *testing.T) {
 	// A policy webhook refuses every delete, each with a long explanation: 40 of them,
 	// joined, would make some 45 KiB.
 	scaleTo(g, ip, 0)
-	broken := &ImoocPodReconciler{Client: &failingDeletes{Client: env.Client()}, Scheme: env.Scheme()}
+	broken := &ImoocPodReconciler{Client: &testenv.FailingDeletes{Client: env.Client()}, Scheme: env.Scheme()}
 	_, err = broken.Reconcile(ctx, requestFor(ip))
-	g.Expect(err).To(MatchError(ContainSubstring("denied the request")), "a pass whose deletes fail should return their error")
-	got := latest(g, ip)
-	g.Expect(got).To(haveReady(metav1.ConditionFalse, appsv2.ReasonReconcileError), "the Ready condition after a pass "+
-		"whose 40 deletes failed: if it does not say ReconcileError, the API server refused the status patch, whose "+
-		"message may not exceed 32 KiB (the pass's error: %.300s...)", testenv.ErrorText(err))
-	message := readyCondition(got).Message
-	g.Expect(message).To(ContainSubstring("40 of 40 failed; first: "), "the message should count the failures and show the first")
-	g.Expect(len(message)).To(BeNumerically("<", 2048), "the message of 40 failures should be about as long as one's")
+	testenv.ExpectRefusedDeletesReported(g, err, readyCondition(latest(g, ip)), 40)
 }
 
 // A pass that fails says so in the Ready condition, and the retry that succeeds must take
@@ -202,22 +193,10 @@ func TestARetryThatReadsAStaleCopyStillClearsTheError(t *testing.T) {
 // <none> for a field the object lacks: a count of 0 must be in the object, not left out.
 func TestTheStatusHoldsCountsOfZero(t *testing.T) {
 	g := NewWithT(t)
+	// An ImoocPod without pods.
 	ip := newImoocPod(env.Namespace(t), "zero", 0)
 	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
-
-	g.Eventually(func(g Gomega) {
-		got := &unstructured.Unstructured{}
-		got.SetGroupVersionKind(appsv2.GroupVersion.WithKind("ImoocPod"))
-		g.Expect(env.Client().Get(env.Context(), client.ObjectKeyFromObject(ip), got)).To(Succeed())
-		g.Expect(got.Object).To(HaveKeyWithValue("status", HaveKey("conditions")), "the status after a pass")
-		for _, field := range []string{"replicas", "readyReplicas"} {
-			count, found, err := unstructured.NestedInt64(got.Object, "status", field)
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(found).To(BeTrue(), "status.%s of an ImoocPod without pods should be 0, not missing "+
-				"(kubectl get would show <none>)", field)
-			g.Expect(count).To(BeZero(), "status.%s", field)
-		}
-	}).Should(Succeed())
+	env.ExpectStatusCountsOfZero(g, ip, "replicas", "readyReplicas")
 }
 
 // The scale subresource is what `kubectl scale` and autoscalers use.
@@ -414,15 +393,12 @@ func latest(g Gomega, ip *appsv2.ImoocPod) *appsv2.ImoocPod {
 // haveReady matches an ImoocPod whose Ready condition has status and reason; the
 // condition's message is for people and is not compared.
 func haveReady(status metav1.ConditionStatus, reason string) types.GomegaMatcher {
-	return WithTransform(readyCondition, And(HaveField("Status", status), HaveField("Reason", reason)))
+	return WithTransform(readyCondition, testenv.HaveStatusAndReason(status, reason))
 }
 
 // readyCondition returns ip's Ready condition, or an empty one when it has none.
 func readyCondition(ip *appsv2.ImoocPod) metav1.Condition {
-	if ready := meta.FindStatusCondition(ip.Status.Conditions, appsv2.ConditionReady); ready != nil {
-		return *ready
-	}
-	return metav1.Condition{}
+	return testenv.ConditionOf(ip.Status.Conditions, appsv2.ConditionReady)
 }
 
 // readyCount counts the ready pods among pods.
@@ -445,17 +421,6 @@ type failingCreates struct {
 
 func (f *failingCreates) Create(context.Context, client.Object, ...client.CreateOption) error {
 	return f.err
-}
-
-// failingDeletes is a client whose deletes a policy webhook refuses, each with a message
-// of about a kilobyte.
-type failingDeletes struct {
-	client.Client
-}
-
-func (f *failingDeletes) Delete(_ context.Context, obj client.Object, _ ...client.DeleteOption) error {
-	return fmt.Errorf(`pods %q is forbidden: admission webhook "protect.policy.example.com" denied the request: %s`,
-		obj.GetName(), strings.Repeat("this pod is protected by the team's disruption policy; ", 20))
 }
 
 // lateCache is a client that reads like a cache a moment after a write: while behind is

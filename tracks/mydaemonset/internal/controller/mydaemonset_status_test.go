@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
@@ -68,22 +66,10 @@ func TestTheReadyConditionSaysWhatThePassFound(t *testing.T) {
 // <none> for a field the object lacks: a count of 0 must be in the object, not left out.
 func TestMyDaemonSetStatusHoldsCountsOfZero(t *testing.T) {
 	g := NewWithT(t)
-	ns := env.Namespace(t)
-	mds := create(g, newMyDaemonSet(ns, "nowhere", map[string]string{"role": "none"}))
-
-	g.Eventually(func(g Gomega) {
-		got := &unstructured.Unstructured{}
-		got.SetGroupVersionKind(appsv1.GroupVersion.WithKind("MyDaemonSet"))
-		g.Expect(env.Client().Get(env.Context(), client.ObjectKeyFromObject(mds), got)).To(Succeed())
-		g.Expect(got.Object).To(HaveKeyWithValue("status", HaveKey("conditions")), "the status after a pass")
-		for _, field := range []string{"desiredNumberScheduled", "currentNumberScheduled", "updatedNumberScheduled", "numberAvailable"} {
-			count, found, err := unstructured.NestedInt64(got.Object, "status", field)
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(found).To(BeTrue(), "status.%s of a MyDaemonSet that matches no node should be 0, not "+
-				"missing (kubectl get would show <none>)", field)
-			g.Expect(count).To(BeZero(), "status.%s", field)
-		}
-	}).Should(Succeed())
+	// A MyDaemonSet that matches no node.
+	mds := create(g, newMyDaemonSet(env.Namespace(t), "nowhere", map[string]string{"role": "none"}))
+	env.ExpectStatusCountsOfZero(g, mds,
+		"desiredNumberScheduled", "currentNumberScheduled", "updatedNumberScheduled", "numberAvailable")
 }
 
 // The cache shows a write a moment after it is made, and our status patches start no
@@ -168,25 +154,7 @@ func TestAPassThatFailsOnManyNodesStillReportsIt(t *testing.T) {
 	patch := client.MergeFrom(mds.DeepCopy())
 	mds.Spec.NodeSelector["role"] = "none"
 	g.Expect(env.Client().Patch(ctx, mds, patch)).To(Succeed())
-	broken := &MyDaemonSetReconciler{Client: &failingDeletes{Client: env.Client()}, Scheme: env.Scheme(), APIReader: env.Client()}
+	broken := &MyDaemonSetReconciler{Client: &testenv.FailingDeletes{Client: env.Client()}, Scheme: env.Scheme(), APIReader: env.Client()}
 	_, err = broken.Reconcile(ctx, requestFor(mds))
-	g.Expect(err).To(MatchError(ContainSubstring("denied the request")), "a pass whose deletes fail should return their error")
-	got := latestMyDaemonSet(g, mds)
-	g.Expect(got).To(haveMyDaemonSetReady(metav1.ConditionFalse, appsv1.ReasonReconcileError), "the Ready condition "+
-		"after a pass whose 40 deletes failed: if it does not say ReconcileError, the API server refused the status "+
-		"patch, whose message may not exceed 32 KiB (the pass's error: %.300s...)", testenv.ErrorText(err))
-	message := meta.FindStatusCondition(got.Status.Conditions, appsv1.ConditionReady).Message
-	g.Expect(message).To(ContainSubstring("40 of 40 failed; first: "), "the message should count the failures and show the first")
-	g.Expect(len(message)).To(BeNumerically("<", 2048), "the message of 40 failures should be about as long as one's")
-}
-
-// failingDeletes is a client whose deletes a policy webhook refuses, each with a message
-// of about a kilobyte.
-type failingDeletes struct {
-	client.Client
-}
-
-func (f *failingDeletes) Delete(_ context.Context, obj client.Object, _ ...client.DeleteOption) error {
-	return fmt.Errorf(`pods %q is forbidden: admission webhook "protect.policy.example.com" denied the request: %s`,
-		obj.GetName(), strings.Repeat("this pod is protected by the team's disruption policy; ", 20))
+	testenv.ExpectRefusedDeletesReported(g, err, readyConditionOf(latestMyDaemonSet(g, mds)), 40)
 }
