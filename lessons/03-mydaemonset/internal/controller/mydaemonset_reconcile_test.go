@@ -98,21 +98,14 @@ func TestATakenNameDoesNotStopTheRetryOfOtherErrors(t *testing.T) {
 // time: after every pass at most one node is without a ready pod.
 func TestAnImageChangeReplacesOnePodAtATime(t *testing.T) {
 	g := NewWithT(t)
-	ctx := env.Context()
 	ns := env.Namespace(t)
 	nodes := []*corev1.Node{
 		createNode(g, ns, "a", true, nil), createNode(g, ns, "b", true, nil), createNode(g, ns, "c", true, nil),
 	}
 	mds := create(g, unmanaged(newMyDaemonSet(ns, "roll", nil)))
 	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Scheme()}
-	pass := func() {
-		t.Helper()
-		result, err := r.Reconcile(ctx, requestFor(mds))
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(result).To(Equal(ctrl.Result{}))
-	}
 
-	pass()
+	g.Expect(runPass(g, r, mds)).To(Equal(ctrl.Result{}))
 	pods := daemonPodsOf(g, mds)
 	g.Expect(nodeNames(pods)).To(Equal(names(nodes...)))
 	for _, pod := range pods {
@@ -123,7 +116,7 @@ func TestAnImageChangeReplacesOnePodAtATime(t *testing.T) {
 	var passes, deletes int
 	for {
 		g.Expect(passes).To(BeNumerically("<", 30), "the rollout should be done after a few passes per node")
-		pass()
+		g.Expect(runPass(g, r, mds)).To(Equal(ctrl.Result{}))
 		passes++
 		pods := daemonPodsOf(g, mds)
 		ready, updated := 0, 0
@@ -193,8 +186,7 @@ func TestAnImageChangeDeletesAtMostABurstOfPodsThatAreNotReady(t *testing.T) {
 	})
 
 	setImage(g, mds, newPauseImage)
-	_, err = r.Reconcile(ctx, requestFor(mds))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, mds)
 	g.Expect(terminatingPods(g, ns)).To(Equal(maxBurst),
 		"pods deleted by one pass after the image change on %d nodes whose pods are not ready: "+
 			"maxBurst caps the replacements as it caps the removals", nodes)
@@ -242,7 +234,6 @@ func TestPodsOfAnEarlierMyDaemonSetOfTheSameNameAreWaitedFor(t *testing.T) {
 // requests.
 func TestAStaleCacheWastesNoCreates(t *testing.T) {
 	g := NewWithT(t)
-	ctx := env.Context()
 	ns := env.Namespace(t)
 	for _, name := range []string{"a", "b", "c"} {
 		createNode(g, ns, name, true, nil)
@@ -251,13 +242,11 @@ func TestAStaleCacheWastesNoCreates(t *testing.T) {
 	var writes testenv.WriteCounter
 	r := &MyDaemonSetReconciler{Client: writes.Wrap(&testenv.FrozenPodList{Client: env.Client()}), Scheme: env.Scheme()}
 
-	_, err := r.Reconcile(ctx, requestFor(mds))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, mds)
 	g.Expect(daemonPodsOf(g, mds)).To(HaveLen(3))
 	afterFirst := writes.Count()
 	for pass := range 2 {
-		_, err := r.Reconcile(ctx, requestFor(mds))
-		g.Expect(err).NotTo(HaveOccurred(), "pass %d", pass+2)
+		runPass(g, r, mds, "pass %d", pass+2)
 	}
 	g.Expect(writes.Count()-afterFirst).To(BeZero(),
 		"passes that cannot see their own creates should wait for the cache, not create again")
@@ -276,8 +265,7 @@ func TestAMyDaemonSetCreatedAgainDoesNotWaitForThePodsOfTheFirst(t *testing.T) {
 	node := createNode(g, ns, "a", true, nil)
 	r := &MyDaemonSetReconciler{Client: &testenv.FrozenPodList{Client: env.Client()}, Scheme: env.Scheme()}
 	first := create(g, unmanaged(newMyDaemonSet(ns, "again", nil)))
-	_, err := r.Reconcile(ctx, requestFor(first))
-	g.Expect(err).NotTo(HaveOccurred(), "the first MyDaemonSet's pass")
+	runPass(g, r, first, "the first MyDaemonSet's pass")
 	// envtest runs no garbage collector and no kubelet: the test deletes the pod, as they would.
 	for _, pod := range daemonPodsOf(g, first) {
 		g.Expect(env.Client().Delete(ctx, &pod, client.GracePeriodSeconds(0))).To(Succeed())
@@ -285,8 +273,7 @@ func TestAMyDaemonSetCreatedAgainDoesNotWaitForThePodsOfTheFirst(t *testing.T) {
 	g.Expect(env.Client().Delete(ctx, first)).To(Succeed())
 
 	second := create(g, unmanaged(newMyDaemonSet(ns, "again", nil)))
-	result, err := r.Reconcile(ctx, requestFor(second))
-	g.Expect(err).NotTo(HaveOccurred(), "the second MyDaemonSet's pass")
+	result := runPass(g, r, second, "the second MyDaemonSet's pass")
 	g.Expect(nodeNames(daemonPodsOf(g, second))).To(Equal(names(node)), "pods of the MyDaemonSet created "+
 		"again, after its first pass (it waited %s for the pod of the MyDaemonSet deleted before it: "+
 		"expectations must be kept per UID)", result.RequeueAfter)
@@ -299,14 +286,12 @@ func TestAMyDaemonSetCreatedAgainDoesNotWaitForThePodsOfTheFirst(t *testing.T) {
 // order), so one pod goes, not one per pass.
 func TestAStaleCacheNeverSpendsTheRollingBudgetTwice(t *testing.T) {
 	g := NewWithT(t)
-	ctx := env.Context()
 	ns := env.Namespace(t)
 	for _, name := range []string{"a", "b", "c"} {
 		createNode(g, ns, name, true, nil)
 	}
 	mds := create(g, unmanaged(newMyDaemonSet(ns, "stale", nil)))
-	_, err := (&MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Scheme()}).Reconcile(ctx, requestFor(mds))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Scheme()}, mds)
 	for _, pod := range daemonPodsOf(g, mds) {
 		env.MarkReady(g, ns, pod.Name)
 	}
@@ -314,8 +299,7 @@ func TestAStaleCacheNeverSpendsTheRollingBudgetTwice(t *testing.T) {
 
 	r := &MyDaemonSetReconciler{Client: &testenv.FrozenPodList{Client: env.Client()}, Scheme: env.Scheme()}
 	for pass := range 3 {
-		_, err := r.Reconcile(ctx, requestFor(mds))
-		g.Expect(err).NotTo(HaveOccurred(), "pass %d", pass+1)
+		runPass(g, r, mds, "pass %d", pass+1)
 	}
 	g.Expect(terminatingPods(g, ns)).To(Equal(1),
 		"passes that cannot see their own delete must not delete another ready pod")
@@ -325,21 +309,18 @@ func TestAStaleCacheNeverSpendsTheRollingBudgetTwice(t *testing.T) {
 // restart every daemon of a node. It just places no new pod there.
 func TestANotReadyNodeKeepsItsPod(t *testing.T) {
 	g := NewWithT(t)
-	ctx := env.Context()
 	ns := env.Namespace(t)
 	a := createNode(g, ns, "a", true, nil)
 	b := createNode(g, ns, "b", true, nil)
 	mds := create(g, unmanaged(newMyDaemonSet(ns, "agent", nil)))
 	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Scheme()}
 
-	_, err := r.Reconcile(ctx, requestFor(mds))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, mds)
 	g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(names(a, b)))
 
 	setNodeReady(g, b, corev1.ConditionUnknown)
 	createNode(g, ns, "c", false, nil)
-	_, err = r.Reconcile(ctx, requestFor(mds))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, mds)
 	g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(names(a, b)),
 		"node %s went NotReady and keeps its pod; the NotReady node c gets none", b.Name)
 	g.Expect(latestMyDaemonSet(g, mds).Status.DesiredNumberScheduled).To(BeEquivalentTo(2),
@@ -353,8 +334,7 @@ func TestAFinishedPodIsReplaced(t *testing.T) {
 	a := createNode(g, ns, "a", true, nil)
 	mds := create(g, unmanaged(newMyDaemonSet(ns, "agent", nil)))
 	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Scheme()}
-	_, err := r.Reconcile(ctx, requestFor(mds))
-	g.Expect(err).NotTo(HaveOccurred())
+	runPass(g, r, mds)
 	pods := daemonPodsOf(g, mds)
 	g.Expect(nodeNames(pods)).To(Equal(names(a)))
 	failed := pods[0]
@@ -364,8 +344,7 @@ func TestAFinishedPodIsReplaced(t *testing.T) {
 	// The first pass deletes the finished pod, which frees its name; the second creates
 	// the replacement. (A finished pod needs no kubelet to go.)
 	for range 2 {
-		_, err := r.Reconcile(ctx, requestFor(mds))
-		g.Expect(err).NotTo(HaveOccurred())
+		runPass(g, r, mds)
 	}
 	pods = daemonPodsOf(g, mds)
 	g.Expect(pods).To(HaveLen(1))
@@ -385,7 +364,6 @@ func markFailed(g Gomega, ns, name string) {
 // after a growing wait, like the DaemonSet controller's failed pods, not in a hot loop.
 func TestAPodThatKeepsFailingIsReplacedWithBackoff(t *testing.T) {
 	g := NewWithT(t)
-	ctx := env.Context()
 	ns := env.Namespace(t)
 	node := createNode(g, ns, "a", true, nil)
 	mds := create(g, unmanaged(newMyDaemonSet(ns, "agent", nil)))
@@ -394,8 +372,7 @@ func TestAPodThatKeepsFailingIsReplacedWithBackoff(t *testing.T) {
 		FailedPodBackoff: flowcontrol.NewFakeBackOff(time.Minute, 10*time.Minute, clock)}
 	name := podName(mds.Name, node.Name)
 	pass := func() (time.Duration, []corev1.Pod) {
-		res, err := r.Reconcile(ctx, requestFor(mds))
-		g.ExpectWithOffset(1, err).NotTo(HaveOccurred())
+		res := runPass(g, r, mds)
 		removeTerminatingPods(g, ns)
 		return res.RequeueAfter, daemonPodsOf(g, mds)
 	}
@@ -433,8 +410,7 @@ func TestANamespaceBeingDeletedIsNoErrorForMyDaemonSet(t *testing.T) {
 	env.TerminatingNamespace(g, mds)
 	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Scheme()}
 
-	result, err := r.Reconcile(env.Context(), requestFor(mds))
-	g.Expect(err).NotTo(HaveOccurred(), "a namespace being deleted refuses new pods, and takes the MyDaemonSet "+
+	result := runPass(g, r, mds, "a namespace being deleted refuses new pods, and takes the MyDaemonSet "+
 		"with it: there is nothing to retry")
 	g.Expect(result).To(Equal(ctrl.Result{}))
 	g.Expect(daemonPodsOf(g, mds)).To(BeEmpty())

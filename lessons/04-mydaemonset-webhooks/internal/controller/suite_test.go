@@ -193,3 +193,19 @@ func unmanaged[T client.Object](obj T) T {
 func requestFor(obj client.Object) ctrl.Request {
 	return ctrl.Request{NamespacedName: client.ObjectKeyFromObject(obj)}
 }
+
+// runPass runs one pass of r for mds, as the work queue would hand it out, and expects
+// it to succeed.
+func runPass(g Gomega, r *MyDaemonSetReconciler, mds *appsv1.MyDaemonSet, description ...any) ctrl.Result {
+	result, err := r.Reconcile(env.Context(), requestFor(mds))
+	g.ExpectWithOffset(1, err).NotTo(HaveOccurred(), description...)
+	return result
+}
+
+// waitForPodsOn waits until the pods of mds run on the nodes named in nodes, sorted as
+// names returns them, and on no other node.
+func waitForPodsOn(g Gomega, mds *appsv1.MyDaemonSet, nodes []string, description ...any) {
+	g.EventuallyWithOffset(1, func(g Gomega) {
+		g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(nodes), description...)
+	}).Should(Succeed())
+}

@@ -163,12 +163,10 @@ func TestANewNodeGetsAPod(t *testing.T) {
 	ns := env.Namespace(t)
 	a := createNode(g, ns, "a", true, nil)
 	mds := create(g, newMyDaemonSet(ns, "agent", nil))
-	g.Eventually(func(g Gomega) { g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(names(a))) }).Should(Succeed())
+	waitForPodsOn(g, mds, names(a))
 
 	b := createNode(g, ns, "b", true, nil)
-	g.Eventually(func(g Gomega) {
-		g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(names(a, b)), "the new node %s should get a pod", b.Name)
-	}).Should(Succeed())
+	waitForPodsOn(g, mds, names(a, b), "the new node %s should get a pod", b.Name)
 }
 
 func TestACordonedNodeLosesItsPodUntilUncordoned(t *testing.T) {
@@ -177,18 +175,14 @@ func TestACordonedNodeLosesItsPodUntilUncordoned(t *testing.T) {
 	a := createNode(g, ns, "a", true, nil)
 	b := createNode(g, ns, "b", true, nil)
 	mds := create(g, newMyDaemonSet(ns, "agent", nil))
-	g.Eventually(func(g Gomega) { g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(names(a, b))) }).Should(Succeed())
+	waitForPodsOn(g, mds, names(a, b))
 
 	patchNode(g, b, func(n *corev1.Node) { n.Spec.Unschedulable = true })
-	g.Eventually(func(g Gomega) {
-		g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(names(a)), "the cordoned node %s should lose its pod", b.Name)
-	}).Should(Succeed())
+	waitForPodsOn(g, mds, names(a), "the cordoned node %s should lose its pod", b.Name)
 
 	removeTerminatingPods(g, ns)
 	patchNode(g, b, func(n *corev1.Node) { n.Spec.Unschedulable = false })
-	g.Eventually(func(g Gomega) {
-		g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(names(a, b)), "the uncordoned node %s should get its pod back", b.Name)
-	}).Should(Succeed())
+	waitForPodsOn(g, mds, names(a, b), "the uncordoned node %s should get its pod back", b.Name)
 }
 
 // envtest runs no pod garbage collector, which in a real cluster removes the pods of a
@@ -199,12 +193,10 @@ func TestADeletedNodeLosesItsPod(t *testing.T) {
 	a := createNode(g, ns, "a", true, nil)
 	b := createNode(g, ns, "b", true, nil)
 	mds := create(g, newMyDaemonSet(ns, "agent", nil))
-	g.Eventually(func(g Gomega) { g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(names(a, b))) }).Should(Succeed())
+	waitForPodsOn(g, mds, names(a, b))
 
 	g.Expect(env.Client().Delete(env.Context(), b)).To(Succeed())
-	g.Eventually(func(g Gomega) {
-		g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(names(a)), "the pod of the deleted node %s should be deleted", b.Name)
-	}).Should(Succeed())
+	waitForPodsOn(g, mds, names(a), "the pod of the deleted node %s should be deleted", b.Name)
 }
 
 func TestANodeThatStopsMatchingLosesItsPod(t *testing.T) {
@@ -213,14 +205,11 @@ func TestANodeThatStopsMatchingLosesItsPod(t *testing.T) {
 	a := createNode(g, ns, "a", true, map[string]string{"role": "agent"})
 	b := createNode(g, ns, "b", true, map[string]string{"role": "agent"})
 	mds := create(g, newMyDaemonSet(ns, "agent", map[string]string{"role": "agent"}))
-	g.Eventually(func(g Gomega) { g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(names(a, b))) }).Should(Succeed())
+	waitForPodsOn(g, mds, names(a, b))
 
 	// The new labels match no MyDaemonSet: only the old ones lead the event to "agent".
 	patchNode(g, b, func(n *corev1.Node) { n.Labels["role"] = "database" })
-	g.Eventually(func(g Gomega) {
-		g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(names(a)),
-			"node %s no longer matches role=agent and should lose its pod", b.Name)
-	}).Should(Succeed())
+	waitForPodsOn(g, mds, names(a), "node %s no longer matches role=agent and should lose its pod", b.Name)
 }
 
 func TestMyDaemonSetRunsOnePodOnEveryReadyNode(t *testing.T) {
@@ -231,10 +220,7 @@ func TestMyDaemonSetRunsOnePodOnEveryReadyNode(t *testing.T) {
 	c := createNode(g, ns, "c", false, nil)
 	mds := create(g, newMyDaemonSet(ns, "agent", nil))
 
-	g.Eventually(func(g Gomega) {
-		g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(names(a, b)),
-			"one pod on each Ready node that matches, none on the NotReady node %s", c.Name)
-	}).Should(Succeed())
+	waitForPodsOn(g, mds, names(a, b), "one pod on each Ready node that matches, none on the NotReady node %s", c.Name)
 	for _, pod := range daemonPodsOf(g, mds) {
 		g.Expect(pod.Name).To(Equal("agent-"+pod.Spec.NodeName), "the pod's name comes from its node")
 		g.Expect(pod.Labels).To(HaveKeyWithValue(MyDaemonSetLabel, "agent"))
@@ -248,10 +234,7 @@ func TestMyDaemonSetRunsOnePodOnEveryReadyNode(t *testing.T) {
 	// A node that becomes Ready is an update of the node, not of the MyDaemonSet or its
 	// pods: only the watch of the nodes brings the controller back.
 	setNodeReady(g, c, corev1.ConditionTrue)
-	g.Eventually(func(g Gomega) {
-		g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(names(a, b, c)),
-			"node %s became Ready and should get a pod", c.Name)
-	}).Should(Succeed())
+	waitForPodsOn(g, mds, names(a, b, c), "node %s became Ready and should get a pod", c.Name)
 }
 
 func TestMyDaemonSetRespectsTheNodeSelector(t *testing.T) {
@@ -262,9 +245,7 @@ func TestMyDaemonSetRespectsTheNodeSelector(t *testing.T) {
 	createNode(g, ns, "plain", true, nil)
 	mds := create(g, newMyDaemonSet(ns, "cache", map[string]string{"disk": "ssd"}))
 
-	g.Eventually(func(g Gomega) {
-		g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(names(ssd)), "only the node labelled disk=ssd matches")
-	}).Should(Succeed())
+	waitForPodsOn(g, mds, names(ssd), "only the node labelled disk=ssd matches")
 }
 
 // A pod bound through spec.nodeName skips the scheduler and its taint checks: the
@@ -280,9 +261,7 @@ func TestMyDaemonSetRespectsTaints(t *testing.T) {
 	})
 	plain := createNode(g, ns, "plain", true, nil)
 	mds := create(g, newMyDaemonSet(ns, "agent", nil))
-	g.Eventually(func(g Gomega) {
-		g.Expect(nodeNames(daemonPodsOf(g, mds))).To(ConsistOf(names(plain)))
-	}).Should(Succeed(), "an untolerated NoSchedule taint keeps a new pod away")
+	waitForPodsOn(g, mds, names(plain), "an untolerated NoSchedule taint keeps a new pod away")
 	// The pass writes the status after its creates: wait for it too.
 	g.Eventually(func(g Gomega) {
 		g.Expect(latestMyDaemonSet(g, mds).Status.DesiredNumberScheduled).To(BeEquivalentTo(1), "status.desiredNumberScheduled")
@@ -311,9 +290,7 @@ func TestMyDaemonSetRespectsTaints(t *testing.T) {
 	patchNode(g, plain, func(n *corev1.Node) {
 		n.Spec.Taints = []corev1.Taint{{Key: "example.com/maintenance", Effect: corev1.TaintEffectNoExecute}}
 	})
-	g.Eventually(func(g Gomega) {
-		g.Expect(nodeNames(daemonPodsOf(g, mds))).To(ConsistOf(names(dedicated)))
-	}).Should(Succeed(), "an untolerated NoExecute taint means no pod on the node")
+	waitForPodsOn(g, mds, names(dedicated), "an untolerated NoExecute taint means no pod on the node")
 	removeTerminatingPods(g, ns)
 	g.Consistently(func(g Gomega) {
 		g.Expect(nodeNames(daemonPodsOf(g, mds))).To(ConsistOf(names(dedicated)))
@@ -329,7 +306,7 @@ func TestANodeUnderPressureStillGetsItsPod(t *testing.T) {
 	ns := env.Namespace(t)
 	node := createNode(g, ns, "a", true, nil)
 	mds := create(g, newMyDaemonSet(ns, "agent", nil))
-	g.Eventually(func(g Gomega) { g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(names(node))) }).Should(Succeed())
+	waitForPodsOn(g, mds, names(node))
 
 	patchNode(g, node, func(n *corev1.Node) {
 		n.Spec.Taints = []corev1.Taint{{Key: corev1.TaintNodeMemoryPressure, Effect: corev1.TaintEffectNoSchedule}}
@@ -513,10 +490,8 @@ func TestAnOwnPodWithoutTheLabelIsAdopted(t *testing.T) {
 	// Nor may the adoption hold the controller up afterwards: the next node gets its pod
 	// within seconds too.
 	next := createNode(g, ns, "b", true, nil)
-	g.Eventually(func(g Gomega) {
-		g.Expect(nodeNames(daemonPodsOf(g, mds))).To(Equal(names(node, next)), "the new node %s should get its pod "+
-			"within seconds of the adoption: if not, the pass that found the pod ours expected a create the cache "+
-			"will never show (the UID of the pod it sent, which is empty), and every pass waits for the "+
-			"expectations' timeout of a minute", next.Name)
-	}).Should(Succeed())
+	waitForPodsOn(g, mds, names(node, next), "the new node %s should get its pod "+
+		"within seconds of the adoption: if not, the pass that found the pod ours expected a create the cache "+
+		"will never show (the UID of the pod it sent, which is empty), and every pass waits for the "+
+		"expectations' timeout of a minute", next.Name)
 }
