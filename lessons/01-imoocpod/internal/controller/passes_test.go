@@ -21,27 +21,31 @@ func requestFor(obj client.Object) ctrl.Request {
 }
 
 // cachedPods lists the pods of ip's namespace as the manager's cache shows them.
-func cachedPods(g Gomega, cache client.Reader, ip *appsv1.ImoocPod) []corev1.Pod {
+func cachedPods(g Gomega, ip *appsv1.ImoocPod) []corev1.Pod {
 	var pods corev1.PodList
-	g.Expect(cache.List(env.Context(), &pods, client.InNamespace(ip.Namespace))).To(Succeed())
+	g.Expect(env.Manager().GetClient().List(env.Context(), &pods, client.InNamespace(ip.Namespace))).To(Succeed())
 	return pods.Items
 }
 
 // cachedImoocPod reads ip as the manager's cache shows it.
-func cachedImoocPod(g Gomega, cache client.Reader, ip *appsv1.ImoocPod) *appsv1.ImoocPod {
+func cachedImoocPod(g Gomega, ip *appsv1.ImoocPod) *appsv1.ImoocPod {
 	var cached appsv1.ImoocPod
-	g.Expect(cache.Get(env.Context(), client.ObjectKeyFromObject(ip), &cached)).To(Succeed())
+	g.Expect(env.Manager().GetClient().Get(env.Context(), client.ObjectKeyFromObject(ip), &cached)).To(Succeed())
 	return &cached
 }
 
-// waitUntilSettled waits until the cache's copy of ip has not changed for a second: the
-// running controller has written all it had to. That second is the wait's own, on top
-// of the controller's.
-func waitUntilSettled(g Gomega, cache client.Reader, ip *appsv1.ImoocPod) {
+// waitUntilSettled waits until the manager's cache shows the given number of pods in
+// ip's namespace and its copy of ip has not changed for a second: the cache has caught
+// up with the creates, and the running controller has written all it had to. That
+// second is the wait's own, on top of the controller's.
+func waitUntilSettled(g Gomega, ip *appsv1.ImoocPod, pods int) {
+	g.EventuallyWithOffset(1, func(g Gomega) {
+		g.Expect(len(cachedPods(g, ip))).To(Equal(pods), "pods in the cache")
+	}).Should(Succeed())
 	const quiet = time.Second
 	last := ""
 	g.Eventually(func(g Gomega) {
-		now := cachedImoocPod(g, cache, ip).ResourceVersion
+		now := cachedImoocPod(g, ip).ResourceVersion
 		same := now == last
 		last = now
 		g.Expect(same).To(BeTrue(), "ImoocPod %s should stop changing once the controller has nothing left to do", ip.Name)

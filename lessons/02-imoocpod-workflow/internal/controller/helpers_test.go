@@ -35,6 +35,12 @@ func newImoocPod(ns, name string, replicas int32) *appsv1.ImoocPod {
 	}
 }
 
+// create creates obj through the API server and returns it, as the API server stored it.
+func create[T client.Object](g Gomega, obj T) T {
+	g.ExpectWithOffset(1, env.Client().Create(env.Context(), obj)).To(Succeed())
+	return obj
+}
+
 // unmanaged hides ip from the running controller, for tests that run its passes
 // themselves.
 func unmanaged(ip *appsv1.ImoocPod) *appsv1.ImoocPod {

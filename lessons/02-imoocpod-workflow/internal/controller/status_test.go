@@ -92,8 +92,7 @@ func TestSetReadyConditionFollowsTheCounts(t *testing.T) {
 func TestAFailedPassReportsTheErrorAndDoesNotObserveTheSpec(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
-	ip := unmanaged(newImoocPod(env.Namespace(t), "failing", 2))
-	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
+	ip := create(g, unmanaged(newImoocPod(env.Namespace(t), "failing", 2)))
 	quota := errors.New("exceeded quota: pods")
 	broken := &ImoocPodReconciler{Client: &failingCreates{Client: env.Client(), err: quota}, Scheme: env.Scheme()}
 	working := &ImoocPodReconciler{Client: env.Client(), Scheme: env.Scheme()}
@@ -129,8 +128,7 @@ func TestAFailedPassReportsTheErrorAndDoesNotObserveTheSpec(t *testing.T) {
 func TestAPassThatFailsOnManyPodsStillReportsIt(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
-	ip := unmanaged(newImoocPod(env.Namespace(t), "many-failures", 40))
-	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
+	ip := create(g, unmanaged(newImoocPod(env.Namespace(t), "many-failures", 40)))
 	working := &ImoocPodReconciler{Client: env.Client(), Scheme: env.Scheme()}
 	_, err := working.Reconcile(ctx, requestFor(ip))
 	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass that creates the 40 pods")
@@ -154,8 +152,7 @@ func TestARetryThatReadsAStaleCopyStillClearsTheError(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	// No pod: the status does not depend on the counts.
-	ip := unmanaged(newImoocPod(env.Namespace(t), "stale-copy", 0))
-	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
+	ip := create(g, unmanaged(newImoocPod(env.Namespace(t), "stale-copy", 0)))
 	cache := &lateCache{Client: env.Client()}
 	r := &ImoocPodReconciler{Client: cache, APIReader: env.Client(), Scheme: env.Scheme()}
 
@@ -194,8 +191,7 @@ func TestARetryThatReadsAStaleCopyStillClearsTheError(t *testing.T) {
 func TestTheStatusHoldsCountsOfZero(t *testing.T) {
 	g := NewWithT(t)
 	// An ImoocPod without pods.
-	ip := newImoocPod(env.Namespace(t), "zero", 0)
-	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
+	ip := create(g, newImoocPod(env.Namespace(t), "zero", 0))
 	env.ExpectStatusCountsOfZero(g, ip, "replicas", "readyReplicas")
 }
 
@@ -203,8 +199,7 @@ func TestTheStatusHoldsCountsOfZero(t *testing.T) {
 func TestTheScaleSubresource(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
-	ip := newImoocPod(env.Namespace(t), "scale", 2)
-	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
+	ip := create(g, newImoocPod(env.Namespace(t), "scale", 2))
 
 	var scale autoscalingv1.Scale
 	g.Expect(testenv.ErrorText(env.Client().SubResource("scale").Get(ctx, ip, &scale))).To(BeEmpty(),
@@ -231,8 +226,7 @@ func TestTheScaleSubresource(t *testing.T) {
 
 func TestStatusCountsActiveAndReadyPods(t *testing.T) {
 	g := NewWithT(t)
-	ip := newImoocPod(env.Namespace(t), "status", 3)
-	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
+	ip := create(g, newImoocPod(env.Namespace(t), "status", 3))
 
 	g.Eventually(func(g Gomega) {
 		got := latest(g, ip)
@@ -261,9 +255,7 @@ func TestStatusCountsActiveAndReadyPods(t *testing.T) {
 
 func TestObservedGenerationFollowsTheSpec(t *testing.T) {
 	g := NewWithT(t)
-	ctx := env.Context()
-	ip := newImoocPod(env.Namespace(t), "generation", 1)
-	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
+	ip := create(g, newImoocPod(env.Namespace(t), "generation", 1))
 	g.Eventually(func(g Gomega) {
 		g.Expect(latest(g, ip).Status.ObservedGeneration).To(BeEquivalentTo(1),
 			"status.observedGeneration should reach metadata.generation once a pass has succeeded")
@@ -288,8 +280,7 @@ func TestReadyConditionSaysWhatAPassFound(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	r := &ImoocPodReconciler{Client: env.Client(), Scheme: env.Scheme()}
-	ip := unmanaged(newImoocPod(env.Namespace(t), "passes", 3))
-	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
+	ip := create(g, unmanaged(newImoocPod(env.Namespace(t), "passes", 3)))
 	pass := func() *appsv1.ImoocPod {
 		t.Helper()
 		_, err := r.Reconcile(ctx, requestFor(ip))
@@ -323,17 +314,15 @@ func TestReadyConditionSaysWhatAPassFound(t *testing.T) {
 // no pod, and not the status either.
 func TestAnIdlePassLeavesTheStatusAlone(t *testing.T) {
 	g := NewWithT(t)
-	ip := newImoocPod(env.Namespace(t), "idle-status", 3)
-	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
+	ip := create(g, newImoocPod(env.Namespace(t), "idle-status", 3))
 	waitForPods(g, ip, 3)
 
-	cache := env.Manager().GetClient()
 	idlePass := idlePasses(t, g, ip)
 	// Let the cache catch up with the creates and with the status they lead to, as it
 	// does between two events.
 	g.Eventually(func(g Gomega) {
-		g.Expect(len(cachedPods(g, cache, ip))).To(Equal(3), "pods in the cache")
-		cached := cachedImoocPod(g, cache, ip)
+		g.Expect(len(cachedPods(g, ip))).To(Equal(3), "pods in the cache")
+		cached := cachedImoocPod(g, ip)
 		g.Expect(cached.Status.Replicas).To(BeEquivalentTo(3), "status.replicas should count the 3 pods")
 		g.Expect(cached.Status.ObservedGeneration).To(Equal(cached.Generation),
 			"status.observedGeneration should reach metadata.generation")
@@ -344,8 +333,8 @@ func TestAnIdlePassLeavesTheStatusAlone(t *testing.T) {
 		env.MarkReady(g, ip.Namespace, pod.Name)
 	}
 	g.Eventually(func(g Gomega) {
-		g.Expect(readyCount(cachedPods(g, cache, ip))).To(Equal(3), "ready pods in the cache")
-		g.Expect(cachedImoocPod(g, cache, ip).Status.ReadyReplicas).To(BeEquivalentTo(3),
+		g.Expect(readyCount(cachedPods(g, ip))).To(Equal(3), "ready pods in the cache")
+		g.Expect(cachedImoocPod(g, ip).Status.ReadyReplicas).To(BeEquivalentTo(3),
 			"status.readyReplicas should count the 3 ready pods: each pass should start counting from zero, "+
 				"not add to the last pass's count")
 	}).Should(Succeed())
@@ -365,8 +354,7 @@ func TestTheManagersRoleAllowsAWholePass(t *testing.T) {
 	asManager := env.AsManager(t, filepath.Join("..", "..", "config", "rbac", "role.yaml"), &appsv1.ImoocPodList{}, &corev1.PodList{})
 
 	r := &ImoocPodReconciler{Client: asManager, Scheme: env.Scheme()}
-	ip := unmanaged(newImoocPod(ns, "rbac", 2))
-	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
+	ip := create(g, unmanaged(newImoocPod(ns, "rbac", 2)))
 	passes := func(what string) {
 		for pass := range 2 {
 			_, err := r.Reconcile(ctx, requestFor(ip))

@@ -22,8 +22,7 @@ func TestNewPodIsControlledByTheImoocPod(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	r := &ImoocPodReconciler{Client: env.Client(), Scheme: env.Scheme()}
-	ip := unmanaged(newImoocPod(env.Namespace(t), "web", 3))
-	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
+	ip := create(g, unmanaged(newImoocPod(env.Namespace(t), "web", 3)))
 
 	pod, err := r.newPod(ip)
 	if err != nil {
@@ -134,8 +133,7 @@ func TestOnePassScalesTheWholeDifference(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
 	r := &ImoocPodReconciler{Client: env.Client(), Scheme: env.Scheme()}
-	ip := unmanaged(newImoocPod(env.Namespace(t), "batch", 40))
-	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
+	ip := create(g, unmanaged(newImoocPod(env.Namespace(t), "batch", 40)))
 
 	result, err := r.Reconcile(ctx, requestFor(ip))
 	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass's error")
@@ -159,8 +157,7 @@ func TestStaleCacheNeverCreatesTooMany(t *testing.T) {
 	ctx := env.Context()
 	stale := &testenv.FrozenPodList{Client: env.Client()}
 	r := &ImoocPodReconciler{Client: stale, Scheme: env.Scheme()}
-	ip := unmanaged(newImoocPod(env.Namespace(t), "stale", 5))
-	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
+	ip := create(g, unmanaged(newImoocPod(env.Namespace(t), "stale", 5)))
 
 	for pass := range 3 {
 		_, err := r.Reconcile(ctx, requestFor(ip))
@@ -181,8 +178,7 @@ func TestAnImoocPodCreatedAgainDoesNotWaitForThePodsOfTheFirst(t *testing.T) {
 	ctx := env.Context()
 	ns := env.Namespace(t)
 	r := &ImoocPodReconciler{Client: &testenv.FrozenPodList{Client: env.Client()}, Scheme: env.Scheme()}
-	first := unmanaged(newImoocPod(ns, "again", 2))
-	g.Expect(env.Client().Create(ctx, first)).To(Succeed())
+	first := create(g, unmanaged(newImoocPod(ns, "again", 2)))
 	_, err := r.Reconcile(ctx, requestFor(first))
 	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the first ImoocPod's pass")
 	// envtest runs no garbage collector: the test deletes the pods, as it would.
@@ -191,8 +187,7 @@ func TestAnImoocPodCreatedAgainDoesNotWaitForThePodsOfTheFirst(t *testing.T) {
 	}
 	g.Expect(env.Client().Delete(ctx, first)).To(Succeed())
 
-	second := unmanaged(newImoocPod(ns, "again", 2))
-	g.Expect(env.Client().Create(ctx, second)).To(Succeed())
+	second := create(g, unmanaged(newImoocPod(ns, "again", 2)))
 	result, err := r.Reconcile(ctx, requestFor(second))
 	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the second ImoocPod's pass")
 	g.Expect(podsOf(g, second)).To(HaveLen(2), "pods of the ImoocPod created again, after its first pass "+
@@ -202,18 +197,13 @@ func TestAnImoocPodCreatedAgainDoesNotWaitForThePodsOfTheFirst(t *testing.T) {
 
 func TestIdlePassWritesNothing(t *testing.T) {
 	g := NewWithT(t)
-	ip := newImoocPod(env.Namespace(t), "idle", 3)
-	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
+	ip := create(g, newImoocPod(env.Namespace(t), "idle", 3))
 	waitForPods(g, ip, 3)
 
-	cache := env.Manager().GetClient()
-	idlePass := idlePasses(t, g, ip)
 	// Let the cache catch up with the creates, as it does between two events, and the
 	// running controller finish what they start.
-	g.Eventually(func(g Gomega) {
-		g.Expect(len(cachedPods(g, cache, ip))).To(Equal(3), "pods in the cache")
-	}).Should(Succeed())
-	waitUntilSettled(g, cache, ip)
+	waitUntilSettled(g, ip, 3)
+	idlePass := idlePasses(t, g, ip)
 	idlePass("3 pods, none ready")
 }
 
@@ -222,8 +212,7 @@ func TestIdlePassWritesNothing(t *testing.T) {
 
 func TestCreatesPodsOwnedByTheImoocPod(t *testing.T) {
 	g := NewWithT(t)
-	ip := newImoocPod(env.Namespace(t), "web", 3)
-	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
+	ip := create(g, newImoocPod(env.Namespace(t), "web", 3))
 
 	for _, pod := range waitForPods(g, ip, 3) {
 		g.Expect(pod.Labels).To(HaveKeyWithValue(NameLabel, "web"), "pod %s should carry the %s label", pod.Name, NameLabel)
@@ -247,8 +236,7 @@ func TestLeavesOtherPodsAlone(t *testing.T) {
 	g.Expect(env.Client().Create(ctx, orphan)).To(Succeed())
 	g.Expect(env.Client().Create(ctx, foreign)).To(Succeed())
 
-	ip := newImoocPod(ns, "shared", 1)
-	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
+	ip := create(g, newImoocPod(ns, "shared", 1))
 	g.Eventually(func(g Gomega) {
 		g.Expect(len(podsOf(g, ip))).To(Equal(1), "pods the ImoocPod does not control should not count")
 	}).Should(Succeed())
@@ -264,8 +252,7 @@ func TestLeavesOtherPodsAlone(t *testing.T) {
 
 func TestReplacesAPodDeletedBySomeoneElse(t *testing.T) {
 	g := NewWithT(t)
-	ip := newImoocPod(env.Namespace(t), "replace", 2)
-	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
+	ip := create(g, newImoocPod(env.Namespace(t), "replace", 2))
 	victim := waitForPods(g, ip, 2)[0]
 
 	g.Expect(env.Client().Delete(env.Context(), &victim)).To(Succeed())
@@ -283,8 +270,7 @@ func TestReplacesAPodDeletedBySomeoneElse(t *testing.T) {
 func TestReplacesATerminatingPod(t *testing.T) {
 	g := NewWithT(t)
 	ctx := env.Context()
-	ip := newImoocPod(env.Namespace(t), "terminating", 2)
-	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
+	ip := create(g, newImoocPod(env.Namespace(t), "terminating", 2))
 	held := waitForPods(g, ip, 2)[0]
 
 	deleteHeld(t, g, &held)
@@ -299,8 +285,7 @@ func TestReplacesATerminatingPod(t *testing.T) {
 
 func TestReplacesFinishedPods(t *testing.T) {
 	g := NewWithT(t)
-	ip := newImoocPod(env.Namespace(t), "finished", 2)
-	g.Expect(env.Client().Create(env.Context(), ip)).To(Succeed())
+	ip := create(g, newImoocPod(env.Namespace(t), "finished", 2))
 	done := waitForPods(g, ip, 2)[0]
 
 	done.Status.Phase = corev1.PodFailed
@@ -320,9 +305,7 @@ func TestReplacesFinishedPods(t *testing.T) {
 
 func TestScaleDownKeepsTheReadyPods(t *testing.T) {
 	g := NewWithT(t)
-	ctx := env.Context()
-	ip := newImoocPod(env.Namespace(t), "scaledown", 4)
-	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
+	ip := create(g, newImoocPod(env.Namespace(t), "scaledown", 4))
 	ready := podNames(waitForPods(g, ip, 4)[:2])
 	// envtest runs no kubelet: play its part for two pods.
 	for _, name := range ready {

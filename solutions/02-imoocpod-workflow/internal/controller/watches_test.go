@@ -95,8 +95,7 @@ func TestFilteringSavesPassesThatFindNothingToDo(t *testing.T) {
 	ns := env.Namespace(t)
 	events := recordEvents(t, g, ns)
 
-	ip := newImoocPod(ns, "filtered", 5)
-	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
+	ip := create(g, newImoocPod(ns, "filtered", 5))
 	g.Eventually(func(g Gomega) {
 		g.Expect(latest(g, ip).Status.Replicas).To(BeEquivalentTo(5), "status.replicas")
 	}).Should(Succeed())
@@ -142,8 +141,7 @@ func TestTheControllerRunsWithItsOptionsAndFilters(t *testing.T) {
 		"the controller's workers: SetupWithManager should give it r.MaxConcurrentReconciles (WithOptions)")
 
 	ctx := env.Context()
-	ip := newImoocPod(env.Namespace(t), "options", 2)
-	g.Expect(env.Client().Create(ctx, ip)).To(Succeed())
+	ip := create(g, newImoocPod(env.Namespace(t), "options", 2))
 	pods := waitForPods(g, ip, 2)
 	for _, pod := range pods {
 		env.MarkReady(g, ip.Namespace, pod.Name)
@@ -155,7 +153,6 @@ func TestTheControllerRunsWithItsOptionsAndFilters(t *testing.T) {
 	// Annotations change nothing a pass reads: once the manager's cache has them, and a
 	// second more, no pass has run for them. A pass of another test's ImoocPod may run
 	// meanwhile, so a try with passes is tried again.
-	cache := env.Manager().GetClient()
 	try := 0
 	g.Eventually(func(g Gomega) {
 		try++
@@ -165,10 +162,10 @@ func TestTheControllerRunsWithItsOptionsAndFilters(t *testing.T) {
 			g.Expect(env.Client().Patch(ctx, obj, client.RawPatch("application/merge-patch+json", []byte(value)))).To(Succeed())
 		}
 		g.Eventually(func(g Gomega) {
-			for _, pod := range cachedPods(g, cache, ip) {
+			for _, pod := range cachedPods(g, ip) {
 				g.Expect(pod.Annotations).To(HaveKeyWithValue("workshop.dev/touched", fmt.Sprint(try)), "the cached pod %s", pod.Name)
 			}
-			g.Expect(cachedImoocPod(g, cache, ip).Annotations).To(HaveKeyWithValue("workshop.dev/touched", fmt.Sprint(try)))
+			g.Expect(cachedImoocPod(g, ip).Annotations).To(HaveKeyWithValue("workshop.dev/touched", fmt.Sprint(try)))
 		}).Should(Succeed())
 		time.Sleep(time.Second)
 		g.Expect(controllerMetric(g, "controller_runtime_reconcile_total")-before).To(BeZero(), "passes after annotating "+
