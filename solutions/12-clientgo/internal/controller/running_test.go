@@ -19,7 +19,7 @@ import (
 func TestCreatesPodsOwnedByTheImoocPod(t *testing.T) {
 	running(t)
 	g := NewWithT(t)
-	ip := createImoocPod(g, newImoocPod(env.Namespace(t), "web", 3))
+	ip := create(g, newImoocPod(env.Namespace(t), "web", 3))
 
 	for _, pod := range waitForPods(g, ip, 3) {
 		g.Expect(pod.Labels).To(HaveKeyWithValue(NameLabel, "web"), "pod %s should carry the %s label", pod.Name, NameLabel)
@@ -44,7 +44,7 @@ func TestLeavesOtherPodsAlone(t *testing.T) {
 	g.Expect(env.Client().Create(ctx, orphan)).To(Succeed())
 	g.Expect(env.Client().Create(ctx, foreign)).To(Succeed())
 
-	ip := createImoocPod(g, newImoocPod(ns, "shared", 1))
+	ip := create(g, newImoocPod(ns, "shared", 1))
 	g.Eventually(func(g Gomega) {
 		g.Expect(len(podsOf(g, ip))).To(Equal(1), "pods the ImoocPod does not control should not count")
 	}).Should(Succeed())
@@ -61,7 +61,7 @@ func TestLeavesOtherPodsAlone(t *testing.T) {
 func TestReplacesAPodDeletedBySomeoneElse(t *testing.T) {
 	running(t)
 	g := NewWithT(t)
-	ip := createImoocPod(g, newImoocPod(env.Namespace(t), "replace", 2))
+	ip := create(g, newImoocPod(env.Namespace(t), "replace", 2))
 	victim := waitForPods(g, ip, 2)[0]
 
 	g.Expect(env.Client().Delete(env.Context(), &victim)).To(Succeed())
@@ -79,7 +79,7 @@ func TestReplacesAPodDeletedBySomeoneElse(t *testing.T) {
 func TestReplacesATerminatingPod(t *testing.T) {
 	running(t)
 	g := NewWithT(t)
-	ip := createImoocPod(g, newImoocPod(env.Namespace(t), "terminating", 2))
+	ip := create(g, newImoocPod(env.Namespace(t), "terminating", 2))
 	held := waitForPods(g, ip, 2)[0]
 
 	deleteHeld(t, g, &held)
@@ -93,7 +93,7 @@ func TestReplacesATerminatingPod(t *testing.T) {
 func TestReplacesFinishedPods(t *testing.T) {
 	running(t)
 	g := NewWithT(t)
-	ip := createImoocPod(g, newImoocPod(env.Namespace(t), "finished", 2))
+	ip := create(g, newImoocPod(env.Namespace(t), "finished", 2))
 	done := waitForPods(g, ip, 2)[0]
 
 	done.Status.Phase = corev1.PodFailed
@@ -113,7 +113,7 @@ func TestReplacesFinishedPods(t *testing.T) {
 func TestScaleDownKeepsTheReadyPods(t *testing.T) {
 	running(t)
 	g := NewWithT(t)
-	ip := createImoocPod(g, newImoocPod(env.Namespace(t), "scaledown", 4))
+	ip := create(g, newImoocPod(env.Namespace(t), "scaledown", 4))
 	ready := podNames(waitForPods(g, ip, 4)[:2])
 	// envtest runs no kubelet: play its part for two pods.
 	for _, name := range ready {
@@ -134,7 +134,7 @@ func TestScaleDownKeepsTheReadyPods(t *testing.T) {
 func TestStatusCountsActiveAndReadyPods(t *testing.T) {
 	running(t)
 	g := NewWithT(t)
-	ip := createImoocPod(g, newImoocPod(env.Namespace(t), "status", 3))
+	ip := create(g, newImoocPod(env.Namespace(t), "status", 3))
 
 	g.Eventually(func(g Gomega) {
 		got := latest(g, ip)
@@ -160,7 +160,7 @@ func TestStatusCountsActiveAndReadyPods(t *testing.T) {
 func TestObservedGenerationFollowsTheSpec(t *testing.T) {
 	running(t)
 	g := NewWithT(t)
-	ip := createImoocPod(g, newImoocPod(env.Namespace(t), "generation", 1))
+	ip := create(g, newImoocPod(env.Namespace(t), "generation", 1))
 	g.Eventually(func(g Gomega) {
 		g.Expect(latest(g, ip).Status.ObservedGeneration).To(BeEquivalentTo(1), "status.observedGeneration")
 	}).Should(Succeed())
@@ -183,7 +183,7 @@ func TestTheScaleSubresource(t *testing.T) {
 	running(t)
 	g := NewWithT(t)
 	ctx := env.Context()
-	ip := createImoocPod(g, newImoocPod(env.Namespace(t), "scale", 2))
+	ip := create(g, newImoocPod(env.Namespace(t), "scale", 2))
 	g.Eventually(func(g Gomega) {
 		g.Expect(latest(g, ip).Status.Replicas).To(BeEquivalentTo(2), "status.replicas")
 	}).Should(Succeed())

@@ -55,12 +55,6 @@ func running(t *testing.T) {
 	})
 }
 
-// createImoocPod creates ip in the API server and returns it.
-func createImoocPod(g Gomega, ip *appsv1.ImoocPod) *appsv1.ImoocPod {
-	g.ExpectWithOffset(1, env.Client().Create(env.Context(), ip)).To(Succeed())
-	return ip
-}
-
 type testControllerOptions struct {
 	// namespace limits the informers to one namespace; "" watches them all.
 	namespace string

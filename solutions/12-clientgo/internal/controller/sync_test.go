@@ -21,7 +21,7 @@ import (
 
 func TestOnePassScalesTheWholeDifference(t *testing.T) {
 	g := NewWithT(t)
-	ip := createImoocPod(g, unmanaged(newImoocPod(env.Namespace(t), "batch", 40)))
+	ip := create(g, unmanaged(newImoocPod(env.Namespace(t), "batch", 40)))
 	c := newTestController(t, env.Config(), testControllerOptions{namespace: ip.Namespace, startPods: true})
 
 	passSucceeds(g, c, ip, 0, "the pass's error")
@@ -37,7 +37,7 @@ func TestOnePassScalesTheWholeDifference(t *testing.T) {
 // cache that never shows the pass's own creates.
 func TestStaleCacheNeverCreatesTooMany(t *testing.T) {
 	g := NewWithT(t)
-	ip := createImoocPod(g, unmanaged(newImoocPod(env.Namespace(t), "stale", 5)))
+	ip := create(g, unmanaged(newImoocPod(env.Namespace(t), "stale", 5)))
 	c := newTestController(t, env.Config(), testControllerOptions{namespace: ip.Namespace, startPods: false})
 
 	for i := range 3 {
@@ -50,7 +50,7 @@ func TestStaleCacheNeverCreatesTooMany(t *testing.T) {
 
 func TestIdlePassWritesNothing(t *testing.T) {
 	g := NewWithT(t)
-	ip := createImoocPod(g, unmanaged(newImoocPod(env.Namespace(t), "idle", 3)))
+	ip := create(g, unmanaged(newImoocPod(env.Namespace(t), "idle", 3)))
 	var writes atomic.Int64
 	c := newTestController(t, countWrites(env.Config(), &writes), testControllerOptions{namespace: ip.Namespace, startPods: true})
 	passSucceeds(g, c, ip, 0, "the pass that creates the pods")
@@ -83,7 +83,7 @@ func TestIdlePassWritesNothing(t *testing.T) {
 
 func TestReadyConditionSaysWhatAPassFound(t *testing.T) {
 	g := NewWithT(t)
-	ip := createImoocPod(g, unmanaged(newImoocPod(env.Namespace(t), "passes", 3)))
+	ip := create(g, unmanaged(newImoocPod(env.Namespace(t), "passes", 3)))
 	c := newTestController(t, env.Config(), testControllerOptions{namespace: ip.Namespace, startPods: true})
 
 	passSucceeds(g, c, ip, 0, "the first pass")
@@ -110,7 +110,7 @@ func TestReadyConditionSaysWhatAPassFound(t *testing.T) {
 // write, and nothing corrects the status afterwards.
 func TestAPassThatReadsAStaleCopyStillWritesTheStatus(t *testing.T) {
 	g := NewWithT(t)
-	ip := createImoocPod(g, unmanaged(newImoocPod(env.Namespace(t), "stale-copy", 2)))
+	ip := create(g, unmanaged(newImoocPod(env.Namespace(t), "stale-copy", 2)))
 	c := newTestController(t, env.Config(), testControllerOptions{namespace: ip.Namespace, startPods: true})
 	passSucceeds(g, c, ip, 0, "the pass that creates the pods")
 	for _, pod := range podsOf(g, ip) {
@@ -190,7 +190,7 @@ func waitForReadyInCache(g Gomega, c *Controller, ns string, n int) {
 func TestAFailedPassReportsTheErrorAndDoesNotObserveTheSpec(t *testing.T) {
 	g := NewWithT(t)
 	const quota = "exceeded quota: pods"
-	ip := createImoocPod(g, unmanaged(newImoocPod(env.Namespace(t), "failing", 2)))
+	ip := create(g, unmanaged(newImoocPod(env.Namespace(t), "failing", 2)))
 	broken := newTestController(t, refusePodCreates(env.Config(), quota), testControllerOptions{namespace: ip.Namespace, startPods: true})
 	working := newTestController(t, env.Config(), testControllerOptions{namespace: ip.Namespace, startPods: true})
 
@@ -210,7 +210,7 @@ func TestAFailedPassReportsTheErrorAndDoesNotObserveTheSpec(t *testing.T) {
 // before wrote it, just when it is wrong.
 func TestAPassThatFailsOnManyPodsStillReportsIt(t *testing.T) {
 	g := NewWithT(t)
-	ip := createImoocPod(g, unmanaged(newImoocPod(env.Namespace(t), "many-failures", 40)))
+	ip := create(g, unmanaged(newImoocPod(env.Namespace(t), "many-failures", 40)))
 	working := newTestController(t, env.Config(), testControllerOptions{namespace: ip.Namespace, startPods: true})
 	broken := newTestController(t, refusePodDeletes(env.Config()), testControllerOptions{namespace: ip.Namespace, startPods: true})
 	passSucceeds(g, working, ip, 0, "the pass that creates the 40 pods")
