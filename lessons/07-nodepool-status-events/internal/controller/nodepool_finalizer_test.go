@@ -29,7 +29,7 @@ func TestNodePoolGetsTheFinalizer(t *testing.T) {
 // `go test -run TestAPoolBeingDeletedGivesNothing ./internal/controller` runs it alone.
 func TestAPoolBeingDeletedGivesNothingToItsMembers(t *testing.T) {
 	g := NewWithT(t)
-	pool := poolWith("web", map[string]string{"pool.example/web": "1"},
+	pool := newNodePool("web", map[string]string{"pool.example/web": "1"},
 		corev1.Taint{Key: "pool.example/web", Effect: corev1.TaintEffectNoSchedule})
 	node := nodeWith("n1", map[string]string{poolMemberLabel("web"): "", "team": "blue"})
 	node, _ = withPool(node, pool)

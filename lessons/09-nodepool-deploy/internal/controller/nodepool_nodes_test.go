@@ -7,8 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
-
-	nodesv1 "github.com/kube-workshop/operator-workshop/lessons/09-nodepool-deploy/api/nodes/v1"
 )
 
 // The pure part of a pass: what withPool makes of one node, and the functions it is
@@ -73,7 +71,7 @@ func TestSetPoolTaintsKeepsEveryOtherTaintInItsPlace(t *testing.T) {
 
 func TestWithPoolGivesAMemberThePoolsLabelsAndTaints(t *testing.T) {
 	g := NewWithT(t)
-	pool := poolWith("gpu", map[string]string{"pool.example/gpu": "a100", "pool.example/tier": "1"},
+	pool := newNodePool("gpu", map[string]string{"pool.example/gpu": "a100", "pool.example/tier": "1"},
 		corev1.Taint{Key: "pool.example/gpu", Value: "true", Effect: corev1.TaintEffectNoSchedule})
 	// An admin's taint has the key of the pool's, and another effect: another taint.
 	node := nodeWith("n1", map[string]string{poolMemberLabel("gpu"): "", "team": "blue"},
@@ -104,7 +102,7 @@ func TestWithPoolGivesAMemberThePoolsLabelsAndTaints(t *testing.T) {
 
 func TestWithPoolRemovesOnlyWhatThePoolGaveAndNoLongerGives(t *testing.T) {
 	g := NewWithT(t)
-	before := poolWith("web", map[string]string{"pool.example/master": "8", "pool.example/test": "2"},
+	before := newNodePool("web", map[string]string{"pool.example/master": "8", "pool.example/test": "2"},
 		corev1.Taint{Key: "pool.example/web", Value: "a", Effect: corev1.TaintEffectNoSchedule},
 		corev1.Taint{Key: "pool.example/old", Effect: corev1.TaintEffectPreferNoSchedule})
 	node := nodeWith("n1", map[string]string{poolMemberLabel("web"): "", "team": "blue"},
@@ -114,7 +112,7 @@ func TestWithPoolRemovesOnlyWhatThePoolGaveAndNoLongerGives(t *testing.T) {
 	node.Labels["zone"] = "a"
 	node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: "maintenance", Effect: corev1.TaintEffectNoExecute})
 
-	after := poolWith("web", map[string]string{"pool.example/master": "10"},
+	after := newNodePool("web", map[string]string{"pool.example/master": "10"},
 		corev1.Taint{Key: "pool.example/web", Value: "b", Effect: corev1.TaintEffectNoSchedule})
 	// The pass that gave before's labels remembered them in the pool's status.
 	addListedKeys(after, sets.List(specKeys(before).labels), sets.List(specKeys(before).taints))
@@ -134,7 +132,7 @@ func TestWithPoolRemovesOnlyWhatThePoolGaveAndNoLongerGives(t *testing.T) {
 
 func TestWithPoolTakesEverythingBackFromANodeThatLeft(t *testing.T) {
 	g := NewWithT(t)
-	pool := poolWith("web", map[string]string{"pool.example/web": "1"},
+	pool := newNodePool("web", map[string]string{"pool.example/web": "1"},
 		corev1.Taint{Key: "pool.example/web", Effect: corev1.TaintEffectNoSchedule})
 	node := nodeWith("n1", map[string]string{poolMemberLabel("web"): "", "team": "blue"},
 		corev1.Taint{Key: "team", Effect: corev1.TaintEffectNoSchedule})
@@ -153,7 +151,7 @@ func TestWithPoolTakesEverythingBackFromANodeThatLeft(t *testing.T) {
 func TestWithPoolLeavesAKeyThatCarriesSomeoneElsesValue(t *testing.T) {
 	g := NewWithT(t)
 	admin := corev1.Taint{Key: "dedicated", Value: "admin", Effect: corev1.TaintEffectNoSchedule}
-	pool := poolWith("web", map[string]string{"team/tier": "pool", "zone": "b"},
+	pool := newNodePool("web", map[string]string{"team/tier": "pool", "zone": "b"},
 		corev1.Taint{Key: "dedicated", Value: "db", Effect: corev1.TaintEffectNoSchedule})
 	node := nodeWith("n1", map[string]string{poolMemberLabel("web"): "", "team/tier": "admin"}, admin)
 
@@ -174,7 +172,7 @@ func TestWithPoolLeavesAKeyThatCarriesSomeoneElsesValue(t *testing.T) {
 // theirs, and it stays when the node leaves.
 func TestWithPoolTakesBackOnlyWhatStillHasThePoolsValue(t *testing.T) {
 	g := NewWithT(t)
-	pool := poolWith("db", map[string]string{"team/tier": "db"}, noSchedule("dedicated", "db"))
+	pool := newNodePool("db", map[string]string{"team/tier": "db"}, noSchedule("dedicated", "db"))
 	node := nodeWith("n1", map[string]string{poolMemberLabel("db"): ""})
 	node, _ = withPool(node, pool)
 	g.Expect(node.Spec.Taints).To(Equal([]corev1.Taint{noSchedule("dedicated", "db")}))
@@ -199,9 +197,9 @@ func TestWithPoolTakesBackOnlyWhatStillHasThePoolsValue(t *testing.T) {
 
 func TestWithPoolLeavesAKeyToThePoolThatSetItFirst(t *testing.T) {
 	g := NewWithT(t)
-	first := poolWith("first", map[string]string{"shared": "1"},
+	first := newNodePool("first", map[string]string{"shared": "1"},
 		corev1.Taint{Key: "shared", Effect: corev1.TaintEffectNoSchedule})
-	second := poolWith("second", map[string]string{"shared": "2", "own": "yes"},
+	second := newNodePool("second", map[string]string{"shared": "2", "own": "yes"},
 		corev1.Taint{Key: "shared", Value: "2", Effect: corev1.TaintEffectNoSchedule})
 	node := nodeWith("n1", map[string]string{poolMemberLabel("first"): "", poolMemberLabel("second"): ""})
 	node, _ = withPool(node, first)
@@ -222,7 +220,7 @@ func TestWithPoolLeavesAKeyToThePoolThatSetItFirst(t *testing.T) {
 // pool treats it as empty and writes its own in its place.
 func TestWithPoolDropsARecordItCannotRead(t *testing.T) {
 	g := NewWithT(t)
-	pool := poolWith("web", map[string]string{"pool.example/web": "1"},
+	pool := newNodePool("web", map[string]string{"pool.example/web": "1"},
 		corev1.Taint{Key: "pool.example/web", Effect: corev1.TaintEffectNoSchedule})
 	node := nodeWith("n1", map[string]string{poolMemberLabel("web"): ""})
 	node.Annotations = map[string]string{poolRecordAnnotation("web"): "edited by hand"}
@@ -254,13 +252,6 @@ func TestConcernsPoolMembersAndTheNodesThatLeft(t *testing.T) {
 	g.Expect(concernsPool(left, "web")).To(BeTrue(),
 		"a node that left the pool still carries the pool's record, and must lose what the pool gave it")
 	g.Expect(concernsPool(other, "web")).To(BeFalse(), "a node with neither is none of the pool's business")
-}
-
-func poolWith(name string, labels map[string]string, taints ...corev1.Taint) *nodesv1.NodePool {
-	return &nodesv1.NodePool{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec:       nodesv1.NodePoolSpec{Labels: labels, Taints: taints, Handler: "runc"},
-	}
 }
 
 func nodeWith(name string, labels map[string]string, taints ...corev1.Taint) *corev1.Node {

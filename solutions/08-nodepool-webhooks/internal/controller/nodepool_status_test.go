@@ -256,7 +256,7 @@ func TestThePoolForgetsAKeyNoRecordLists(t *testing.T) {
 // leaves it (lesson 05), and its RuntimeClass's pods would never land there.
 func TestConflictsOnNamesSomeoneElsesValue(t *testing.T) {
 	g := NewWithT(t)
-	pool := poolWith("web", map[string]string{"team/tier": "pool", "zone": "b"}, noSchedule("dedicated", "db"))
+	pool := newNodePool("web", map[string]string{"team/tier": "pool", "zone": "b"}, noSchedule("dedicated", "db"))
 	node := nodeWith("n1", map[string]string{poolMemberLabel("web"): "", "team/tier": "admin", "zone": "b"},
 		noSchedule("dedicated", "admin"))
 	g.Expect(conflictsOn(node, pool)).To(Equal([]string{"label team/tier=admin", "taint dedicated=admin:NoSchedule"}),

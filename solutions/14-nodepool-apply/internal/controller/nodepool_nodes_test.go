@@ -6,8 +6,6 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/14-nodepool-apply/api/nodes/v1"
 )
 
 // The pure part of a pass: what withPool makes of one node, and the functions it is
@@ -51,7 +49,7 @@ func TestSetPoolTaintsKeepsEveryOtherTaintInItsPlace(t *testing.T) {
 // (applyPoolLabels), and the record lists only the taints.
 func TestWithPoolGivesAMemberThePoolsTaintsAndLeavesTheLabels(t *testing.T) {
 	g := NewWithT(t)
-	pool := poolWith("gpu", map[string]string{"pool.example/gpu": "a100"},
+	pool := newNodePool("gpu", map[string]string{"pool.example/gpu": "a100"},
 		corev1.Taint{Key: "pool.example/gpu", Value: "true", Effect: corev1.TaintEffectNoSchedule})
 	// An admin's taint has the key of the pool's, and another effect: another taint.
 	node := nodeWith("n1", map[string]string{poolMemberLabel("gpu"): "", "team": "blue"},
@@ -79,7 +77,7 @@ func TestWithPoolGivesAMemberThePoolsTaintsAndLeavesTheLabels(t *testing.T) {
 // without taints keeps no record at all: its labels are known by managedFields.
 func TestWithPoolDropsTheLabelsOfARecordOfLesson09(t *testing.T) {
 	g := NewWithT(t)
-	pool := poolWith("web", map[string]string{"pool.example/web": "1"})
+	pool := newNodePool("web", map[string]string{"pool.example/web": "1"})
 	node := nodeWith("n1", map[string]string{poolMemberLabel("web"): "", "pool.example/web": "1"})
 	node.Annotations = map[string]string{poolRecordAnnotation("web"): `{"labels":{"pool.example/web":"1"}}`}
 
@@ -92,7 +90,7 @@ func TestWithPoolDropsTheLabelsOfARecordOfLesson09(t *testing.T) {
 func TestWithPoolTakesTheTaintsBackFromANodeThatLeft(t *testing.T) {
 	g := NewWithT(t)
 	admin := noSchedule("dedicated", "admin")
-	pool := poolWith("web", nil, corev1.Taint{Key: "pool.example/web", Effect: corev1.TaintEffectNoSchedule}, noSchedule("dedicated", "db"))
+	pool := newNodePool("web", nil, corev1.Taint{Key: "pool.example/web", Effect: corev1.TaintEffectNoSchedule}, noSchedule("dedicated", "db"))
 	node := nodeWith("n1", map[string]string{poolMemberLabel("web"): ""}, admin)
 	node, _ = withPool(node, pool)
 	g.Expect(node.Spec.Taints).To(Equal([]corev1.Taint{admin, {Key: "pool.example/web", Effect: corev1.TaintEffectNoSchedule}}),
@@ -109,7 +107,7 @@ func TestWithPoolTakesTheTaintsBackFromANodeThatLeft(t *testing.T) {
 // must not stop the pool for ever. The pool treats it as empty.
 func TestWithPoolDropsARecordItCannotRead(t *testing.T) {
 	g := NewWithT(t)
-	pool := poolWith("web", nil, corev1.Taint{Key: "pool.example/web", Effect: corev1.TaintEffectNoSchedule})
+	pool := newNodePool("web", nil, corev1.Taint{Key: "pool.example/web", Effect: corev1.TaintEffectNoSchedule})
 	node := nodeWith("n1", map[string]string{poolMemberLabel("web"): ""})
 	node.Annotations = map[string]string{poolRecordAnnotation("web"): "edited by hand"}
 
@@ -134,13 +132,6 @@ func TestConcernsPoolMembersAndTheNodesThatLeft(t *testing.T) {
 	g.Expect(concernsPool(tainted, "web")).To(BeTrue(), "a node with the pool's record of taints has left, and must lose them")
 	g.Expect(concernsPool(labelled, "web")).To(BeTrue(), "a node on which the pool's field manager owns labels has left, and must lose them")
 	g.Expect(concernsPool(other, "web")).To(BeFalse(), "a node with neither is none of the pool's business")
-}
-
-func poolWith(name string, labels map[string]string, taints ...corev1.Taint) *nodesv1.NodePool {
-	return &nodesv1.NodePool{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec:       nodesv1.NodePoolSpec{Labels: labels, Taints: taints, Handler: "runc"},
-	}
 }
 
 func nodeWith(name string, labels map[string]string, taints ...corev1.Taint) *corev1.Node {
