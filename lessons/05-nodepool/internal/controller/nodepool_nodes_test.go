@@ -5,7 +5,6 @@ import (
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // The pure part of a pass: what withPool makes of one node, and the functions it is
@@ -249,11 +248,4 @@ func TestConcernsPoolMembersAndTheNodesThatLeft(t *testing.T) {
 	g.Expect(concernsPool(left, "web")).To(BeTrue(),
 		"a node that left the pool still carries the pool's record, and must lose what the pool gave it")
 	g.Expect(concernsPool(other, "web")).To(BeFalse(), "a node with neither is none of the pool's business")
-}
-
-func nodeWith(name string, labels map[string]string, taints ...corev1.Taint) *corev1.Node {
-	return &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
-		Spec:       corev1.NodeSpec{Taints: taints},
-	}
 }

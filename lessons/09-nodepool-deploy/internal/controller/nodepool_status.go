@@ -308,8 +308,7 @@ func (r *NodePoolReconciler) reportDroppedRecords(pool *nodesv1.NodePool, nodes 
 // tier=1 (pool gold)", naming the pool whose record gives that value, if any. A key
 // that carries the pool's value, whoever set it, is no conflict.
 func conflictsOn(node *corev1.Node, pool *nodesv1.NodePool) []string {
-	record, _, _ := readPoolRecord(node, pool.Name) // an unreadable one holds nothing
-	held := record.within(listedKeys(pool)).heldOn(node)
+	held, _ := heldRecord(node, pool)
 	var conflicts []string
 	for _, key := range slices.Sorted(maps.Keys(pool.Spec.Labels)) {
 		value, carried := node.Labels[key]

@@ -41,6 +41,15 @@ func newNodePool(name string, labels map[string]string, taints ...corev1.Taint) 
 	}
 }
 
+// nodeWith returns a node named name with labels and taints, for the tests that call
+// withPool and its helpers directly: it never reaches the API server (createTestNode).
+func nodeWith(name string, labels map[string]string, taints ...corev1.Taint) *corev1.Node {
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+		Spec:       corev1.NodeSpec{Taints: taints},
+	}
+}
+
 // unmanagedPool hides pool from the running manager, for tests that call Reconcile
 // themselves. The manager still maps its nodes' events to it, and finds no such pool in
 // its cache.

@@ -133,10 +133,3 @@ func TestConcernsPoolMembersAndTheNodesThatLeft(t *testing.T) {
 	g.Expect(concernsPool(labelled, "web")).To(BeTrue(), "a node on which the pool's field manager owns labels has left, and must lose them")
 	g.Expect(concernsPool(other, "web")).To(BeFalse(), "a node with neither is none of the pool's business")
 }
-
-func nodeWith(name string, labels map[string]string, taints ...corev1.Taint) *corev1.Node {
-	return &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
-		Spec:       corev1.NodeSpec{Taints: taints},
-	}
-}
