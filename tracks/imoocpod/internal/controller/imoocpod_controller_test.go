@@ -11,6 +11,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
 
@@ -311,6 +312,17 @@ func TestScaleDownKeepsTheReadyPods(t *testing.T) {
 	for _, name := range ready {
 		env.MarkReady(g, ip.Namespace, name)
 	}
+	// The pass ranks the pods as the manager's cache shows them: until the cache has seen
+	// the two ready, all four look alike to it, and any two may go.
+	g.Eventually(func(g Gomega) {
+		var seen []string
+		for _, pod := range cachedPods(g, ip) {
+			if podcontrol.IsPodReady(&pod) {
+				seen = append(seen, pod.Name)
+			}
+		}
+		g.Expect(seen).To(ConsistOf(ready), "the pods ready in the manager's cache")
+	}).Should(Succeed())
 
 	scaleTo(g, ip, 2)
 
