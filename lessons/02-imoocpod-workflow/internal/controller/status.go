@@ -17,8 +17,9 @@ func (r *ImoocPodReconciler) patchStatus(ctx context.Context, orig, imoocPod *ap
 	// Set the Ready condition (setReadyCondition) and, when the pass succeeded,
 	// status.observedGeneration. Then, only when the status differs from
 	// orig's (equality.Semantic.DeepEqual), patch it: r.Status().Patch with
-	// client.MergeFrom(orig). Record the patch (r.statusWrites.Wrote), so that
-	// the next pass can tell whether the cache shows it yet. See "One status
-	// patch per pass" in docs/lesson-02.md.
+	// client.MergeFrom(orig); NotFound means the ImoocPod was deleted since the
+	// pass read it, which is no error. Record the patch (r.statusWrites.Wrote),
+	// so that the next pass can tell whether the cache shows it yet. See "One
+	// status patch per pass" in docs/lesson-02.md.
 	return nil
 }

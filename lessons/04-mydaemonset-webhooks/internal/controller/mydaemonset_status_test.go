@@ -158,3 +158,17 @@ func TestAPassThatFailsOnManyNodesStillReportsIt(t *testing.T) {
 	_, err = broken.Reconcile(ctx, requestFor(mds))
 	testenv.ExpectRefusedDeletesReported(g, err, readyConditionOf(latestMyDaemonSet(g, mds)), 40)
 }
+
+// A pass may read a MyDaemonSet from the cache just before someone deletes it (kubectl
+// delete --wait=false): its status patch then finds nothing, which is no error.
+func TestAStatusPatchOfADeletedMyDaemonSetIsNoError(t *testing.T) {
+	g := NewWithT(t)
+	mds := create(g, unmanaged(newMyDaemonSet(env.Namespace(t), "deleted", nil)))
+	orig := mds.DeepCopy()
+	g.Expect(env.Client().Delete(env.Context(), mds)).To(Succeed())
+	r := &MyDaemonSetReconciler{Client: env.Client(), Scheme: env.Scheme(), APIReader: env.Client()}
+
+	err := r.patchStatus(env.Context(), orig, mds, nil)
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(),
+		"the status patch of a MyDaemonSet deleted since the pass read it: NotFound means it is gone, not that the pass failed")
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -37,6 +38,9 @@ func (r *MyDaemonSetReconciler) patchStatus(ctx context.Context, orig, mds *apps
 	}
 	log.Info("Updating status")
 	if err := r.Status().Patch(ctx, mds, client.MergeFrom(orig)); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil // Deleted since the pass read it: no status is left to write.
+		}
 		return fmt.Errorf("patching the status: %w", err)
 	}
 	r.statusWrites.Wrote(mds)

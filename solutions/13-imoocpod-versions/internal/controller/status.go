@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -33,6 +34,9 @@ func (r *ImoocPodReconciler) patchStatus(ctx context.Context, orig, imoocPod *ap
 	// A merge patch carries only the fields that changed and no resourceVersion, so it
 	// cannot conflict with writes of the spec: the spec is the user's, the status ours.
 	if err := r.Status().Patch(ctx, imoocPod, client.MergeFrom(orig)); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil // Deleted since the pass read it: no status is left to write.
+		}
 		return fmt.Errorf("patching the status: %w", err)
 	}
 	// Patch put the API server's answer into imoocPod: its resourceVersion tells the next
