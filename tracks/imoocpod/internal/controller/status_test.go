@@ -195,6 +195,21 @@ func TestTheStatusHoldsCountsOfZero(t *testing.T) {
 	env.ExpectStatusCountsOfZero(g, ip, "replicas", "readyReplicas")
 }
 
+// A pass may read an ImoocPod from the cache just before someone deletes it: its status
+// patch then finds nothing, which is no error. There is nothing left to write or retry,
+// and the manager's log would show a Reconciler error for a normal delete.
+func TestAStatusPatchOfADeletedImoocPodIsNoError(t *testing.T) {
+	g := NewWithT(t)
+	ip := create(g, unmanaged(newImoocPod(env.Namespace(t), "deleted", 1)))
+	orig := ip.DeepCopy()
+	g.Expect(env.Client().Delete(env.Context(), ip)).To(Succeed())
+	r := &ImoocPodReconciler{Client: env.Client(), Scheme: env.Scheme()}
+
+	err := r.patchStatus(env.Context(), orig, ip, nil)
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(),
+		"the status patch of an ImoocPod deleted since the pass read it: NotFound means it is gone, not that the pass failed")
+}
+
 // The scale subresource is what `kubectl scale` and autoscalers use.
 func TestTheScaleSubresource(t *testing.T) {
 	g := NewWithT(t)
@@ -433,19 +448,4 @@ func (c *lateCache) List(ctx context.Context, list client.ObjectList, opts ...cl
 		return c.listErr
 	}
 	return c.Client.List(ctx, list, opts...)
-}
-
-// A pass may read an ImoocPod from the cache just before someone deletes it: its status
-// patch then finds nothing, which is no error. There is nothing left to write or retry,
-// and the manager's log would show a Reconciler error for a normal delete.
-func TestAStatusPatchOfADeletedImoocPodIsNoError(t *testing.T) {
-	g := NewWithT(t)
-	ip := create(g, unmanaged(newImoocPod(env.Namespace(t), "deleted", 1)))
-	orig := ip.DeepCopy()
-	g.Expect(env.Client().Delete(env.Context(), ip)).To(Succeed())
-	r := &ImoocPodReconciler{Client: env.Client(), Scheme: env.Scheme()}
-
-	err := r.patchStatus(env.Context(), orig, ip, nil)
-	g.Expect(testenv.ErrorText(err)).To(BeEmpty(),
-		"the status patch of an ImoocPod deleted since the pass read it: NotFound means it is gone, not that the pass failed")
 }
