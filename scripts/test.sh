@@ -175,13 +175,13 @@ fuzz_lane() {
 }
 mkdir -p "$CACHE/test"
 say "Fuzzing ${#fuzzed[@]} targets for $FUZZTIME each, two at a time (their logs: .cache/test/fuzz-0.log and fuzz-1.log)"
-fuzz_lane "${lanes[0]}" >"$CACHE/test/fuzz-0.log" 2>&1 &
-lane0=$!
-fuzz_lane "${lanes[1]}" >"$CACHE/test/fuzz-1.log" 2>&1 &
-lane1=$!
+lane_pids=()
+for lane in 0 1; do
+  fuzz_lane "${lanes[lane]}" >"$CACHE/test/fuzz-$lane.log" 2>&1 &
+  lane_pids+=($!)
+done
 fuzz_failed=0
-wait "$lane0" || fuzz_failed=1
-wait "$lane1" || fuzz_failed=1
+for pid in "${lane_pids[@]}"; do wait "$pid" || fuzz_failed=1; done
 cat "$CACHE/test/fuzz-0.log" "$CACHE/test/fuzz-1.log" >&2
 ((fuzz_failed == 0)) || die "a fuzz target failed (above)"
 
