@@ -3,15 +3,21 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"go/ast"
 	goformat "go/format"
+	"go/parser"
+	"go/token"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
 
-	"golang.org/x/tools/imports"
+	"golang.org/x/tools/go/ast/astutil"
 
 	"github.com/kube-workshop/operator-workshop/scripts/tools/internal/index"
 )
@@ -87,7 +93,7 @@ func replaceLines(src []byte, find, instead string) ([]byte, error) {
 
 // finish moves the stage to its module path and formats its Go files. The new module
 // path may reorder an import block; where code was left out or put in, the imports only
-// it used must go too, which imports.Process does, like goimports.
+// it used must go too (dropUnusedImports).
 func (st *stage) finish(from, to string) error {
 	for rel, src := range st.files {
 		if !strings.HasSuffix(rel, ".go") {
@@ -101,7 +107,7 @@ func (st *stage) finish(from, to string) error {
 		var out []byte
 		var err error
 		if slices.Contains(st.changed, rel) {
-			out, err = imports.Process(rel, src, &imports.Options{Comments: true, TabIndent: true, TabWidth: 8})
+			out, err = dropUnusedImports(rel, src)
 		} else {
 			out, err = goformat.Source(src)
 		}
@@ -111,6 +117,81 @@ func (st *stage) finish(from, to string) error {
 		st.files[rel] = out
 	}
 	return nil
+}
+
+// dropUnusedImports removes the imports of the Go file src that nothing in it uses any
+// more, and formats it as gofmt does. A stage leaves out code of the track's file, or
+// puts in code the track's file has in a marker; it never needs a package the track's
+// file does not import. So removing is all there is to do: what goimports would do here,
+// without its search of the module cache for packages to add (half a second a file).
+func dropUnusedImports(name string, src []byte) ([]byte, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, parser.ParseComments)
+	if err != nil {
+		return nil, err
+	}
+	// The names a file uses a package by are the left sides of its selectors (a
+	// variable's too: an import it shadows is kept, and the compiler says so).
+	used := map[string]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if id, ok := sel.X.(*ast.Ident); ok {
+				used[id.Name] = true
+			}
+		}
+		return true
+	})
+	var unused []*ast.ImportSpec
+	for _, imp := range f.Imports {
+		importPath, err := strconv.Unquote(imp.Path.Value)
+		if err != nil {
+			return nil, err
+		}
+		if imp.Name != nil && (imp.Name.Name == "_" || imp.Name.Name == ".") {
+			continue
+		}
+		if !slices.ContainsFunc(packageNames(imp, importPath), func(n string) bool { return used[n] }) {
+			unused = append(unused, imp)
+		}
+	}
+	for _, imp := range unused {
+		var alias string
+		if imp.Name != nil {
+			alias = imp.Name.Name
+		}
+		importPath, _ := strconv.Unquote(imp.Path.Value)
+		astutil.DeleteNamedImport(fset, f, alias, importPath)
+	}
+	var buf bytes.Buffer
+	if err := goformat.Node(&buf, fset, f); err != nil {
+		return nil, err
+	}
+	// Node prints what is left; Source sorts each import block, as gofmt does.
+	return goformat.Source(buf.Bytes())
+}
+
+// packageNames returns the names an import may be used by: its alias, or else the last
+// element of its path and, for a path that ends in a major version (k8s.io/api/core/v1),
+// the element before, each up to its first character that cannot be in a name
+// (gopkg.in/yaml.v3 is yaml).
+var majorVersion = regexp.MustCompile(`^v[0-9]+$`)
+
+func packageNames(imp *ast.ImportSpec, importPath string) []string {
+	if imp.Name != nil {
+		return []string{imp.Name.Name}
+	}
+	name := func(elem string) string {
+		elem = strings.TrimPrefix(elem, "go-")
+		if i := strings.IndexFunc(elem, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' }); i >= 0 {
+			elem = elem[:i]
+		}
+		return elem
+	}
+	names := []string{name(path.Base(importPath))}
+	if dir := path.Dir(importPath); dir != "." && majorVersion.MatchString(path.Base(importPath)) {
+		names = append(names, name(path.Base(dir)))
+	}
+	return names
 }
 
 var todoLine = regexp.MustCompile(`(?m)^[ \t]*(//|#) TODO\((\d+)\): `)
