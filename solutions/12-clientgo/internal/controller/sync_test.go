@@ -240,3 +240,18 @@ func TestANamespaceBeingDeletedIsNoError(t *testing.T) {
 		"ImoocPod with it: there is nothing to retry")
 	g.Expect(podNames(podsOf(g, ip))).To(BeEmpty())
 }
+
+// A pass may read an ImoocPod from the cache just before someone deletes it: its status
+// patch then finds nothing, which is no error. There is nothing left to write or retry,
+// and the log would show a failed pass for a normal delete.
+func TestAStatusPatchOfADeletedImoocPodIsNoError(t *testing.T) {
+	g := NewWithT(t)
+	ip := create(g, unmanaged(newImoocPod(env.Namespace(t), "deleted", 1)))
+	c := newTestController(t, env.Config(), testControllerOptions{namespace: ip.Namespace, startPods: true})
+	orig := ip.DeepCopy()
+	g.Expect(env.Client().Delete(env.Context(), ip)).To(Succeed())
+
+	err := c.patchStatus(env.Context(), orig, ip, nil)
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(),
+		"the status patch of an ImoocPod deleted since the pass read it: NotFound means it is gone, not that the pass failed")
+}

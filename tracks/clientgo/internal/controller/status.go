@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/tracks/clientgo/api/apps/v1"
@@ -30,6 +31,9 @@ func (c *Controller) patchStatus(ctx context.Context, orig, imoocPod *appsv1.Imo
 	logr.FromContextOrDiscard(ctx).Info("Updating status", "replicas", imoocPod.Status.Replicas,
 		"readyReplicas", imoocPod.Status.ReadyReplicas, "ready", ready.Status, "reason", ready.Reason)
 	if err := c.imoocPods.PatchStatus(ctx, orig, imoocPod); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil // Deleted since the pass read it: no status is left to write.
+		}
 		return fmt.Errorf("patching the status: %w", err)
 	}
 	// PatchStatus left the answer's resourceVersion in imoocPod: it tells the next pass
