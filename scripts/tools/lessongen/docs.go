@@ -3,6 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"maps"
 	"os"
 	"path/filepath"
@@ -44,7 +47,8 @@ func (d docDrift) String() string {
 }
 
 // syncDocs compares every lesson's page with lessons/index.json and the lesson's
-// solution, and returns each line that drifted. With write, it rewrites the lines it
+// solution (its tests, and the lines of its test files that excerpts show), and returns
+// each line that drifted. With write, it rewrites the lines it
 // can (checklist rows, task counts) in place.
 func syncDocs(root string, write bool) ([]docDrift, error) {
 	lessons, err := index.Read(filepath.Join(root, "lessons", "index.json"))
@@ -58,11 +62,17 @@ func syncDocs(root string, write bool) ([]docDrift, error) {
 		if err != nil {
 			return nil, err
 		}
-		tests, err := solutionTests(filepath.Join(root, "solutions", filepath.Base(l.Folder)))
+		testFiles, err := solutionTestFiles(filepath.Join(root, "solutions", filepath.Base(l.Folder)))
 		if err != nil {
 			return nil, err
 		}
+		tests := testNames(testFiles)
 		lines := strings.Split(string(src), "\n")
+		samples, err := sampleDrifts(page, lines, testFiles)
+		if err != nil {
+			return nil, err
+		}
+		drifts = append(drifts, samples...)
 		changed := false
 		for i, line := range lines {
 			want, problem := docLine(l, line, tests)
@@ -114,8 +124,8 @@ func docLine(l index.Lesson, line string, tests map[string]bool) (string, string
 	return "", ""
 }
 
-// solutionTests returns the top-level tests of the module at dir (testNames).
-func solutionTests(dir string) (map[string]bool, error) {
+// solutionTestFiles returns the test files of the module at dir, by path.
+func solutionTestFiles(dir string) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
@@ -124,7 +134,61 @@ func solutionTests(dir string) (map[string]bool, error) {
 		files[path], err = os.ReadFile(path)
 		return err
 	})
-	return testNames(files), err
+	return files, err
+}
+
+// A page shows what a failing test prints, an excerpt of go test's output: the test,
+// then the file and line of the failed assertion. A change to the test file moves the
+// lines under the excerpt, and the page would send the learner to other code.
+var (
+	sampleFail = regexp.MustCompile(`^\s*--- FAIL: (Test[A-Za-z0-9_]*)`)
+	sampleAt   = regexp.MustCompile(`^\s+([A-Za-z0-9_]+_test\.go):(\d+):$`)
+)
+
+// sampleDrifts checks the failures a page (its lines) shows against the test files of
+// the lesson's solution (files, by path): each file:line must be in the body of the test
+// the FAIL line above it names (a subtest's, in its test's).
+func sampleDrifts(page string, lines []string, files map[string][]byte) ([]docDrift, error) {
+	type span struct{ from, to int }
+	spans := map[string][]span{} // by "file.go TestName"
+	for path, src := range files {
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, err
+		}
+		for _, decl := range f.Decls {
+			if fn, ok := decl.(*ast.FuncDecl); ok && fn.Recv == nil && strings.HasPrefix(fn.Name.Name, "Test") {
+				key := filepath.Base(path) + " " + fn.Name.Name
+				spans[key] = append(spans[key], span{fset.Position(fn.Pos()).Line, fset.Position(fn.End()).Line})
+			}
+		}
+	}
+	var drifts []docDrift
+	test := ""
+	for i, line := range lines {
+		if m := sampleFail.FindStringSubmatch(line); m != nil {
+			test = m[1]
+			continue
+		}
+		m := sampleAt.FindStringSubmatch(line)
+		if m == nil || test == "" {
+			continue
+		}
+		at, _ := strconv.Atoi(m[2]) // digits, as sampleAt says
+		found := spans[m[1]+" "+test]
+		if len(found) == 0 {
+			drifts = append(drifts, docDrift{Page: page, Line: i + 1, Problem: fmt.Sprintf(
+				"the excerpt shows %s failing in %s, which has no such test", test, m[1])})
+			continue
+		}
+		if !slices.ContainsFunc(found, func(s span) bool { return s.from <= at && at <= s.to }) {
+			drifts = append(drifts, docDrift{Page: page, Line: i + 1, Problem: fmt.Sprintf(
+				"%s:%d is not in %s (lines %d-%d): the test file changed since the excerpt was taken; run the check again and copy what it prints",
+				m[1], at, test, found[0].from, found[0].to)})
+		}
+	}
+	return drifts, nil
 }
 
 // A page's "Common mistakes" names the mistakes its checks catch, each with the words the

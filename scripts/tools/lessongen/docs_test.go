@@ -64,3 +64,37 @@ func TestCatchDriftsHoldsThePageToTheMarkedMistakes(t *testing.T) {
 		}
 	}
 }
+
+func TestSampleDriftsHoldsAnExcerptToItsTest(t *testing.T) {
+	files := map[string][]byte{"solutions/07-pool/internal/controller/events_test.go": []byte(`package controller
+
+import "testing"
+
+func TestEvents(t *testing.T) {
+	t.Run("a join", func(t *testing.T) {
+		t.Fatal("one join should emit one event")
+	})
+}
+`)}
+	for _, tc := range []struct {
+		name, excerpt, problem string
+	}{
+		{"the line of the assertion", "--- FAIL: TestEvents (0.30s)\n    events_test.go:7:\n        one join", ""},
+		{"a subtest's line", "--- FAIL: TestEvents (0.30s)\n    --- FAIL: TestEvents/a_join (0.29s)\n        events_test.go:7:", ""},
+		{"a line the file moved", "--- FAIL: TestEvents […]\n    events_test.go:38:", "events_test.go:38 is not in TestEvents (lines 5-9)"},
+		{"a test the file does not have", "--- FAIL: TestEventz (0.30s)\n    events_test.go:7:", "TestEventz failing in events_test.go, which has no such test"},
+		{"another file", "--- FAIL: TestEvents (0.30s)\n    status_test.go:7:", "which has no such test"},
+	} {
+		drifts, err := sampleDrifts("docs/lesson-07.md", strings.Split(tc.excerpt, "\n"), files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, d := range drifts {
+			got = append(got, d.String())
+		}
+		if (tc.problem == "") != (len(got) == 0) || (tc.problem != "" && !strings.Contains(strings.Join(got, "\n"), tc.problem)) {
+			t.Errorf("%s: sampleDrifts = %q; want a problem with %q", tc.name, got, tc.problem)
+		}
+	}
+}

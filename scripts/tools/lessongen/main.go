@@ -344,8 +344,8 @@ func writeDocs(root string) error {
 }
 
 // docDrifts returns every line of the lesson pages and the README that says what the
-// lessons do not: checklist rows, tests, catches (syncDocs, syncCatches) and measured
-// times (syncTimes). With write, the lines it can bring in line are rewritten.
+// lessons do not: checklist rows, tests, excerpts of failures, catches (syncDocs,
+// syncCatches) and measured times (syncTimes). With write, the lines it can bring in line are rewritten.
 func docDrifts(root string, write bool) ([]docDrift, error) {
 	var all []docDrift
 	for _, sync := range []func() ([]docDrift, error){
