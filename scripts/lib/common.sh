@@ -5,7 +5,7 @@
 #   BIN       the versioned folder of built binaries (see build-binaries.sh)
 #   GENERATED what controller-gen wrote for each set of inputs it read (generate_like in
 #             stage.sh): content-addressed, so every checkout on the machine shares it,
-#             as they share Go's build cache
+#             as they share Go's build cache; what none used for 30 days is removed
 #   versions  every variable of scripts/versions.env
 
 set -euo pipefail

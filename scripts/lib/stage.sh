@@ -76,8 +76,12 @@ generate_like() {
       controller_gen_outputs "$dir" | (cd "$dir" && xargs -r cp --parents -t "$new")
       # Steps running at once may write the same inputs' outputs: the first one stays.
       mv -T "$new" "$kept" 2>/dev/null || rm -rf "$new"
+      # What no checkout used for 30 days goes: the inputs of edits since undone, and the
+      # outputs of generators since changed, are never asked for again.
+      find "$GENERATED" -mindepth 2 -maxdepth 2 -type d -mtime +30 -exec rm -rf {} + 2>/dev/null || true
       return
     fi
+    touch "$kept"
     ref=$kept
   fi
   controller_gen_outputs "$dir" | (cd "$dir" && xargs -r rm -f)
