@@ -17,6 +17,15 @@ func Causes(err error) []metav1.StatusCause {
 	return nil
 }
 
+// CauseFields returns the field of each of err's causes (Causes), in order.
+func CauseFields(err error) []string {
+	var fields []string
+	for _, cause := range Causes(err) {
+		fields = append(fields, cause.Field)
+	}
+	return fields
+}
+
 // ErrorText returns err's message, or "" for nil: a failure then prints one line, not
 // the error's struct, and two errors compare by what they say.
 func ErrorText(err error) string {

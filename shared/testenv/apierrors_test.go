@@ -31,3 +31,15 @@ func TestCausesAreTheFieldsOfAnInvalidError(t *testing.T) {
 	g.Expect(Causes(errors.New("connection refused"))).To(BeNil(), "an error that is no API error")
 	g.Expect(Causes(nil)).To(BeNil())
 }
+
+// invalidNodePool is an Invalid error with two causes, as a validator returns it.
+var invalidNodePool = apierrors.NewInvalid(schema.GroupKind{Group: "nodes.workshop.dev", Kind: "NodePool"}, "bad", field.ErrorList{
+	field.Invalid(field.NewPath("spec", "labels").Key("zone"), "not valid!", "a valid label"),
+	field.Required(field.NewPath("spec", "taints").Index(0).Child("key"), ""),
+})
+
+func TestCauseFieldsListTheFieldsInOrder(t *testing.T) {
+	g := NewWithT(t)
+	g.Expect(CauseFields(invalidNodePool)).To(Equal([]string{"spec.labels[zone]", "spec.taints[0].key"}))
+	g.Expect(CauseFields(errors.New("connection refused"))).To(BeNil())
+}

@@ -2,8 +2,6 @@ package v1
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,7 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
@@ -380,20 +377,13 @@ func TestTheSamples(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			g := NewWithT(t)
-			file, err := os.Open(filepath.Join("..", "..", "..", "..", "config", "samples", tt.file))
-			g.Expect(err).NotTo(HaveOccurred())
-			defer file.Close()
 			var sample nodesv1.NodePool
-			g.Expect(yaml.NewYAMLOrJSONDecoder(file, 4096).Decode(&sample)).To(Succeed())
+			g.Expect(testenv.ReadSample(tt.file, &sample)).To(Succeed())
 
 			c, recorder := env.ClientWithWarnings(g)
-			err = c.Create(env.Context(), &sample)
+			err := c.Create(env.Context(), &sample)
 			if tt.fields != nil {
-				var fields []string
-				for _, cause := range testenv.Causes(err) {
-					fields = append(fields, cause.Field)
-				}
-				g.Expect(fields).To(ConsistOf(tt.fields), "%s should be refused; got: %v", tt.file, err)
+				g.Expect(testenv.CauseFields(err)).To(ConsistOf(tt.fields), "%s should be refused; got: %v", tt.file, err)
 				return
 			}
 			g.Expect(err).NotTo(HaveOccurred(), "%s should be admitted", tt.file)

@@ -119,11 +119,7 @@ func TestNodeSelectorErrorsAreSorted(t *testing.T) {
 	mds := &appsv1.MyDaemonSet{Spec: appsv1.MyDaemonSetSpec{Image: pauseImage, NodeSelector: selector}}
 	_, err := validateMyDaemonSet(mds)
 	g.Expect(err).To(HaveOccurred())
-	var fields []string
-	for _, cause := range testenv.Causes(err) {
-		fields = append(fields, cause.Field)
-	}
-	g.Expect(fields).To(Equal([]string{
+	g.Expect(testenv.CauseFields(err)).To(Equal([]string{
 		"spec.nodeSelector[s!]", "spec.nodeSelector[t!]", "spec.nodeSelector[u!]", "spec.nodeSelector[v!]",
 		"spec.nodeSelector[w!]", "spec.nodeSelector[x!]", "spec.nodeSelector[y!]", "spec.nodeSelector[z!]",
 	}))
