@@ -3,6 +3,8 @@ package testenv
 import (
 	"errors"
 
+	"github.com/onsi/gomega"
+	"github.com/onsi/gomega/types"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -24,6 +26,36 @@ func CauseFields(err error) []string {
 		fields = append(fields, cause.Field)
 	}
 	return fields
+}
+
+// HaveCause matches a cause (metav1.StatusCause) on field whose message contains
+// message: what a user reads of one problem, where and what is wrong.
+func HaveCause(field, message string) types.GomegaMatcher {
+	return gomega.And(gomega.HaveField("Field", field), gomega.HaveField("Message", gomega.ContainSubstring(message)))
+}
+
+// ExpectInvalid expects err to be the API server's refusal of a write as Invalid (422),
+// with a cause on field whose message contains message (HaveCause). Whichever refuses,
+// the CRD's schema or a validating webhook, the user should get the field at fault.
+func ExpectInvalid(g gomega.Gomega, err error, field, message string) {
+	g.ExpectWithOffset(1, err).To(gomega.HaveOccurred(), "the API server should refuse the write")
+	g.ExpectWithOffset(1, apierrors.IsInvalid(err)).To(gomega.BeTrue(), "the refusal should be Invalid (422), got: %v", err)
+	g.ExpectWithOffset(1, Causes(err)).To(gomega.ContainElement(HaveCause(field, message)),
+		"the refusal should name the field and say what is wrong with it; got: %v", err)
+}
+
+// ExpectRefusedBy expects the API server's refusal err to come from the validating
+// webhook named webhook or, when webhook is "", from the CRD's schema: the API server
+// checks the schema before it calls any validating webhook, which a test of the schema's
+// rules makes sure of.
+func ExpectRefusedBy(g gomega.Gomega, err error, webhook string) {
+	if webhook == "" {
+		g.ExpectWithOffset(1, ErrorText(err)).NotTo(gomega.ContainSubstring("admission webhook"),
+			"the CRD's schema should refuse this before any validating webhook")
+		return
+	}
+	g.ExpectWithOffset(1, ErrorText(err)).To(gomega.ContainSubstring(`admission webhook %q denied the request`, webhook),
+		"the CRD's schema allows this; the validating webhook should refuse it")
 }
 
 // ErrorText returns err's message, or "" for nil: a failure then prints one line, not

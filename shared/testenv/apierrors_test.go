@@ -43,3 +43,10 @@ func TestCauseFieldsListTheFieldsInOrder(t *testing.T) {
 	g.Expect(CauseFields(invalidNodePool)).To(Equal([]string{"spec.labels[zone]", "spec.taints[0].key"}))
 	g.Expect(CauseFields(errors.New("connection refused"))).To(BeNil())
 }
+
+func TestHaveCauseMatchesTheFieldAndTheMessageOfOneCause(t *testing.T) {
+	g := NewWithT(t)
+	g.Expect(Causes(invalidNodePool)).To(ContainElement(HaveCause("spec.labels[zone]", `"not valid!"`)))
+	g.Expect(Causes(invalidNodePool)).NotTo(ContainElement(HaveCause("spec.labels[zone]", "Required value")),
+		"the message must be the message of the field's cause")
+}

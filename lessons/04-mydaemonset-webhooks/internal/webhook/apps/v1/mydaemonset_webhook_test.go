@@ -20,6 +20,8 @@ const (
 
 	validatingWebhook       = "vmydaemonset-v1.kb.io"
 	validatingConfiguration = "validating-webhook-configuration"
+	// bySchema, for testenv.ExpectRefusedBy, is a refusal by the CRD's schema.
+	bySchema = ""
 )
 
 func newMyDaemonSet(ns, name, image string) *appsv1.MyDaemonSet {

@@ -92,11 +92,7 @@ func TestMalformedNodePoolsAreRefusedWithTheirField(t *testing.T) {
 					"the refusal of a NodePool with %s should name the field %s", tt.name, tt.field)
 				return
 			}
-			g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "the refusal should be Invalid (422), got: %v", err)
-			g.Expect(testenv.Causes(err)).To(ContainElement(And(
-				HaveField("Field", tt.field),
-				HaveField("Message", ContainSubstring(tt.message)),
-			)), "the refusal of a NodePool with %s should name the field %s; got: %v", tt.name, tt.field, err)
+			testenv.ExpectInvalid(g, err, tt.field, tt.message)
 		})
 	}
 }
