@@ -2,6 +2,8 @@ package testenv
 
 import (
 	"errors"
+	"strings"
+	"testing"
 
 	"github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
@@ -56,6 +58,37 @@ func ExpectRefusedBy(g gomega.Gomega, err error, webhook string) {
 	}
 	g.ExpectWithOffset(1, ErrorText(err)).To(gomega.ContainSubstring(`admission webhook %q denied the request`, webhook),
 		"the CRD's schema allows this; the validating webhook should refuse it")
+}
+
+// CheckInvalid fails t unless err, a validator's refusal of spec, is an Invalid error
+// (apierrors.NewInvalid) with causes, each on one of fields or a field under it ("spec"
+// takes "spec.image" and "spec.labels[x]"). The API server hands the user each cause's
+// field: a refusal without one, or with one the user did not write, leaves them
+// guessing. It is for fuzz targets, which check what holds for every input.
+func CheckInvalid(t testing.TB, err error, spec any, fields ...string) {
+	t.Helper()
+	if !apierrors.IsInvalid(err) {
+		t.Fatalf("the refusal of %+v should be an Invalid error (apierrors.NewInvalid), got %T: %v", spec, err, err)
+	}
+	if len(Causes(err)) == 0 {
+		t.Fatalf("the refusal of %+v names no field: %v", spec, err)
+	}
+	for _, cause := range Causes(err) {
+		if !isUnderOneOf(cause.Field, fields) {
+			t.Fatalf("the refusal of %+v has a cause outside %s: %+v", spec, strings.Join(fields, " and "), cause)
+		}
+	}
+}
+
+// isUnderOneOf reports whether field is one of fields or a field under it: a subfield
+// (".") or an entry ("[").
+func isUnderOneOf(field string, fields []string) bool {
+	for _, f := range fields {
+		if rest, ok := strings.CutPrefix(field, f); ok && (rest == "" || rest[0] == '.' || rest[0] == '[') {
+			return true
+		}
+	}
+	return false
 }
 
 // ErrorText returns err's message, or "" for nil: a failure then prints one line, not

@@ -50,3 +50,15 @@ func TestHaveCauseMatchesTheFieldAndTheMessageOfOneCause(t *testing.T) {
 	g.Expect(Causes(invalidNodePool)).NotTo(ContainElement(HaveCause("spec.labels[zone]", "Required value")),
 		"the message must be the message of the field's cause")
 }
+
+func TestAFieldIsUnderItselfItsSubfieldsAndItsEntries(t *testing.T) {
+	fields := []string{"metadata.name", "spec"}
+	for field, under := range map[string]bool{
+		"spec": true, "spec.image": true, "spec.labels[zone]": true, "metadata.name": true,
+		"specs": false, "metadata.namespace": false, "status.phase": false, "": false,
+	} {
+		if got := isUnderOneOf(field, fields); got != under {
+			t.Errorf("isUnderOneOf(%q, %q) = %v, want %v", field, fields, got, under)
+		}
+	}
+}

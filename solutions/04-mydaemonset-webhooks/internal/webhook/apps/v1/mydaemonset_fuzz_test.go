@@ -7,7 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
@@ -83,17 +82,7 @@ func FuzzValidateMyDaemonSet(f *testing.F) {
 		checkDefaults(t, mds, defaulted)
 
 		if err != nil {
-			if !apierrors.IsInvalid(err) {
-				t.Fatalf("the refusal of %+v should be an Invalid error (apierrors.NewInvalid), got %T: %v", mds.Spec, err, err)
-			}
-			if len(testenv.Causes(err)) == 0 {
-				t.Fatalf("the refusal of %+v names no field: %v", mds.Spec, err)
-			}
-			for _, cause := range testenv.Causes(err) {
-				if !strings.HasPrefix(cause.Field, "spec.") {
-					t.Fatalf("the refusal of %+v has a cause outside spec: %+v", mds.Spec, cause)
-				}
-			}
+			testenv.CheckInvalid(t, err, mds.Spec, "spec")
 			return
 		}
 

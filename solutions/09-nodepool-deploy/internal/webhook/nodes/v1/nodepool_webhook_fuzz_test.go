@@ -7,7 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -101,17 +100,7 @@ func FuzzValidateNodePool(f *testing.F) {
 		}
 
 		if err != nil {
-			if !apierrors.IsInvalid(err) {
-				t.Fatalf("the refusal of %+v should be an Invalid error (apierrors.NewInvalid), got %T: %v", pool.Spec, err, err)
-			}
-			if len(testenv.Causes(err)) == 0 {
-				t.Fatalf("the refusal of %+v names no field: %v", pool.Spec, err)
-			}
-			for _, cause := range testenv.Causes(err) {
-				if cause.Field != "metadata.name" && !strings.HasPrefix(cause.Field, "spec.") {
-					t.Fatalf("the refusal of %+v has a cause outside metadata.name and spec: %+v", pool.Spec, cause)
-				}
-			}
+			testenv.CheckInvalid(t, err, pool.Spec, "metadata.name", "spec")
 			return
 		}
 
