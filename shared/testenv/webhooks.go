@@ -104,3 +104,21 @@ func (e *Env) WithoutValidation(t testing.TB, configuration string, f func()) {
 	f()
 	restore()
 }
+
+// CreateWithoutValidation stores obj, which the validating webhook named webhook
+// refuses, as one stored before the webhook existed: it creates a copy of obj while the
+// ValidatingWebhookConfiguration named configuration is deleted (WithoutValidation), then
+// waits until the webhook refuses obj again (a dry-run create), so that the test goes on
+// with the rules back in force.
+func (e *Env) CreateWithoutValidation(t testing.TB, configuration, webhook string, obj client.Object) {
+	t.Helper()
+	g := gomega.NewWithT(t)
+	e.WithoutValidation(t, configuration, func() {
+		g.Eventually(func() error {
+			return e.Client().Create(e.Context(), obj.DeepCopyObject().(client.Object))
+		}).Should(gomega.Succeed(), "without the validating webhook, the CRD's schema should let the object in")
+	})
+	g.Eventually(func() error {
+		return e.Client().Create(e.Context(), obj.DeepCopyObject().(client.Object), client.DryRunAll)
+	}).Should(gomega.MatchError(gomega.ContainSubstring(webhook)), "the validating webhook should be back")
+}

@@ -271,14 +271,7 @@ func TestAPoolStoredBeforeTheRulesCanStillBeDeleted(t *testing.T) {
 	_, err := validateNodePool(pool)
 	g.Expect(err).To(MatchError(ContainSubstring("spec.labels[kubernetes.io/hostname]")),
 		"the test needs a pool the validator refuses; validateLabels should refuse kubernetes.io/hostname")
-	env.WithoutValidation(t, validatingConfiguration, func() {
-		g.Eventually(func() error { return c.Create(ctx, pool.DeepCopy()) }).Should(Succeed(),
-			"without the validating webhook, the CRD's schema lets the pool in")
-	})
-	g.Eventually(func() error {
-		return c.Create(ctx, pool.DeepCopy(), client.DryRunAll)
-	}).Should(MatchError(ContainSubstring(validatingWebhook)), "the validating webhook is back")
-	recorder.Take()
+	env.CreateWithoutValidation(t, validatingConfiguration, validatingWebhook, pool)
 
 	const finalizer = "nodes.workshop.dev/cleanup"
 	patch := client.RawPatch("application/merge-patch+json", []byte(`{"metadata":{"finalizers":["`+finalizer+`"]}}`))

@@ -267,14 +267,7 @@ func TestAMyDaemonSetStoredBeforeTheRulesCanStillBeLabelledAndDeleted(t *testing
 	_, err := validateMyDaemonSet(mds)
 	g.Expect(err).To(MatchError(ContainSubstring("spec.image")),
 		"the test needs a MyDaemonSet the validator refuses; validateImage should refuse an uppercase repository")
-	env.WithoutValidation(t, validatingConfiguration, func() {
-		g.Eventually(func() error { return c.Create(ctx, mds.DeepCopy()) }).Should(Succeed(),
-			"without the validating webhook, the CRD's schema lets the MyDaemonSet in")
-	})
-	g.Eventually(func() error {
-		return c.Create(ctx, newMyDaemonSet(mds.Namespace, "probe", mds.Spec.Image), client.DryRunAll)
-	}).Should(MatchError(ContainSubstring(validatingWebhook)), "the validating webhook is back")
-	recorder.Take()
+	env.CreateWithoutValidation(t, validatingConfiguration, validatingWebhook, mds)
 
 	patch := client.RawPatch("application/merge-patch+json", []byte(`{"metadata":{"labels":{"team":"infra"}}}`))
 	g.Expect(c.Patch(ctx, stored(g, mds), patch)).To(Succeed(), "a label patch leaves the spec alone")
