@@ -1,7 +1,6 @@
 package controller
 
 import (
-	"maps"
 	"testing"
 	"time"
 
@@ -46,49 +45,29 @@ func TestNodePredicatePassesOnlyWhatTheControllerReads(t *testing.T) {
 			},
 		}
 	}
-	tests := []struct {
-		name   string
-		change func(*corev1.Node)
-		passes bool
-	}{
-		{"only the resourceVersion moved", func(n *corev1.Node) { n.ResourceVersion = "11" }, false},
-		{"a heartbeat", func(n *corev1.Node) {
+	tests := []testenv.UpdateCase[*corev1.Node]{
+		testenv.Ignores("only the resourceVersion moved", func(n *corev1.Node) { n.ResourceVersion = "11" }),
+		testenv.Ignores("a heartbeat", func(n *corev1.Node) {
 			for i := range n.Status.Conditions {
 				n.Status.Conditions[i].LastHeartbeatTime = metav1.NewTime(time.Unix(1010, 0))
 			}
-		}, false},
-		{"an annotation changed", func(n *corev1.Node) { n.Annotations = map[string]string{"touched": "1"} }, false},
-		{"the kubelet reported its images", func(n *corev1.Node) {
+		}),
+		testenv.Ignores("an annotation changed", func(n *corev1.Node) { n.Annotations = map[string]string{"touched": "1"} }),
+		testenv.Ignores("the kubelet reported its images", func(n *corev1.Node) {
 			n.Status.Images = []corev1.ContainerImage{{Names: []string{pauseImage}}}
-		}, false},
-		{"memory pressure came", func(n *corev1.Node) { n.Status.Conditions[1].Status = corev1.ConditionTrue }, false},
-		{"a label was added", func(n *corev1.Node) { n.Labels["zone"] = "a" }, true},
-		{"a label changed", func(n *corev1.Node) { n.Labels["disk"] = "hdd" }, true},
-		{"a label was removed", func(n *corev1.Node) { delete(n.Labels, "disk") }, true},
-		{"the node was cordoned", func(n *corev1.Node) { n.Spec.Unschedulable = true }, true},
-		{"a taint was added", func(n *corev1.Node) {
+		}),
+		testenv.Ignores("memory pressure came", func(n *corev1.Node) { n.Status.Conditions[1].Status = corev1.ConditionTrue }),
+		testenv.Passes("a label was added", func(n *corev1.Node) { n.Labels["zone"] = "a" }),
+		testenv.Passes("a label changed", func(n *corev1.Node) { n.Labels["disk"] = "hdd" }),
+		testenv.Passes("a label was removed", func(n *corev1.Node) { delete(n.Labels, "disk") }),
+		testenv.Passes("the node was cordoned", func(n *corev1.Node) { n.Spec.Unschedulable = true }),
+		testenv.Passes("a taint was added", func(n *corev1.Node) {
 			n.Spec.Taints = []corev1.Taint{{Key: "example.com/maintenance", Effect: corev1.TaintEffectNoExecute}}
-		}, true},
-		{"Ready went Unknown", func(n *corev1.Node) { n.Status.Conditions[0].Status = corev1.ConditionUnknown }, true},
-		{"the Ready condition went away", func(n *corev1.Node) { n.Status.Conditions = n.Status.Conditions[1:] }, true},
+		}),
+		testenv.Passes("Ready went Unknown", func(n *corev1.Node) { n.Status.Conditions[0].Status = corev1.ConditionUnknown }),
+		testenv.Passes("the Ready condition went away", func(n *corev1.Node) { n.Status.Conditions = n.Status.Conditions[1:] }),
 	}
-	p := nodeChangedPredicate()
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			g := NewWithT(t)
-			oldNode, newNode := ready(), ready()
-			newNode.Labels = maps.Clone(oldNode.Labels)
-			tt.change(newNode)
-			g.Expect(p.Update(event.UpdateEvent{ObjectOld: oldNode, ObjectNew: newNode})).To(Equal(tt.passes),
-				"should the update %q start a pass?", tt.name)
-		})
-	}
-
-	t.Run("creates and deletes always pass", func(t *testing.T) {
-		g := NewWithT(t)
-		g.Expect(p.Create(event.CreateEvent{Object: ready()})).To(BeTrue())
-		g.Expect(p.Delete(event.DeleteEvent{Object: ready()})).To(BeTrue())
-	})
+	testenv.ExpectPredicate(t, nodeChangedPredicate(), ready, tests)
 }
 
 func TestDaemonPodPredicateSeesAnImageChange(t *testing.T) {

@@ -8,8 +8,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
 
 func TestPoolNodePredicatePassesOnlyWhatAPassReads(t *testing.T) {
@@ -28,39 +29,21 @@ func TestPoolNodePredicatePassesOnlyWhatAPassReads(t *testing.T) {
 			},
 		}
 	}
-	tests := []struct {
-		name   string
-		change func(*corev1.Node)
-		passes bool
-	}{
-		{"a heartbeat", func(n *corev1.Node) {
+	tests := []testenv.UpdateCase[*corev1.Node]{
+		testenv.Ignores("a heartbeat", func(n *corev1.Node) {
 			n.Status.Conditions[0].LastHeartbeatTime = metav1.NewTime(time.Unix(1010, 0))
 			n.ResourceVersion = "11"
-		}, false},
-		{"another annotation changed", func(n *corev1.Node) { n.Annotations["node.alpha.kubernetes.io/ttl"] = "0" }, false},
-		{"a label was added", func(n *corev1.Node) { n.Labels["zone"] = "a" }, true},
-		{"the membership label went", func(n *corev1.Node) { delete(n.Labels, poolMemberLabel("web")) }, true},
-		{"a pool's record changed", func(n *corev1.Node) { n.Annotations[poolRecordAnnotation("web")] = "{}" }, true},
-		{"a taint went", func(n *corev1.Node) { n.Spec.Taints = nil }, true},
-		{"the allocatable resources changed", func(n *corev1.Node) {
+		}),
+		testenv.Ignores("another annotation changed", func(n *corev1.Node) { n.Annotations["node.alpha.kubernetes.io/ttl"] = "0" }),
+		testenv.Passes("a label was added", func(n *corev1.Node) { n.Labels["zone"] = "a" }),
+		testenv.Passes("the membership label went", func(n *corev1.Node) { delete(n.Labels, poolMemberLabel("web")) }),
+		testenv.Passes("a pool's record changed", func(n *corev1.Node) { n.Annotations[poolRecordAnnotation("web")] = "{}" }),
+		testenv.Passes("a taint went", func(n *corev1.Node) { n.Spec.Taints = nil }),
+		testenv.Passes("the allocatable resources changed", func(n *corev1.Node) {
 			n.Status.Allocatable[corev1.ResourceCPU] = resource.MustParse("2")
-		}, true},
+		}),
 	}
-	p := poolNodeChangedPredicate()
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			g := NewWithT(t)
-			oldNode, newNode := ready(), ready()
-			tt.change(newNode)
-			g.Expect(p.Update(event.UpdateEvent{ObjectOld: oldNode, ObjectNew: newNode})).To(Equal(tt.passes),
-				"should the node update %q start a pass of its pools?", tt.name)
-		})
-	}
-	t.Run("creates and deletes always pass", func(t *testing.T) {
-		g := NewWithT(t)
-		g.Expect(p.Create(event.CreateEvent{Object: ready()})).To(BeTrue())
-		g.Expect(p.Delete(event.DeleteEvent{Object: ready()})).To(BeTrue())
-	})
+	testenv.ExpectPredicate(t, poolNodeChangedPredicate(), ready, tests)
 }
 
 func TestPoolsOfNodeNamesMembershipsAndRecords(t *testing.T) {

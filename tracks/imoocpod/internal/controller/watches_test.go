@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	appsv2 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/api/apps/v2"
 )
 
@@ -37,42 +38,23 @@ func TestPodPredicatePassesOnlyWhatTheControllerReads(t *testing.T) {
 			},
 		}
 	}
-	tests := []struct {
-		name   string
-		change func(*corev1.Pod)
-		passes bool
-	}{
-		{"only the resourceVersion moved", func(p *corev1.Pod) { p.ResourceVersion = "11" }, false},
-		{"a container restarted", func(p *corev1.Pod) { p.Status.ContainerStatuses[0].RestartCount = 1 }, false},
-		{"the pod got an IP", func(p *corev1.Pod) { p.Status.PodIP = "10.0.0.7" }, false},
-		{"the kubelet probed again", func(p *corev1.Pod) {
+	tests := []testenv.UpdateCase[*corev1.Pod]{
+		testenv.Ignores("only the resourceVersion moved", func(p *corev1.Pod) { p.ResourceVersion = "11" }),
+		testenv.Ignores("a container restarted", func(p *corev1.Pod) { p.Status.ContainerStatuses[0].RestartCount = 1 }),
+		testenv.Ignores("the pod got an IP", func(p *corev1.Pod) { p.Status.PodIP = "10.0.0.7" }),
+		testenv.Ignores("the kubelet probed again", func(p *corev1.Pod) {
 			p.Status.Conditions[0].LastProbeTime = metav1.NewTime(time.Unix(1000, 0))
-		}, false},
-		{"an annotation changed", func(p *corev1.Pod) { p.Annotations = map[string]string{"touched": "1"} }, false},
-		{"Ready flipped to False", func(p *corev1.Pod) { p.Status.Conditions[0].Status = corev1.ConditionFalse }, true},
-		{"the Ready condition went away", func(p *corev1.Pod) { p.Status.Conditions = nil }, true},
-		{"the pod finished", func(p *corev1.Pod) { p.Status.Phase = corev1.PodSucceeded }, true},
-		{"deletion started", func(p *corev1.Pod) { p.DeletionTimestamp = ptr.To(metav1.NewTime(time.Unix(2000, 0))) }, true},
-		{"a label changed", func(p *corev1.Pod) { p.Labels[NameLabel] = "other" }, true},
-		{"another label was added", func(p *corev1.Pod) { p.Labels["tier"] = "web" }, true},
-		{"the pod was orphaned", func(p *corev1.Pod) { p.OwnerReferences = nil }, true},
+		}),
+		testenv.Ignores("an annotation changed", func(p *corev1.Pod) { p.Annotations = map[string]string{"touched": "1"} }),
+		testenv.Passes("Ready flipped to False", func(p *corev1.Pod) { p.Status.Conditions[0].Status = corev1.ConditionFalse }),
+		testenv.Passes("the Ready condition went away", func(p *corev1.Pod) { p.Status.Conditions = nil }),
+		testenv.Passes("the pod finished", func(p *corev1.Pod) { p.Status.Phase = corev1.PodSucceeded }),
+		testenv.Passes("deletion started", func(p *corev1.Pod) { p.DeletionTimestamp = ptr.To(metav1.NewTime(time.Unix(2000, 0))) }),
+		testenv.Passes("a label changed", func(p *corev1.Pod) { p.Labels[NameLabel] = "other" }),
+		testenv.Passes("another label was added", func(p *corev1.Pod) { p.Labels["tier"] = "web" }),
+		testenv.Passes("the pod was orphaned", func(p *corev1.Pod) { p.OwnerReferences = nil }),
 	}
-	p := podChangedPredicate()
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			g := NewWithT(t)
-			oldPod, newPod := running(), running()
-			tt.change(newPod)
-			g.Expect(p.Update(event.UpdateEvent{ObjectOld: oldPod, ObjectNew: newPod})).To(Equal(tt.passes),
-				"should the update %q start a pass?", tt.name)
-		})
-	}
-
-	t.Run("creates and deletes always pass", func(t *testing.T) {
-		g := NewWithT(t)
-		g.Expect(p.Create(event.CreateEvent{Object: running()})).To(BeTrue())
-		g.Expect(p.Delete(event.DeleteEvent{Object: running()})).To(BeTrue())
-	})
+	testenv.ExpectPredicate(t, podChangedPredicate(), running, tests)
 }
 
 func TestEventFiltersAreSwitchable(t *testing.T) {
