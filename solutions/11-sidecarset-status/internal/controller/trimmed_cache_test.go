@@ -71,9 +71,9 @@ func TestTheCacheHoldsTrimmedPods(t *testing.T) {
 	g.Expect(sidecars.Injected(pod.Annotations)).To(HaveKey(set.Name))
 
 	// kubectl apply writes the whole object it applied into an annotation of its own.
-	patch := client.MergeFrom(pod.DeepCopy())
-	pod.Annotations["kubectl.kubernetes.io/last-applied-configuration"] = strings.Repeat("x", 4096)
-	g.Expect(env.Client().Patch(env.Context(), pod, patch)).To(Succeed())
+	patch(g, pod, func(pod *corev1.Pod) {
+		pod.Annotations["kubectl.kubernetes.io/last-applied-configuration"] = strings.Repeat("x", 4096)
+	})
 
 	// The cache transforms an object before it stores it: once it holds the patched
 	// pod, that is what it keeps.

@@ -26,6 +26,15 @@ var caseCounter atomic.Int64
 
 func newCase(name string) string { return fmt.Sprintf("%s-%d", name, caseCounter.Add(1)) }
 
+// patch makes change to obj and sends the API server a merge patch of what it changed,
+// so that the fields the test leaves alone stay as the API server holds them, whatever
+// the controller wrote there since obj was read.
+func patch[T client.Object](g Gomega, obj T, change func(T)) {
+	before := obj.DeepCopyObject().(T)
+	change(obj)
+	g.ExpectWithOffset(1, env.Client().Patch(env.Context(), obj, client.MergeFrom(before))).To(Succeed())
+}
+
 // createSidecarSet creates a SidecarSet of one sidecar that selects the pods labelled
 // caseLabel=value, deletes it when the test ends, and waits until the manager's cache,
 // which the pod webhook reads, holds it.
