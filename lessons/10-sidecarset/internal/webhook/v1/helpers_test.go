@@ -17,7 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/lessons/10-sidecarset/api/sidecars/v1"
-	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
 
 const (
@@ -117,15 +116,6 @@ func volumeNames(pod *corev1.Pod) []string {
 		names = append(names, v.Name)
 	}
 	return names
-}
-
-// causeFields returns the fields of an error's causes, in order.
-func causeFields(err error) []string {
-	var fields []string
-	for _, c := range testenv.Causes(err) {
-		fields = append(fields, c.Field)
-	}
-	return fields
 }
 
 // checkPod returns what the API server would refuse in pod of what Inject can change:

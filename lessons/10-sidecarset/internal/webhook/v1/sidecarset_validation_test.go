@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/lessons/10-sidecarset/api/sidecars/v1"
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
 
 // A validationCase changes a valid SidecarSet and says what the validator answers.
@@ -34,7 +35,7 @@ func checkValidation(t *testing.T, tests []validationCase) {
 				return
 			}
 			g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "the refusal should be an Invalid error (apierrors.NewInvalid), got %v", err)
-			g.Expect(causeFields(err)).To(Equal(tt.want), "%s: the fields of the refusal: %v", tt.name, err)
+			g.Expect(testenv.CauseFields(err)).To(Equal(tt.want), "%s: the fields of the refusal: %v", tt.name, err)
 		})
 	}
 }
@@ -113,7 +114,7 @@ func TestValidateUpdateChecksOnlyAChangedSpec(t *testing.T) {
 	changed := labelled.DeepCopy()
 	changed.Spec.Containers[0].Image = "busybox:1.38"
 	_, err = validator.ValidateUpdate(t.Context(), labelled, changed)
-	g.Expect(causeFields(err)).To(Equal([]string{"spec.containers[1].name"}), "a changed spec is checked whole")
+	g.Expect(testenv.CauseFields(err)).To(Equal([]string{"spec.containers[1].name"}), "a changed spec is checked whole")
 }
 
 func TestValidateVolumes(t *testing.T) {

@@ -16,7 +16,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
-	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/api/sidecars/v1"
 )
 
@@ -117,15 +116,6 @@ func volumeNames(pod *corev1.Pod) []string {
 		names = append(names, v.Name)
 	}
 	return names
-}
-
-// causeFields returns the fields of an error's causes, in order.
-func causeFields(err error) []string {
-	var fields []string
-	for _, c := range testenv.Causes(err) {
-		fields = append(fields, c.Field)
-	}
-	return fields
 }
 
 // checkPod returns what the API server would refuse in pod of what Inject can change:

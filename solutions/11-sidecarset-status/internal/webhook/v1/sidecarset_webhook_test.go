@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/api/sidecars/v1"
 	"github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/internal/sidecars"
 )
@@ -27,15 +28,12 @@ import (
 func TestTheAPIServerRefusesBadSidecarSets(t *testing.T) {
 	g := NewWithT(t)
 	env.WebhookNamespace(t)
-	file, err := os.Open(filepath.Join("..", "..", "..", "config", "samples", "bad_sidecarset.yaml"))
-	g.Expect(err).NotTo(HaveOccurred())
-	defer file.Close()
 	var bad sidecarsv1.SidecarSet
-	g.Expect(yaml.NewYAMLOrJSONDecoder(file, 4096).Decode(&bad)).To(Succeed())
+	g.Expect(testenv.ReadSample("bad_sidecarset.yaml", &bad)).To(Succeed())
 
-	err = env.Client().Create(env.Context(), &bad)
+	err := env.Client().Create(env.Context(), &bad)
 	g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "the bad sample should be refused as Invalid, got %v", err)
-	g.Expect(causeFields(err)).To(Equal([]string{
+	g.Expect(testenv.CauseFields(err)).To(Equal([]string{
 		"spec.selector.matchExpressions[0].operator",
 		"spec.volumes[0].name",
 		"spec.containers[0].volumeMounts[0].mountPath",
@@ -48,7 +46,7 @@ func TestTheAPIServerRefusesBadSidecarSets(t *testing.T) {
 	createSidecarSet(t, g, good)
 	good.Spec.Containers = append(good.Spec.Containers, sidecar("proxy"))
 	err = env.Client().Update(env.Context(), good)
-	g.Expect(causeFields(err)).To(Equal([]string{"spec.containers[1].name"}), "an update is checked like a create")
+	g.Expect(testenv.CauseFields(err)).To(Equal([]string{"spec.containers[1].name"}), "an update is checked like a create")
 }
 
 // Malformed SidecarSets, sent as JSON through the real API server: each must be refused
@@ -147,7 +145,7 @@ func TestMalformedSidecarSetsAreRefusedWithTheirField(t *testing.T) {
 			err := createAsJSON(fmt.Sprintf("%s-%d", newCase("malformed"), i), tt.spec)
 			g.Expect(err).To(HaveOccurred(), "a SidecarSet with %s should be refused", tt.name)
 			g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "the refusal should be Invalid (422), got: %v", err)
-			g.Expect(causeFields(err)).To(ContainElement(tt.field),
+			g.Expect(testenv.CauseFields(err)).To(ContainElement(tt.field),
 				"the refusal of a SidecarSet with %s should name the field %s; got: %v", tt.name, tt.field, err)
 		})
 	}
@@ -157,11 +155,8 @@ func TestTheSamplesAreAdmitted(t *testing.T) {
 	g := NewWithT(t)
 	env.WebhookNamespace(t)
 	for _, name := range []string{"sidecars_v1_sidecarset.yaml", "metrics_sidecarset.yaml"} {
-		file, err := os.Open(filepath.Join("..", "..", "..", "config", "samples", name))
-		g.Expect(err).NotTo(HaveOccurred())
 		var set sidecarsv1.SidecarSet
-		g.Expect(yaml.NewYAMLOrJSONDecoder(file, 4096).Decode(&set)).To(Succeed())
-		file.Close()
+		g.Expect(testenv.ReadSample(name, &set)).To(Succeed())
 		set.Name = newCase("sample")
 		g.Expect(env.Client().Create(env.Context(), &set)).To(Succeed(), "the sample %s", name)
 		g.Expect(env.Client().Delete(env.Context(), &set)).To(Succeed())
@@ -271,7 +266,7 @@ func TestSidecarsThePodValidationRefusesAreRefusedWithTheirField(t *testing.T) {
 			})
 			g.Expect(err).To(HaveOccurred(), "a SidecarSet with %s should be refused: every pod it selects would be", tt.name)
 			g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "the refusal should be Invalid (422), got: %v", err)
-			g.Expect(causeFields(err)).To(ContainElement(tt.field),
+			g.Expect(testenv.CauseFields(err)).To(ContainElement(tt.field),
 				"the refusal of a SidecarSet with %s should name the field %s; got: %v", tt.name, tt.field, err)
 		})
 	}
@@ -290,7 +285,7 @@ func TestVolumesThePodValidationRefusesAreRefusedWithTheirField(t *testing.T) {
 		},
 	})
 	g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "a volume of two sources should be refused as Invalid, got: %v", err)
-	g.Expect(causeFields(err)).To(ContainElement(HavePrefix("spec.volumes[1]")), "the refusal should name the second volume: %v", err)
+	g.Expect(testenv.CauseFields(err)).To(ContainElement(HavePrefix("spec.volumes[1]")), "the refusal should name the second volume: %v", err)
 }
 
 // createAsJSON sends a SidecarSet of spec, written as JSON decodes into Go, to the API
