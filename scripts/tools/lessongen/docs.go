@@ -251,12 +251,7 @@ func syncCatches(root string) ([]docDrift, error) {
 			return
 		}
 		says := map[string]string{}
-		for _, t := range l.Tasks {
-			for _, m := range t.Mistakes {
-				says[m.Name] = strings.Join(strings.Fields(m.Says), " ")
-			}
-		}
-		for _, m := range l.Mistakes {
+		for _, m := range l.allMistakes() {
 			says[m.Name] = strings.Join(strings.Fields(m.Says), " ")
 		}
 		drifts = append(drifts, catchDrifts(page, string(src), says)...)

@@ -276,13 +276,8 @@ func printTracks(root string) error {
 // task it belongs to (0: the lesson's), its name and the words its test must print.
 func printMistakes(root string) error {
 	return eachLesson(root, func(_ *track, l *lessonSpec) {
-		for _, task := range l.Tasks {
-			for _, m := range task.Mistakes {
-				fmt.Printf("%s\t%d\t%s\t%s\n", l.Folder, task.ID, m.Name, m.Says)
-			}
-		}
-		for _, m := range l.Mistakes {
-			fmt.Printf("%s\t0\t%s\t%s\n", l.Folder, m.Name, m.Says)
+		for task, m := range l.allMistakes() {
+			fmt.Printf("%s\t%d\t%s\t%s\n", l.Folder, task, m.Name, m.Says)
 		}
 	})
 }

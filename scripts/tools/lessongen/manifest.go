@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -238,19 +239,31 @@ func (m *manifest) versionOf(rel string) (name string, from, until int) {
 
 // mistake returns the mistake named name, and the lesson it is made in.
 func (m *manifest) mistake(name string) (*mistakeSpec, int) {
-	for _, l := range m.Lessons {
-		for _, t := range l.Tasks {
-			for i := range t.Mistakes {
-				if t.Mistakes[i].Name == name {
-					return &t.Mistakes[i], l.Number
-				}
-			}
-		}
-		for i := range l.Mistakes {
-			if l.Mistakes[i].Name == name {
-				return &l.Mistakes[i], l.Number
+	for i := range m.Lessons {
+		for _, ms := range m.Lessons[i].allMistakes() {
+			if ms.Name == name {
+				return ms, m.Lessons[i].Number
 			}
 		}
 	}
 	return nil, 0
+}
+
+// allMistakes yields every mistake of the lesson: each task's, with the task's ID, then
+// the lesson's own, with 0.
+func (l *lessonSpec) allMistakes() iter.Seq2[int, *mistakeSpec] {
+	return func(yield func(int, *mistakeSpec) bool) {
+		for _, t := range l.Tasks {
+			for i := range t.Mistakes {
+				if !yield(t.ID, &t.Mistakes[i]) {
+					return
+				}
+			}
+		}
+		for i := range l.Mistakes {
+			if !yield(0, &l.Mistakes[i]) {
+				return
+			}
+		}
+	}
 }
