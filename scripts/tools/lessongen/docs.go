@@ -28,6 +28,9 @@ var (
 	docTest = regexp.MustCompile("`(Test[A-Z][A-Za-z0-9_]*)(\\.\\.\\.)?")
 )
 
+// lessonPage is the path of lesson n's page, from the repository's top folder.
+func lessonPage(n int) string { return fmt.Sprintf("docs/lesson-%02d.md", n) }
+
 // A docDrift is a line of a lesson's page that says something else than the lesson.
 type docDrift struct {
 	Page    string // docs/lesson-NN.md
@@ -57,7 +60,7 @@ func syncDocs(root string, write bool) ([]docDrift, error) {
 	}
 	var drifts []docDrift
 	for _, l := range lessons {
-		page := fmt.Sprintf("docs/lesson-%02d.md", l.Number)
+		page := lessonPage(l.Number)
 		src, err := os.ReadFile(filepath.Join(root, page))
 		if err != nil {
 			return nil, err
@@ -244,7 +247,7 @@ func syncCatches(root string) ([]docDrift, error) {
 	var drifts []docDrift
 	var failed error
 	err := eachLesson(root, func(_ *track, l *lessonSpec) {
-		page := fmt.Sprintf("docs/lesson-%02d.md", l.Number)
+		page := lessonPage(l.Number)
 		src, err := os.ReadFile(filepath.Join(root, page))
 		if err != nil {
 			failed = err

@@ -276,7 +276,7 @@ func (st *stage) writeTo(dir string, modes func(rel string) os.FileMode) error {
 // lessonTitle reads a lesson's title from the first line of its page, docs/lesson-NN.md
 // ("# Lesson 05: The title").
 func lessonTitle(root string, n int) (string, error) {
-	path := filepath.Join(root, "docs", fmt.Sprintf("lesson-%02d.md", n))
+	path := filepath.Join(root, lessonPage(n))
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return "", err
