@@ -54,14 +54,9 @@ func TestCatchDriftsHoldsThePageToTheMarkedMistakes(t *testing.T) {
 		{"a caught mistake among the pitfalls no check catches",
 			page("- *Caught by* `TestEvents` (\"should be told by one event\")", "- **Also** should be told by one event"), "Other pitfalls quotes"},
 	} {
-		drifts := catchDrifts("docs/lesson-07.md", tc.src, says)
-		var got []string
-		for _, d := range drifts {
-			got = append(got, d.String())
-		}
-		if (tc.problem == "") != (len(got) == 0) || (tc.problem != "" && !strings.Contains(strings.Join(got, "\n"), tc.problem)) {
-			t.Errorf("%s: catchDrifts = %q; want a problem with %q", tc.name, got, tc.problem)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			wantDrift(t, "catchDrifts", catchDrifts("docs/lesson-07.md", tc.src, says), tc.problem)
+		})
 	}
 }
 
@@ -85,16 +80,25 @@ func TestEvents(t *testing.T) {
 		{"a test the file does not have", "--- FAIL: TestEventz (0.30s)\n    events_test.go:7:", "TestEventz failing in events_test.go, which has no such test"},
 		{"another file", "--- FAIL: TestEvents (0.30s)\n    status_test.go:7:", "which has no such test"},
 	} {
-		drifts, err := sampleDrifts("docs/lesson-07.md", strings.Split(tc.excerpt, "\n"), files)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, d := range drifts {
-			got = append(got, d.String())
-		}
-		if (tc.problem == "") != (len(got) == 0) || (tc.problem != "" && !strings.Contains(strings.Join(got, "\n"), tc.problem)) {
-			t.Errorf("%s: sampleDrifts = %q; want a problem with %q", tc.name, got, tc.problem)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			drifts, err := sampleDrifts("docs/lesson-07.md", strings.Split(tc.excerpt, "\n"), files)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantDrift(t, "sampleDrifts", drifts, tc.problem)
+		})
+	}
+}
+
+// wantDrift fails the test unless what (the function that found drifts) found a problem
+// that says problem, or, with problem "", none at all.
+func wantDrift(t *testing.T, what string, drifts []docDrift, problem string) {
+	t.Helper()
+	var got []string
+	for _, d := range drifts {
+		got = append(got, d.String())
+	}
+	if (problem == "") != (len(got) == 0) || (problem != "" && !strings.Contains(strings.Join(got, "\n"), problem)) {
+		t.Errorf("%s = %q; want a problem with %q", what, got, problem)
 	}
 }
