@@ -52,7 +52,7 @@ func indexSolution(root, dir string) (*solutionIndex, error) {
 	}
 	if number, _, ok := strings.Cut(filepath.Base(dir), "-"); ok {
 		idx.doc = "docs/lesson-" + number + ".md"
-		doc, _ := os.ReadFile(filepath.Join(root, "docs", "lesson-"+number+".md"))
+		doc, _ := os.ReadFile(filepath.Join(root, idx.doc))
 		idx.docCode = strings.Join(backquoted.FindAllString(string(doc), -1), "\n")
 		for _, w := range wordPattern.FindAllString(idx.docCode, -1) {
 			idx.docWords[w] = true
