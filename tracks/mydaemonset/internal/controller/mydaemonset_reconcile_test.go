@@ -327,9 +327,16 @@ func TestANotReadyNodeKeepsItsPod(t *testing.T) {
 		"status.desiredNumberScheduled counts a NotReady node that still runs its pod")
 }
 
+// markFailed plays the kubelet of a pod that failed.
+func markFailed(g Gomega, ns, name string) {
+	var pod corev1.Pod
+	g.ExpectWithOffset(1, env.Client().Get(env.Context(), client.ObjectKey{Namespace: ns, Name: name}, &pod)).To(Succeed())
+	pod.Status.Phase = corev1.PodFailed
+	g.ExpectWithOffset(1, env.Client().Status().Update(env.Context(), &pod)).To(Succeed())
+}
+
 func TestAFinishedPodIsReplaced(t *testing.T) {
 	g := NewWithT(t)
-	ctx := env.Context()
 	ns := env.Namespace(t)
 	a := createNode(g, ns, "a", true, nil)
 	mds := create(g, unmanaged(newMyDaemonSet(ns, "agent", nil)))
@@ -338,8 +345,7 @@ func TestAFinishedPodIsReplaced(t *testing.T) {
 	pods := daemonPodsOf(g, mds)
 	g.Expect(nodeNames(pods)).To(Equal(names(a)))
 	failed := pods[0]
-	failed.Status.Phase = corev1.PodFailed
-	g.Expect(env.Client().Status().Update(ctx, &failed)).To(Succeed())
+	markFailed(g, ns, failed.Name)
 
 	// The first pass deletes the finished pod, which frees its name; the second creates
 	// the replacement. (A finished pod needs no kubelet to go.)
@@ -350,14 +356,6 @@ func TestAFinishedPodIsReplaced(t *testing.T) {
 	g.Expect(pods).To(HaveLen(1))
 	g.Expect(pods[0].UID).NotTo(Equal(failed.UID), "the Failed pod should be replaced by a new one")
 	g.Expect(pods[0].Status.Phase).NotTo(Equal(corev1.PodFailed))
-}
-
-// markFailed plays the kubelet of a pod that failed.
-func markFailed(g Gomega, ns, name string) {
-	var pod corev1.Pod
-	g.ExpectWithOffset(1, env.Client().Get(env.Context(), client.ObjectKey{Namespace: ns, Name: name}, &pod)).To(Succeed())
-	pod.Status.Phase = corev1.PodFailed
-	g.ExpectWithOffset(1, env.Client().Status().Update(env.Context(), &pod)).To(Succeed())
 }
 
 // A pod that keeps failing (a kubelet that rejects it, a crashing init) is replaced
