@@ -33,9 +33,11 @@ func poolFieldManager(pool string) string {
 
 // appliedLabels returns the labels the NodePool named pool applied to node and still
 // owns, with the values node carries: the keys under metadata.labels in the
-// managedFields entry of the pool's field manager (operation Apply). Only the API server
-// writes that entry, from the pool's own requests: unlike an annotation, nobody can
-// forge it by writing the node.
+// managedFields entry of the pool's field manager (operation Apply). The API server
+// writes that entry from the pool's own requests; a request that sets
+// metadata.managedFields itself can write it too, so it is as trustworthy as the
+// permission to write the node, no more: unlike an annotation, no edit of the node's
+// labels or annotations changes it by accident.
 func appliedLabels(node *corev1.Node, pool string) map[string]string {
 	var labels map[string]string
 	// TODO(2): Read what the pool owns from managedFields.
@@ -152,7 +154,9 @@ func withoutHeldKeys(labels, applied map[string]string, node *corev1.Node) map[s
 
 // applyLeavingConflicts applies labels to node; when the API server refuses keys another
 // manager owns, it applies the rest again without them. It returns node as the API
-// server has it, or nil when the node is gone, and the conflict of a stale node.
+// server has it, or nil when the node is gone, and the conflict of a stale node. A
+// conflict that names no key it sent is returned as it is: the same apply again would
+// meet the same answer, for ever.
 func (r *NodePoolReconciler) applyLeavingConflicts(ctx context.Context, pool *nodesv1.NodePool, node *corev1.Node, labels map[string]string) (*corev1.Node, error) {
 	labels = maps.Clone(labels)
 	for {
@@ -161,10 +165,14 @@ func (r *NodePoolReconciler) applyLeavingConflicts(ctx context.Context, pool *no
 		if len(conflicting) == 0 {
 			return after, err
 		}
-		log.FromContext(ctx).Info("Left labels another field manager owns", "node", node.Name, "conflict", err.Error())
+		sent := len(labels)
 		for _, key := range conflicting {
 			delete(labels, key)
 		}
+		if len(labels) == sent {
+			return nil, err
+		}
+		log.FromContext(ctx).Info("Left labels another field manager owns", "node", node.Name, "conflict", err.Error())
 	}
 }
 
@@ -228,22 +236,53 @@ func conflictingLabels(err error) []string {
 // manager (operation Update) owns both. An apply of the same labels would make the
 // pool's manager own them too, but not alone: when the node leaves, the empty apply
 // would leave them, as owned by the old manager still. So the ownership moves, as
-// k8s.io/client-go/util/csaupgrade moves it: the manager that owns the record annotation
-// loses the labels the record lists, where the node still carries the recorded value,
-// and the pool's manager gains them. Nothing else moves: a forged record (someone else
-// owns the annotation) moves what its writer owns, and a key the pool does not list
-// (listedKeys) moves nothing. The values are not touched: no label goes missing, even
-// for a moment. The managedFields are written with the optimistic lock, as the
-// lesson-09 operator's patches were.
+// k8s.io/client-go/util/csaupgrade moves it (withRecordAdopted), in a merge patch with
+// the optimistic lock, as the lesson-09 operator's patches were. The values are not
+// touched: no label goes missing, even for a moment.
+//
+// The patch sends metadata.managedFields whole, and the API server keeps the list a
+// request sets. The cache holds only the entries a pass reads (poolManagedFields): a
+// patch computed from the cached node would erase every other manager's entry, the
+// kubelet's and an admin's, and with them the conflicts that keep the pool off their
+// labels. So once the cached node shows something to move, the move is computed again
+// on the node as the API server has it (r.APIReader): one read per node, once.
 func (r *NodePoolReconciler) adoptRecordedLabels(ctx context.Context, pool *nodesv1.NodePool, node *corev1.Node) (*corev1.Node, error) {
+	if _, moved, err := withRecordAdopted(node, pool); err != nil || !moved {
+		return node, err
+	}
+	read := &corev1.Node{}
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(node), read); err != nil {
+		return node, err // NotFound: the node is gone
+	}
+	adopted, moved, err := withRecordAdopted(read, pool)
+	if err != nil || !moved {
+		return read, err
+	}
+	if err := r.Patch(ctx, adopted, client.MergeFromWithOptions(read, client.MergeFromWithOptimisticLock{})); err != nil {
+		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+			return read, err // the node is gone, or applyPoolLabels reads it again
+		}
+		return read, fmt.Errorf("adopting the labels of the record: %w", err)
+	}
+	log.FromContext(ctx).Info("Adopted the labels of the record", "node", node.Name)
+	return adopted, nil
+}
+
+// withRecordAdopted returns a copy of node in which the labels the pool's record lists
+// have moved from the managedFields entry that owns the record annotation (operation
+// Update) to the pool's field manager, and whether any moved. Only what the record lists
+// within listedKeys and node still carries (heldOn) moves, and only what that entry
+// owns: a forged record (someone else owns the annotation) moves what its writer owns.
+func withRecordAdopted(node *corev1.Node, pool *nodesv1.NodePool) (*corev1.Node, bool, error) {
 	// TODO(3): Take over the labels a record of lesson 09 lists.
-	// When node carries a record of the pool that lists labels, move them, values
-	// untouched, from the managedFields entry (operation Update) that owns the
-	// record annotation (ownsAnnotation) to the pool's field manager (moveLabels),
-	// and write the managedFields with a merge patch and the optimistic lock. Move
-	// only what the record lists within listedKeys and the node still carries
-	// (heldOn). See "The migration" in docs/lesson-14.md.
-	return node, nil
+	// When node carries a record of the pool that lists labels, return a copy of
+	// node in which they have moved, values untouched, from the managedFields
+	// entry (operation Update) that owns the record annotation (ownsAnnotation)
+	// to the pool's field manager (moveLabels), and whether any moved. Move only
+	// what the record lists within listedKeys and the node still carries
+	// (heldOn). adoptRecordedLabels writes the copy. See "The migration" in
+	// docs/lesson-14.md.
+	return node, false, nil
 }
 
 // ownsAnnotation reports whether fields owns the annotation key.

@@ -42,11 +42,12 @@ func recordedPools(node *corev1.Node) []string {
 //
 // The labels are the API server's record: the fields the pool's field manager owns in
 // the node's managedFields (appliedLabels), which only a request of that manager
-// changes. The labels an annotation of lesson 09 lists are not read: the annotation may
-// be forged, the managedFields may not. The taints are the controller's own record, in
-// the annotation nodesv1.RecordAnnotationPrefix + pool: a node's taints are an atomic
-// list (+listType=atomic in k8s.io/api), which one field manager owns whole, so applying
-// the pool's would take over everyone's. The annotation changes in the same patch as the
+// changes, or a write of metadata.managedFields itself. The labels an annotation of
+// lesson 09 lists are not read: any edit of the node's annotations changes it. The
+// taints are the controller's own record, in the annotation
+// nodesv1.RecordAnnotationPrefix + pool: a node's taints are an atomic list
+// (+listType=atomic in k8s.io/api), which one field manager owns whole, so applying the
+// pool's would take over everyone's. The annotation changes in the same patch as the
 // taints it describes.
 func readPoolRecord(node *corev1.Node, pool string) (poolRecord, bool, error) {
 	record := poolRecord{Labels: appliedLabels(node, pool)}
