@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
-	"github.com/onsi/gomega/types"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -384,24 +383,6 @@ func TestTheManagersRoleAllowsAWholePass(t *testing.T) {
 	scaleTo(g, ip, 1)
 	passes("deleting 1 pod")
 	g.Expect(podsOf(g, ip)).To(HaveLen(1), "pods after scaling down")
-}
-
-// latest reads ip straight from the API server.
-func latest(g Gomega, ip *appsv1.ImoocPod) *appsv1.ImoocPod {
-	var got appsv1.ImoocPod
-	g.Expect(env.Client().Get(env.Context(), client.ObjectKeyFromObject(ip), &got)).To(Succeed())
-	return &got
-}
-
-// haveReady matches an ImoocPod whose Ready condition has status and reason; the
-// condition's message is for people and is not compared.
-func haveReady(status metav1.ConditionStatus, reason string) types.GomegaMatcher {
-	return WithTransform(readyCondition, testenv.HaveStatusAndReason(status, reason))
-}
-
-// readyCondition returns ip's Ready condition, or an empty one when it has none.
-func readyCondition(ip *appsv1.ImoocPod) metav1.Condition {
-	return testenv.ConditionOf(ip.Status.Conditions, appsv1.ConditionReady)
 }
 
 // readyCount counts the ready pods among pods.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/types"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -71,6 +72,24 @@ func podsOf(g Gomega, ip *appsv1.ImoocPod) []corev1.Pod {
 		}
 	}
 	return owned
+}
+
+// latest reads ip straight from the API server.
+func latest(g Gomega, ip *appsv1.ImoocPod) *appsv1.ImoocPod {
+	var got appsv1.ImoocPod
+	g.ExpectWithOffset(1, env.Client().Get(env.Context(), client.ObjectKeyFromObject(ip), &got)).To(Succeed())
+	return &got
+}
+
+// haveReady matches an ImoocPod whose Ready condition has status and reason; the
+// condition's message is for people and is not compared.
+func haveReady(status metav1.ConditionStatus, reason string) types.GomegaMatcher {
+	return WithTransform(readyCondition, testenv.HaveStatusAndReason(status, reason))
+}
+
+// readyCondition returns ip's Ready condition, or an empty one when it has none.
+func readyCondition(ip *appsv1.ImoocPod) metav1.Condition {
+	return testenv.ConditionOf(ip.Status.Conditions, appsv1.ConditionReady)
 }
 
 // waitForPods waits until the running controller shows n pods for ip, and returns them.

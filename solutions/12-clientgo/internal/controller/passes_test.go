@@ -8,26 +8,16 @@ import (
 	"sync/atomic"
 
 	. "github.com/onsi/gomega"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	appsv1 "github.com/kube-workshop/operator-workshop/solutions/12-clientgo/api/apps/v1"
 )
 
 // The helpers of the tests that drive passes of a controller of their own (sync_test.go):
-// a pass once its cache has caught up, the status it wrote as the API server holds it,
-// and API servers that count or refuse what a pass sends.
-
-// latest reads ip straight from the API server.
-func latest(g Gomega, ip *appsv1.ImoocPod) *appsv1.ImoocPod {
-	var got appsv1.ImoocPod
-	g.ExpectWithOffset(1, env.Client().Get(env.Context(), client.ObjectKeyFromObject(ip), &got)).To(Succeed())
-	return &got
-}
+// a pass once its cache has caught up, the Ready condition it wrote in one line, and API
+// servers that count or refuse what a pass sends.
 
 // pass runs one sync of ip with c, once c's cache shows ip as the API server has it now
 // (a pass that read an older spec would act on it) and shows at least pods of its pods.
@@ -49,14 +39,6 @@ func pass(g Gomega, c *Controller, ip *appsv1.ImoocPod, pods int) error {
 // saying what (a format and its arguments, as gomega takes them).
 func passSucceeds(g Gomega, c *Controller, ip *appsv1.ImoocPod, pods int, what ...any) {
 	g.ExpectWithOffset(1, testenv.ErrorText(pass(g, c, ip, pods))).To(BeEmpty(), what...)
-}
-
-// readyCondition returns ip's Ready condition, or an empty one when it has none.
-func readyCondition(ip *appsv1.ImoocPod) metav1.Condition {
-	if ready := meta.FindStatusCondition(ip.Status.Conditions, appsv1.ConditionReady); ready != nil {
-		return *ready
-	}
-	return metav1.Condition{}
 }
 
 // readyAs prints the Ready condition's status and reason, for comparing in one line.
