@@ -109,8 +109,9 @@ func scaleTo(g Gomega, ip *appsv1.ImoocPod, replicas int32) {
 	g.ExpectWithOffset(1, env.Client().Patch(env.Context(), ip, patch)).To(Succeed())
 }
 
-// deleteHeld deletes pod after putting holdFinalizer on it: the pod stays in Terminating,
-// as a kubelet's grace period would keep it, until the test ends and lets it go.
+// deleteHeld deletes pod after putting holdFinalizer on it, and checks that the pod stays
+// in Terminating, as a kubelet's grace period would keep it, until the test ends and lets
+// it go.
 func deleteHeld(t *testing.T, g Gomega, pod *corev1.Pod) {
 	ctx := env.Context()
 	patch := client.MergeFrom(pod.DeepCopy())
@@ -128,6 +129,8 @@ func deleteHeld(t *testing.T, g Gomega, pod *corev1.Pod) {
 		}
 	})
 	g.ExpectWithOffset(1, env.Client().Delete(ctx, pod)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().Get(ctx, client.ObjectKeyFromObject(pod), pod)).To(Succeed())
+	g.ExpectWithOffset(1, pod.DeletionTimestamp).NotTo(BeNil(), "the finalizer should hold pod %s in Terminating", pod.Name)
 }
 
 // A badSpec is a spec the API server refuses with message.
