@@ -49,9 +49,10 @@ func (dst *ImoocPod) ConvertFrom(srcRaw conversion.Hub) error {
 // it all.
 func saveTemplate(dst *ImoocPod, template appsv2.PodTemplate) error {
 	// TODO(3): Keep what v1 cannot say in an annotation.
-	// Unless the template is exactly what dst's spec.image says (templateOf), save
-	// it as JSON in dst's TemplateAnnotation, so that a v1 client that writes the
-	// object back sends it back too. See "Nothing lost" in docs/lesson-13.md.
+	// Drop any TemplateAnnotation dst got with v2's metadata. Then, unless the
+	// template is exactly what dst's spec.image says (templateOf), save it as JSON
+	// in dst's TemplateAnnotation, so that a v1 client that writes the object back
+	// sends it back too. See "Nothing lost" in docs/lesson-13.md.
 	return nil
 }
 

@@ -52,6 +52,10 @@ func (dst *ImoocPod) ConvertFrom(srcRaw conversion.Hub) error {
 // saveTemplate keeps template in dst's TemplateAnnotation unless dst's spec.image says
 // it all.
 func saveTemplate(dst *ImoocPod, template appsv2.PodTemplate) error {
+	// A TemplateAnnotation that dst already has came from v2, where anyone may write
+	// annotations: it is not this template, and ConvertTo would restore it. Drop it, as
+	// Kubernetes drops its round-trip annotations on the way to an older version.
+	delete(dst.Annotations, TemplateAnnotation)
 	if equality.Semantic.DeepEqual(template, templateOf(dst.Spec.Image)) {
 		return nil
 	}
