@@ -7,7 +7,8 @@ SHELL := /usr/bin/env bash
 .SHELLFLAGS := -euo pipefail -c
 BIN := $(CURDIR)/.cache/bin/current
 NODES ?= 3
-# FROM=solution makes diff-N show solution N-1 against lesson N: the new scaffold.
+# FROM=solution makes diff-N show the solution before lesson N in its track (02 for 13)
+# against lesson N: what the lesson adds.
 FROM ?=
 
 .DEFAULT_GOAL := help
@@ -64,7 +65,7 @@ install-%: binaries ## Install lesson N's CRDs on the cluster (regenerated from 
 uninstall-%: binaries ## Delete lesson N's CRDs and so every object of their kinds; lists them and asks (CONFIRM=yes).
 	@scripts/crds.sh uninstall $*
 
-diff-%: ## Show lesson N against solution N (FROM=solution: solution N-1 against lesson N).
+diff-%: ## Show lesson N against solution N (FROM=solution: the solution before it in its track against lesson N).
 	@scripts/diff.sh $* $(FROM)
 
 deploy-%: binaries ## Deploy lesson N's operator (CODE=solution: solution N's) into the current cluster: image on kind, config/default, CRDs apart.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Shows what a learner writes in lesson N: lesson N against solution N. With FROM=solution,
-# shows what lesson N adds to the stage before: solution N-1 against lesson N.
+# shows what lesson N adds to the stage before: the solution of the lesson before it in
+# its track (lessongen tracks) against lesson N; solution 02 against lesson 13.
 # Only code: module paths, import blocks (the editor writes those), README.md, go.sum and
 # what controller-gen generates are left out.
 #
@@ -10,11 +11,11 @@ source "$ROOT/scripts/lib/stage.sh"
 
 n=${1:?usage: $0 N [solution]}
 if [[ ${2:-} == solution ]]; then
-  ((10#$n > 1)) || die "lesson 1 starts from nothing; there is no solution 0 to compare with"
-  left=$(stage_dir solutions "$((10#$n - 1))")
   right=$(stage_dir lessons "$n")
-  [[ $(track_of "$left") == "$(track_of "$right")" ]] ||
-    die "lesson $n starts a new operator, $(track_of "$right"); solution $((10#$n - 1)) is another one ($(track_of "$left")), so there is nothing to compare. make diff-$n shows what is left to write"
+  before=$(previous_in_track "$right")
+  [[ -n $before ]] ||
+    die "lesson $((10#$n)) starts a new operator, $(track_of "$right"); no solution of its track comes before it, so there is nothing to compare. make diff-$((10#$n)) shows what is left to write"
+  left=$ROOT/solutions/$before
 else
   left=$(stage_dir lessons "$n")
   right=$(stage_dir solutions "$n")

@@ -32,6 +32,14 @@ track_of() {
   track_lessons | awk -v f="${folder##*/}" '$2 == f {print $1}'
 }
 
+# previous_in_track FOLDER prints the folder of the lesson before FOLDER in FOLDER's
+# track (13-imoocpod-versions: 02-imoocpod-workflow), or nothing when FOLDER is its
+# track's first lesson.
+previous_in_track() {
+  local folder=${1%/}
+  track_lessons | awk -v f="${folder##*/}" '$2 == f {print before[$1]; exit} {before[$1] = $2}'
+}
+
 # newest_solution TRACK prints the folder of the last solution of TRACK, or fails when
 # there is no such track.
 newest_solution() {
