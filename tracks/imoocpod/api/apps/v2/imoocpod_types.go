@@ -41,8 +41,10 @@ type PodTemplateMetadata struct {
 
 // PodTemplateSpec is the spec of a PodTemplate.
 type PodTemplateSpec struct {
-	// Containers run in every pod: at least one, each with a name of its own.
+	// Containers run in every pod: at least one, each with a name of its own and an
+	// image (the API server would refuse a pod with a container that has none).
 	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:XValidation:rule="self.all(c, has(c.image) && c.image != '')",message="every container needs an image"
 	// +listType=map
 	// +listMapKey=name
 	Containers []corev1.Container `json:"containers"`

@@ -71,3 +71,17 @@ func withTemplateLabels(ns, name string) *appsv2.ImoocPod {
 		}},
 	}
 }
+
+// A container without an image makes no pod: the API server refuses the pod, on every
+// pass. v2 refuses such an ImoocPod when it is written, naming the field, as v1 refuses an
+// empty spec.image; and v1's view of it would show an empty image that v1's default
+// replaces at the next v1 write.
+func TestAV2ContainerWithoutAnImageIsRefused(t *testing.T) {
+	g := NewWithT(t)
+	ip := withTemplateLabels(env.WebhookNamespace(t), "no-image")
+	ip.Spec.Template.Spec.Containers = append(ip.Spec.Template.Spec.Containers, corev1.Container{Name: "sidecar"})
+	err := env.Client().Create(env.Context(), ip)
+	g.Expect(err).To(HaveOccurred(), "an ImoocPod whose container sidecar has no image was stored")
+	g.Expect(err.Error()).To(ContainSubstring("spec.template.spec.containers"), "the error should name the field")
+	g.Expect(err.Error()).To(ContainSubstring("every container needs an image"), err.Error())
+}
