@@ -65,8 +65,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	// The first SIGINT or SIGTERM ends ctx: the controller stops taking work, lets the
-	// passes under way finish, and main returns. stop then gives the signals back their
+	// The first SIGINT or SIGTERM ends ctx: the controller shuts its queue down, its
+	// workers end the passes they hold (whose requests fail with ctx, as Run says), and
+	// main returns. stop then gives the signals back their
 	// default, so that a second one kills the process (controller-runtime's
 	// SetupSignalHandler does the same).
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)

@@ -38,11 +38,11 @@ func (c *Controller) sync(ctx context.Context, key types.NamespacedName) (_ time
 	// forget its expectations and return; return any other error. Leave an
 	// ImoocPod that is being deleted alone. When it predates your last status
 	// patch (c.statusWrites.Predates), read it again from the API server
-	// (c.imoocPods.Get). The object is the cache's own: DeepCopy it before the
-	// pass changes its status, keep a second copy as the snapshot, and defer
-	// c.patchStatus(ctx, snapshot, imoocPod, retErr) in a closure that joins
-	// its error into retErr. See "sync, the Reconcile of client-go" in
-	// docs/lesson-12.md.
+	// (c.imoocPods.Get), where NotFound means gone too. The object is the
+	// cache's own: DeepCopy it before the pass changes its status, keep a
+	// second copy, orig, as the snapshot, and defer c.patchStatus(ctx, orig,
+	// imoocPod, retErr) in a closure that joins its error into retErr. See
+	// "sync, the Reconcile of client-go" in docs/lesson-12.md.
 	return 0, nil
 }
 

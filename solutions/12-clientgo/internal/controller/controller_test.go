@@ -244,7 +244,7 @@ func TestPodEventsEnqueueTheirController(t *testing.T) {
 	})
 }
 
-func TestImoocPodUpdatesEnqueueOnlySpecChanges(t *testing.T) {
+func TestImoocPodUpdatesEnqueueSpecChangesAndNewObjects(t *testing.T) {
 	g := NewWithT(t)
 	ip := unitImoocPod("web", 1)
 	f := newFixture(t, nil)
@@ -258,6 +258,14 @@ func TestImoocPodUpdatesEnqueueOnlySpecChanges(t *testing.T) {
 	scaled.Generation++
 	f.c.updateImoocPod(ip, scaled)
 	g.Expect(queued(f.c)).To(Equal([]string{"ns/web"}), "a spec change should start a pass")
+
+	// An informer that missed a delete and a create of the same name learns of both when
+	// it lists again, as one update: another object, at the same first generation.
+	recreated := ip.DeepCopy()
+	recreated.UID = "uid-web-2"
+	f.c.updateImoocPod(ip, recreated)
+	g.Expect(queued(f.c)).To(Equal([]string{"ns/web"}), "an ImoocPod deleted and created again under the same name "+
+		"(another UID, the same generation) is a new object, and needs its first pass")
 }
 
 func TestSyncDeletesTheSurplusNotReadyFirst(t *testing.T) {
@@ -317,6 +325,26 @@ func TestSyncOfAnImoocPodThatIsGoneSendsNothing(t *testing.T) {
 
 	wait := f.sync(types.NamespacedName{Namespace: "ns", Name: "gone"}, "NotFound means the ImoocPod was deleted and its pods go with it: "+
 		"an error would retry a name that never comes back")
+	g.Expect(wait).To(BeZero())
+	g.Expect(f.writes()).To(BeEmpty())
+}
+
+// The cache may still show an ImoocPod, as it was before our last status patch, that
+// someone has deleted since: the read from the API server finds nothing, and the pass is
+// done, as when the cache finds nothing. Its delete event reaches the cache soon after.
+func TestSyncOfAnImoocPodDeletedBehindAStaleCacheSendsNothing(t *testing.T) {
+	g := NewWithT(t)
+	ip := unitImoocPod("web", 1)
+	ip.ResourceVersion = "1"
+	f := newFixture(t, ip)
+	patched := ip.DeepCopy()
+	patched.ResourceVersion = "2"
+	f.c.statusWrites.Wrote(patched)
+	f.must(f.dynamic.Resource(imoocpods.Resource).Namespace(ip.Namespace).Delete(context.Background(), ip.Name, metav1.DeleteOptions{}))
+	f.clear()
+
+	wait := f.sync(keyOf(ip), "the cache's copy predates the last status patch, and the ImoocPod is gone from the API "+
+		"server: NotFound there means it was deleted, as NotFound in the cache does, not that the pass failed")
 	g.Expect(wait).To(BeZero())
 	g.Expect(f.writes()).To(BeEmpty())
 }

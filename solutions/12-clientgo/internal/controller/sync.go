@@ -52,8 +52,14 @@ func (c *Controller) sync(ctx context.Context, key types.NamespacedName) (_ time
 	// one. Compared with such a copy, a status that went back to what it was before that
 	// patch looks unchanged and is never written. So an ImoocPod older than our last
 	// status patch is read again from the API server.
+	// NotFound there means what it means in the cache: the ImoocPod is gone.
 	if c.statusWrites.Predates(cached) {
-		if cached, err = c.imoocPods.Get(ctx, key.Namespace, key.Name); err != nil {
+		cached, err = c.imoocPods.Get(ctx, key.Namespace, key.Name)
+		if apierrors.IsNotFound(err) {
+			c.expectations.Forget(key)
+			return 0, nil
+		}
+		if err != nil {
 			return 0, fmt.Errorf("reading the ImoocPod from the API server: %w", err)
 		}
 	}

@@ -121,11 +121,13 @@ func (c *Controller) enqueueImoocPod(obj any) {
 }
 
 // updateImoocPod enqueues an ImoocPod whose spec changed: the API server bumps
-// metadata.generation for a change of spec, never for a write of the status.
+// metadata.generation for a change of spec, never for a write of the status. An informer
+// that missed a delete and a create of the same name learns of both when it lists again,
+// as one update from one object to another (another UID): the new one needs its pass.
 func (c *Controller) updateImoocPod(oldObj, newObj any) {
 	oldIP, okOld := oldObj.(*appsv1.ImoocPod)
 	newIP, okNew := newObj.(*appsv1.ImoocPod)
-	if okOld && okNew && oldIP.Generation == newIP.Generation {
+	if okOld && okNew && oldIP.UID == newIP.UID && oldIP.Generation == newIP.Generation {
 		return
 	}
 	c.enqueueImoocPod(newObj)
