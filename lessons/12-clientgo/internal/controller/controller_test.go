@@ -346,7 +346,8 @@ func TestSyncOfAnImoocPodDeletedBehindAStaleCacheSendsNothing(t *testing.T) {
 	wait := f.sync(keyOf(ip), "the cache's copy predates the last status patch, and the ImoocPod is gone from the API "+
 		"server: NotFound there means it was deleted, as NotFound in the cache does, not that the pass failed")
 	g.Expect(wait).To(BeZero())
-	g.Expect(f.writes()).To(BeEmpty())
+	g.Expect(f.writes()).To(BeEmpty(), "the pass trusted a stale copy: the cache's ImoocPod predates your last status "+
+		"patch (c.statusWrites.Predates), and a pass on it acts for an ImoocPod the API server no longer has; read it again")
 }
 
 func TestSyncCreatesTheWholeDifferenceInOnePass(t *testing.T) {
