@@ -91,7 +91,8 @@ func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	// shows in the Ready condition and not only in this log.
 	// TODO(3): Patch the status once per pass.
 	// When the ImoocPod the cache gave predates your last status patch
-	// (r.statusWrites.Predates), read it again through r.APIReader. Then
+	// (r.statusWrites.Predates), read it again through r.APIReader; NotFound
+	// there means the ImoocPod was deleted since, which is no error. Then
 	// snapshot imoocPod (DeepCopy) and defer a call of r.patchStatus with the
 	// snapshot and the pass's error (retErr, the named result); join the
 	// patch's own error into retErr. See "One status patch per pass" in

@@ -97,7 +97,9 @@ func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	// ImoocPod older than our last status patch is read again from the API server.
 	if r.statusWrites.Predates(&imoocPod) {
 		if err := r.APIReader.Get(ctx, req.NamespacedName, &imoocPod); err != nil {
-			return ctrl.Result{}, fmt.Errorf("reading the ImoocPod from the API server: %w", err)
+			// NotFound: deleted since the cache's copy, which is no error. Its delete event
+			// brings the pass that finds it gone in the cache too.
+			return ctrl.Result{}, client.IgnoreNotFound(fmt.Errorf("reading the ImoocPod from the API server: %w", err))
 		}
 	}
 	orig := imoocPod.DeepCopy()

@@ -185,6 +185,31 @@ func TestARetryThatReadsAStaleCopyStillClearsTheError(t *testing.T) {
 		"write, read it again through r.APIReader")
 }
 
+// The cache may be behind on two counts: its copy of the ImoocPod predates the last status
+// patch, and the ImoocPod has been deleted since. Read again from the API server, it is
+// not found: it is gone, as when the cache says so, and the pass has nothing left to do.
+func TestAStaleCopyOfADeletedImoocPodIsNoError(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	ip := create(g, unmanaged(newImoocPod(env.Namespace(t), "stale-deleted", 0)))
+	cache := &lateCache{Client: env.Client()}
+	r := &ImoocPodReconciler{Client: cache, APIReader: env.Client(), Scheme: env.Scheme()}
+
+	_, err := r.Reconcile(ctx, requestFor(ip))
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the first pass's error")
+	g.Expect(latest(g, ip)).To(haveReady(metav1.ConditionTrue, appsv2.ReasonAllReplicasReady),
+		"the Ready condition of an ImoocPod of 0 pods")
+
+	// The cache still shows the ImoocPod as it was created, before that status patch, and
+	// someone deletes it.
+	cache.behind = ip
+	g.Expect(env.Client().Delete(ctx, ip)).To(Succeed())
+	_, err = r.Reconcile(ctx, requestFor(ip))
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass that reads a stale copy of an ImoocPod deleted since: "+
+		"read again through r.APIReader, it is not found, which means it is gone (as NotFound from the cache does), "+
+		"not that the pass failed")
+}
+
 // kubectl get shows the counts through the printer columns' JSONPaths, which print
 // <none> for a field the object lacks: a count of 0 must be in the object, not left out.
 func TestTheStatusHoldsCountsOfZero(t *testing.T) {
