@@ -106,7 +106,9 @@ func (r *MyDaemonSetReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	// older than our last status patch is read again from the API server.
 	if r.statusWrites.Predates(&mds) {
 		if err := r.APIReader.Get(ctx, req.NamespacedName, &mds); err != nil {
-			return ctrl.Result{}, fmt.Errorf("reading the MyDaemonSet from the API server: %w", err)
+			// NotFound: deleted since the cache's copy, which is no error. Its delete event
+			// brings the pass that finds it gone in the cache too.
+			return ctrl.Result{}, client.IgnoreNotFound(fmt.Errorf("reading the MyDaemonSet from the API server: %w", err))
 		}
 	}
 

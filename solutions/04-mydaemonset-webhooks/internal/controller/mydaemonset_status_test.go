@@ -133,6 +133,31 @@ func (c *lateCache) Get(ctx context.Context, key client.ObjectKey, obj client.Ob
 	return c.Client.Get(ctx, key, obj, opts...)
 }
 
+// The cache may be behind on two counts: its copy of the MyDaemonSet predates the last
+// status patch, and the MyDaemonSet has been deleted since. Read again from the API
+// server, it is not found: it is gone, as when the cache says so, and the pass has
+// nothing left to do.
+func TestAStaleCopyOfADeletedMyDaemonSetIsNoError(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	// No node matches: the pass has no pod to create, only a status to write.
+	mds := create(g, unmanaged(newMyDaemonSet(env.Namespace(t), "deleted", map[string]string{"role": "none"})))
+	cache := &lateCache{Client: env.Client()}
+	r := &MyDaemonSetReconciler{Client: cache, Scheme: env.Scheme(), APIReader: env.Client()}
+	runPass(g, r, mds, "the first pass")
+	g.Expect(latestMyDaemonSet(g, mds).Status.ObservedGeneration).To(Equal(mds.Generation),
+		"the observedGeneration the first pass's status patch wrote")
+
+	// The cache still shows the MyDaemonSet as it was created, before that status patch,
+	// and someone deletes it.
+	cache.behind = mds
+	g.Expect(env.Client().Delete(ctx, mds)).To(Succeed())
+	_, err := r.Reconcile(ctx, requestFor(mds))
+	g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass that reads a stale copy of a MyDaemonSet deleted "+
+		"since: read again through r.APIReader, it is not found, which means it is gone (as NotFound from the "+
+		"cache does), not that the pass failed")
+}
+
 // A pass that fails on many nodes must still say so: the API server refuses a condition
 // whose message exceeds 32 KiB, and a refused status patch leaves the status as the pass
 // before wrote it, just when it is wrong.
