@@ -99,7 +99,8 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	// error (retErr), joining the patch's own error into retErr, as in lesson 02.
 	// Here, after the deletion branch: see "The status patch and the finalizer"
 	// in docs/lesson-07.md. Before the snapshot, read the pool again through
-	// r.APIReader when r.statusWrites says it predates your last status write.
+	// r.APIReader when r.statusWrites says it predates your last status write;
+	// NotFound there means the pool was deleted since, which is no error.
 
 	// The nodes and the RuntimeClass do not depend on each other: a failure of one must
 	// not hold the other back. Both errors are returned, and the queue retries the pass.

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -205,6 +206,35 @@ func TestARetryThatReadsAStalePoolStillClearsTheError(t *testing.T) {
 			"with a stale copy of the pool, which the cache showed as it was before the failed pass's status patch, "+
 			"and wrote nothing; that patch starts no pass, so nothing would correct it. When r.statusWrites says "+
 			"the pool predates your last status write, read it again through r.APIReader")
+}
+
+// The cache may be behind on two counts: its copy of the pool predates the last status
+// write, and the pool has been deleted since (here its finalizer is taken off by hand).
+// Read again from the API server, it is not found: it is gone, as when the cache says so,
+// and the pass has nothing left to do.
+func TestAStaleCopyOfADeletedPoolIsNoError(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	pool := createPool(t, g, unmanagedPool(newNodePool(uniqueName("stale-deleted"), sampleLabels)))
+	cache := &poolCacheBehind{Client: env.Client()}
+	r := newReconciler(cache)
+	runPass(g, r, pool, "the first pass")
+	stale := latestPool(g, pool)
+
+	// A spec change, and the pass that observes it patches the status again.
+	setPoolSpec(g, pool, func(spec *nodesv1.NodePoolSpec) { spec.Labels = map[string]string{"pool.test/a": "1"} })
+	runPass(g, r, pool, "the pass after the spec change")
+	g.Expect(latestPool(g, pool).Status.ObservedGeneration).To(Equal(pool.Generation),
+		"the observedGeneration the status patch of the pass after the spec change wrote")
+
+	// The cache still shows the pool as it was before that patch, and the pool is gone.
+	cache.pool = stale
+	g.Expect(env.Client().Delete(ctx, pool)).To(Succeed())
+	patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))
+	g.Expect(env.Client().Patch(ctx, pool, patch)).To(Succeed())
+	runPass(g, r, pool, "the pass that reads a stale copy of a pool deleted since: read again through "+
+		"r.APIReader, it is not found, which means it is gone (as NotFound from the cache does), not that the "+
+		"pass failed")
 }
 
 // poolCacheBehind is a client whose cache, once pool is set, shows that copy of the pool,

@@ -106,7 +106,9 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	// a pool older than our last status write is read again from the API server.
 	if r.statusWrites.Predates(&pool) {
 		if err := r.APIReader.Get(ctx, req.NamespacedName, &pool); err != nil {
-			return ctrl.Result{}, fmt.Errorf("reading the NodePool from the API server: %w", err)
+			// NotFound: deleted since the cache's copy, which is no error. Its delete event
+			// brings the pass that finds it gone in the cache too.
+			return ctrl.Result{}, client.IgnoreNotFound(fmt.Errorf("reading the NodePool from the API server: %w", err))
 		}
 	}
 	orig := pool.DeepCopy()
