@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/lessons/11-sidecarset-status/api/sidecars/v1"
 	"github.com/kube-workshop/operator-workshop/lessons/11-sidecarset-status/internal/sidecars"
@@ -312,6 +313,71 @@ func TestAFailedPassChangesOnlyInjected(t *testing.T) {
 		"a condition's observedGeneration should be the generation of the SidecarSet the pass read")
 	g.Expect(set.Status.Conditions).To(ContainElement(upToDate),
 		"a failed pass should change only Injected (False, ReconcileError) and return: it counted nothing to set UpToDate from")
+}
+
+// The same, through Reconcile: a pass that fails after the last one counted (here, the
+// namespaces cannot be listed) leaves the stored counts and revision as they were. The pass
+// runs by hand, on a SidecarSet the running manager does not see, through a client whose
+// namespace List fails once told to.
+func TestAFailedPassKeepsTheCounts(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.WebhookNamespace(t)
+	value := newCase("failed")
+	set := &sidecarsv1.SidecarSet{
+		ObjectMeta: metav1.ObjectMeta{Name: value, Labels: map[string]string{testenv.UnmanagedLabel: "true"}},
+		Spec: sidecarsv1.SidecarSetSpec{
+			Selector:          &metav1.LabelSelector{MatchLabels: map[string]string{caseLabel: value}},
+			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{corev1.LabelMetadataName: ns}},
+			Containers:        []corev1.Container{{Name: "log-shipper", Image: "busybox:1.37"}},
+		},
+	}
+	g.Expect(env.Client().Create(env.Context(), set)).To(Succeed())
+	t.Cleanup(func() { _ = env.Client().Delete(context.Background(), set) })
+	// One pod without the sidecar, one with it and the record of an older revision: the
+	// webhook does not see this SidecarSet.
+	createPods(g, ns, "plain", value, 1)
+	older := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "older", Labels: map[string]string{caseLabel: value},
+			Annotations: map[string]string{sidecars.InjectedAnnotation: sidecars.FormatInjected(map[string]string{set.Name: "0000000000"})}},
+		Spec: corev1.PodSpec{
+			InitContainers: []corev1.Container{{Name: "log-shipper", Image: "busybox:1.36"}},
+			Containers:     []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}},
+		},
+	}
+	g.Expect(env.Client().Create(env.Context(), older)).To(Succeed())
+
+	direct, err := client.NewWithWatch(env.Config(), client.Options{Scheme: env.Scheme()})
+	g.Expect(err).NotTo(HaveOccurred())
+	failing := false
+	r := &SidecarSetReconciler{
+		Client: interceptor.NewClient(direct, interceptor.Funcs{
+			List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+				if _, ok := list.(*corev1.NamespaceList); ok && failing {
+					return errors.New("the cache is stopping")
+				}
+				return c.List(ctx, list, opts...)
+			},
+		}),
+		APIReader:          env.Client(),
+		Scheme:             env.Scheme(),
+		Recorder:           events.NewFakeRecorder(100),
+		ExcludedNamespaces: sidecars.ExcludedNamespaces(sidecars.DefaultManagerNamespace),
+	}
+	request := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(set)}
+	_, err = r.Reconcile(env.Context(), request)
+	g.Expect(err).NotTo(HaveOccurred())
+	counted := statusOf(g, set)
+	g.Expect(countsOf(counted)).To(Equal(counts{Matched: 2, Injected: 1, Outdated: 1}))
+
+	failing = true
+	_, err = r.Reconcile(env.Context(), request)
+	g.Expect(err).To(MatchError(ContainSubstring("the cache is stopping")))
+	s := statusOf(g, set)
+	g.Expect(condition(s, sidecarsv1.ConditionInjected)).To(Equal("False ReconcileError"))
+	g.Expect(countsOf(s)).To(Equal(countsOf(counted)),
+		"a failed pass should leave the counts the last pass stored: count into a status of your own, "+
+			"and copy it into set.Status only when the pass succeeds")
+	g.Expect(s.Revision).To(Equal(counted.Revision), "a failed pass should leave the revision the last pass stored")
 }
 
 // Changing a SidecarSet changes no running pod: the status counts the pods of the older

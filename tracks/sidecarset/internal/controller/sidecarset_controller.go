@@ -72,34 +72,43 @@ func (r *SidecarSetReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 			retErr = errors.Join(retErr, err)
 		}
 	}()
-	return ctrl.Result{}, r.countPods(ctx, &set)
+
+	// A pass that fails counted nothing it can trust: the counts and revision the last
+	// pass stored stay, and only the Injected condition tells of the error.
+	counted, err := r.countPods(ctx, &set)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	set.Status.Revision = counted.Revision
+	set.Status.MatchedPods, set.Status.InjectedPods, set.Status.OutdatedPods =
+		counted.MatchedPods, counted.InjectedPods, counted.OutdatedPods
+	return ctrl.Result{}, nil
 }
 
-// countPods fills in the counts of set's status from the pods in the cache.
-func (r *SidecarSetReconciler) countPods(ctx context.Context, set *sidecarsv1.SidecarSet) error {
-	revision := sidecars.Revision(&set.Spec)
-	set.Status.Revision = revision
-	set.Status.MatchedPods, set.Status.InjectedPods, set.Status.OutdatedPods = 0, 0, 0
+// countPods counts set's pods in the cache into a status of its own, which holds only the
+// revision and the counts.
+func (r *SidecarSetReconciler) countPods(ctx context.Context, set *sidecarsv1.SidecarSet) (sidecarsv1.SidecarSetStatus, error) {
+	counted := sidecarsv1.SidecarSetStatus{Revision: sidecars.Revision(&set.Spec)}
 
 	// A selector that does not parse stays broken until the spec changes: retrying
 	// cannot help (the validating webhook refuses such SidecarSets; this one was stored
 	// without it).
 	selector, namespaceSelector, err := selectorsOf(set)
 	if err != nil {
-		return reconcile.TerminalError(err)
+		return counted, reconcile.TerminalError(err)
 	}
 	var pods corev1.PodList
 	if err := r.List(ctx, &pods, client.MatchingLabelsSelector{Selector: selector}); err != nil {
-		return fmt.Errorf("listing pods: %w", err)
+		return counted, fmt.Errorf("listing pods: %w", err)
 	}
 	namespaceLabels, err := r.namespaceLabels(ctx, namespaceSelector)
 	if err != nil {
-		return err
+		return counted, err
 	}
 	for i := range pods.Items {
-		countPod(&set.Status, &pods.Items[i], set, revision, r.ExcludedNamespaces, namespaceSelector, namespaceLabels)
+		countPod(&counted, &pods.Items[i], set, counted.Revision, r.ExcludedNamespaces, namespaceSelector, namespaceLabels)
 	}
-	return nil
+	return counted, nil
 }
 
 // countPod counts one pod set's selector matches into status: matched unless it is
