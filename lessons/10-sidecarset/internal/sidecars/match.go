@@ -25,13 +25,16 @@ func ExcludedNamespaces(managerNamespace string) []string {
 
 // Selects reports whether set selects a pod with podLabels in a namespace with
 // namespaceLabels: the pod matches spec.selector, and the namespace matches
-// spec.namespaceSelector when there is one. A selector that does not parse selects
-// nothing, with an error: the validating webhook refuses such SidecarSets, but one stored
-// before it ran must not break pod creation.
+// spec.namespaceSelector when there is one. A spec.selector that is missing or empty
+// ({}, which metav1.LabelSelectorAsSelector reads as "every pod") selects nothing, and so
+// does one that does not parse, with an error: the validating webhook refuses such
+// SidecarSets, but one stored before it ran must neither break pod creation nor give its
+// sidecars to every pod of the cluster.
 func Selects(set *sidecarsv1.SidecarSet, podLabels, namespaceLabels map[string]string) (bool, error) {
 	// TODO(2): Decide which pods a SidecarSet selects.
 	// Convert spec.selector with metav1.LabelSelectorAsSelector and match it
-	// against podLabels (labels.Set); a nil selector selects nothing. Then, when
+	// against podLabels (labels.Set); a nil or empty one (no matchLabels, no
+	// matchExpressions) selects nothing. Then, when
 	// spec.namespaceSelector is set, do the same with namespaceLabels. Return
 	// false and the error, wrapped with the field's name, when a selector does
 	// not convert. See "Which pods a SidecarSet selects" in docs/lesson-10.md.

@@ -77,6 +77,21 @@ func TestCountPod(t *testing.T) {
 	}
 }
 
+// A SidecarSet stored without the validating webhook may have no selector, or an empty
+// one: it selects no pod, as for the pod webhook (sidecars.Selects), and the pass fails
+// with an error that names the field, which the Injected condition shows.
+func TestAMissingOrEmptySelectorSelectsNoPod(t *testing.T) {
+	for name, selector := range map[string]*metav1.LabelSelector{"no selector": nil, "an empty selector": {}} {
+		t.Run(name, func(t *testing.T) {
+			g := NewWithT(t)
+			set := &sidecarsv1.SidecarSet{Spec: sidecarsv1.SidecarSetSpec{Selector: selector}}
+			selector, _, err := selectorsOf(set)
+			g.Expect(selector).To(BeNil(), "%s selects no pod: selectorsOf should return no selector to list pods with", name)
+			g.Expect(err).To(MatchError(HavePrefix("spec.selector: ")), "%s is an error that names its field", name)
+		})
+	}
+}
+
 // The manager's cache may hand the controller a SidecarSet older than the controller's
 // own last status write. A pass from that stale copy must not write a status made of
 // the two: here the pass drives Reconcile by hand, through a cache that lags one status

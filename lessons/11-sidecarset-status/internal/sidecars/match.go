@@ -28,11 +28,13 @@ func ExcludedNamespaces(managerNamespace string) []string {
 
 // Selects reports whether set selects a pod with podLabels in a namespace with
 // namespaceLabels: the pod matches spec.selector, and the namespace matches
-// spec.namespaceSelector when there is one. A selector that does not parse selects
-// nothing, with an error: the validating webhook refuses such SidecarSets, but one stored
-// before it ran must not break pod creation.
+// spec.namespaceSelector when there is one. A spec.selector that is missing or empty
+// ({}, which metav1.LabelSelectorAsSelector reads as "every pod") selects nothing, and so
+// does one that does not parse, with an error: the validating webhook refuses such
+// SidecarSets, but one stored before it ran must neither break pod creation nor give its
+// sidecars to every pod of the cluster.
 func Selects(set *sidecarsv1.SidecarSet, podLabels, namespaceLabels map[string]string) (bool, error) {
-	if set.Spec.Selector == nil {
+	if selector := set.Spec.Selector; selector == nil || len(selector.MatchLabels)+len(selector.MatchExpressions) == 0 {
 		return false, nil
 	}
 	selector, err := metav1.LabelSelectorAsSelector(set.Spec.Selector)

@@ -136,10 +136,15 @@ func countPod(status *sidecarsv1.SidecarSetStatus, pod *corev1.Pod, set *sidecar
 }
 
 // selectorsOf converts set's selectors; the namespace selector is nil when the spec has
-// none.
+// none. A missing or empty spec.selector is an error, as for sidecars.Selects it selects
+// nothing: the validating webhook refuses both, and a SidecarSet stored without it gives
+// no pod its sidecars.
 func selectorsOf(set *sidecarsv1.SidecarSet) (labels.Selector, labels.Selector, error) {
-	if set.Spec.Selector == nil {
+	switch selector := set.Spec.Selector; {
+	case selector == nil:
 		return nil, nil, errors.New("spec.selector: Required value")
+	case len(selector.MatchLabels)+len(selector.MatchExpressions) == 0:
+		return nil, nil, errors.New("spec.selector: Invalid value: {}: an empty selector selects no pod: name the pods by a label")
 	}
 	selector, err := metav1.LabelSelectorAsSelector(set.Spec.Selector)
 	if err != nil {

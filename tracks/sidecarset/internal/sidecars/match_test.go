@@ -11,6 +11,8 @@ import (
 
 func TestSelects(t *testing.T) {
 	team := &metav1.LabelSelector{MatchLabels: map[string]string{"team": "web"}}
+	web := &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+	webPod := map[string]string{"app": "web"}
 	tests := []struct {
 		name              string
 		selector          *metav1.LabelSelector
@@ -23,15 +25,18 @@ func TestSelects(t *testing.T) {
 			map[string]string{"app": "web", "tier": "front"}, nil, true, ""},
 		{"they do not", &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}, nil,
 			map[string]string{"app": "db"}, nil, false, ""},
-		{"an empty selector selects every pod", &metav1.LabelSelector{}, nil, nil, nil, true, ""},
-		{"no selector selects none", nil, nil, map[string]string{"app": "web"}, nil, false, ""},
-		{"the namespace matches too", &metav1.LabelSelector{}, team, nil, map[string]string{"team": "web"}, true, ""},
-		{"the namespace does not", &metav1.LabelSelector{}, team, nil, map[string]string{"team": "db"}, false, ""},
+		{"no selector selects none", nil, nil, webPod, nil, false, ""},
+		// The validating webhook refuses an empty selector; one stored without it must
+		// not give its sidecars to every pod of the cluster.
+		{"an empty selector selects none either", &metav1.LabelSelector{}, nil, webPod, nil, false, ""},
+		{"the namespace matches too", web, team, webPod, map[string]string{"team": "web"}, true, ""},
+		{"the namespace does not", web, team, webPod, map[string]string{"team": "db"}, false, ""},
+		{"an empty namespace selector matches every namespace", web, &metav1.LabelSelector{}, webPod, nil, true, ""},
 		{"a selector that does not parse", &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
 			{Key: "app", Operator: "Like"}}}, nil, nil, nil, false, "spec.selector: "},
-		{"a namespace selector that does not parse", &metav1.LabelSelector{}, &metav1.LabelSelector{
+		{"a namespace selector that does not parse", web, &metav1.LabelSelector{
 			MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "team", Operator: "Like"}}},
-			nil, map[string]string{"team": "web"}, false, "spec.namespaceSelector: "},
+			webPod, map[string]string{"team": "web"}, false, "spec.namespaceSelector: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
