@@ -212,3 +212,17 @@ func TestANamespaceNotYetCachedIsReadFromTheAPIServer(t *testing.T) {
 	g.Expect(patched["spec"]).To(HaveKeyWithValue("initContainers", ConsistOf(HaveKeyWithValue("name", "metrics-agent"))),
 		"the pod should get the sidecar: selecting should read a namespace missing from the cache through APIReader")
 }
+
+// A pod the handler cannot decode (a request the manager's k8s.io/api cannot read) is
+// admitted, without sidecars and with a warning: the pod webhook refuses no pod, and an
+// error answer would refuse it whatever the failure policy.
+func TestAPodThatDoesNotDecodeIsAdmitted(t *testing.T) {
+	g := NewWithT(t)
+	injector := newInjector(newSidecarSet("logging", "web", []corev1.Container{sidecar("log-shipper")}))
+	const pod = `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "labels": {"` + caseLabel + `": "web"}},
+	  "spec": {"containers": "not a list"}}`
+	resp, _ := admit(g, injector, "shop", pod)
+	g.Expect(resp.Patches).To(BeEmpty(), "a pod that does not decode gets no sidecar")
+	g.Expect(resp.Warnings).To(ContainElement(ContainSubstring("no sidecars")),
+		"a pod that does not decode should be admitted with a warning that says it got no sidecars")
+}
