@@ -226,3 +226,29 @@ func TestAPodThatDoesNotDecodeIsAdmitted(t *testing.T) {
 	g.Expect(resp.Warnings).To(ContainElement(ContainSubstring("no sidecars")),
 		"a pod that does not decode should be admitted with a warning that says it got no sidecars")
 }
+
+// When the pod's namespace cannot be read, only the SidecarSets that need its labels (a
+// namespaceSelector) are left out, each named in a warning; the others inject the pod.
+func TestANamespaceThatCannotBeReadLeavesOutOnlyTheSidecarSetsThatNeedIt(t *testing.T) {
+	g := NewWithT(t)
+	logging := newSidecarSet("logging", "web", []corev1.Container{sidecar("log-shipper")})
+	metrics := newSidecarSet("metrics", "web", []corev1.Container{sidecar("metrics-agent")})
+	metrics.Spec.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"team": "web"}}
+	injector := newInjector(logging, metrics)
+	unreadable := interceptor.NewClient(injector.Client.(client.WithWatch), interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if _, ok := obj.(*corev1.Namespace); ok {
+				return errors.New("namespaces is forbidden")
+			}
+			return c.Get(ctx, key, obj, opts...)
+		},
+	})
+	injector.Client, injector.APIReader = unreadable, unreadable
+	const pod = `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "labels": {"` + caseLabel + `": "web"}},
+	  "spec": {"containers": [{"name": "app", "image": "` + appImage + `"}]}}`
+	resp, patched := admit(g, injector, "shop", pod)
+	g.Expect(patched["spec"]).To(HaveKeyWithValue("initContainers", ConsistOf(HaveKeyWithValue("name", "log-shipper"))),
+		"a SidecarSet without a namespaceSelector needs no namespace: its sidecar should go in when the namespace cannot be read")
+	g.Expect(resp.Warnings).To(ContainElement(And(ContainSubstring("metrics"), ContainSubstring("namespaces is forbidden"))),
+		"the SidecarSet that needs the namespace's labels should be left out with a warning that names it and says why")
+}

@@ -167,6 +167,8 @@ func pointerEscape(key string) string {
 // namespace only when some SidecarSet has a namespaceSelector: from the cache, and from
 // the API server when the cache does not have it yet. A namespace created a moment
 // before its first pods (kubectl create namespace, then kubectl apply) is no rare case.
+// When the namespace cannot be read, only the SidecarSets with a namespaceSelector are
+// left out, each with a warning: the others do not need it.
 func (i *PodSidecarInjector) selecting(ctx context.Context, pod *corev1.Pod, namespace string) ([]sidecarsv1.SidecarSet, []string, error) {
 	var list sidecarsv1.SidecarSetList
 	if err := i.Client.List(ctx, &list); err != nil {
@@ -174,6 +176,7 @@ func (i *PodSidecarInjector) selecting(ctx context.Context, pod *corev1.Pod, nam
 	}
 	slices.SortFunc(list.Items, func(a, b sidecarsv1.SidecarSet) int { return strings.Compare(a.Name, b.Name) })
 	var namespaceLabels map[string]string
+	var namespaceErr error
 	if slices.ContainsFunc(list.Items, func(s sidecarsv1.SidecarSet) bool { return s.Spec.NamespaceSelector != nil }) {
 		var ns corev1.Namespace
 		err := i.Client.Get(ctx, client.ObjectKey{Name: namespace}, &ns)
@@ -181,13 +184,18 @@ func (i *PodSidecarInjector) selecting(ctx context.Context, pod *corev1.Pod, nam
 			err = i.APIReader.Get(ctx, client.ObjectKey{Name: namespace}, &ns)
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("getting namespace %s: %w", namespace, err)
+			namespaceErr = fmt.Errorf("getting namespace %s: %w", namespace, err)
+			log.FromContext(ctx).Error(namespaceErr, "Leaving out the SidecarSets with a namespaceSelector", "namespace", namespace)
 		}
 		namespaceLabels = ns.Labels
 	}
 	var selected []sidecarsv1.SidecarSet
 	var warnings []string
 	for _, set := range list.Items {
+		if set.Spec.NamespaceSelector != nil && namespaceErr != nil {
+			warnings = append(warnings, fmt.Sprintf("SidecarSet %s is left out: %v", set.Name, namespaceErr))
+			continue
+		}
 		ok, err := sidecars.Selects(&set, pod.Labels, namespaceLabels)
 		if err != nil {
 			warnings = append(warnings, fmt.Sprintf("SidecarSet %s is left out: %v", set.Name, err))
