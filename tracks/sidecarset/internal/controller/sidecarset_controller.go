@@ -47,7 +47,7 @@ type SidecarSetReconciler struct {
 }
 
 // +kubebuilder:rbac:groups=sidecars.workshop.dev,resources=sidecarsets,verbs=get;list;watch
-// +kubebuilder:rbac:groups=sidecars.workshop.dev,resources=sidecarsets/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=sidecars.workshop.dev,resources=sidecarsets/status,verbs=get;patch
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
