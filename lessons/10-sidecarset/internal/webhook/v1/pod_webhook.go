@@ -59,13 +59,17 @@ func SetupPodWebhookWithManager(mgr ctrl.Manager, managerNamespace string) error
 //     there): the API server never calls the manager for their pods, whatever the
 //     failure policy.
 //
+// One more is about a pod other webhooks change: reinvocationPolicy=IfNeeded shows this
+// one a pod a later webhook changed (its labels, say) again; Inject skips the SidecarSets
+// the record and the pod's containers say it has, and adds only what the change calls for.
+//
 // TODO(6): Keep the excluded namespaces out of the webhook.
 // Add to this marker a patch (patch=`{...}`, JSON) with a namespaceSelector
 // whose one matchExpression leaves out, by their label
 // kubernetes.io/metadata.name (operator NotIn), the namespaces of
 // sidecars.ExcludedNamespaces(sidecars.DefaultManagerNamespace): kube-system,
 // then the manager's. See "Never block the cluster" in docs/lesson-10.md.
-// +kubebuilder:webhook:path=/mutate-v1-pod,mutating=true,failurePolicy=ignore,timeoutSeconds=5,sideEffects=None,groups="",resources=pods,verbs=create,versions=v1,name=msidecarset-pod-v1.kb.io,admissionReviewVersions=v1
+// +kubebuilder:webhook:path=/mutate-v1-pod,mutating=true,failurePolicy=ignore,timeoutSeconds=5,reinvocationPolicy=IfNeeded,sideEffects=None,groups="",resources=pods,verbs=create,versions=v1,name=msidecarset-pod-v1.kb.io,admissionReviewVersions=v1
 
 // The webhook reads every SidecarSet and the namespaces of the pods it admits.
 // +kubebuilder:rbac:groups=sidecars.workshop.dev,resources=sidecarsets,verbs=get;list;watch

@@ -59,7 +59,11 @@ func SetupPodWebhookWithManager(mgr ctrl.Manager, managerNamespace string) error
 //     there): the API server never calls the manager for their pods, whatever the
 //     failure policy.
 //
-// +kubebuilder:webhook:path=/mutate-v1-pod,mutating=true,failurePolicy=ignore,timeoutSeconds=5,sideEffects=None,groups="",resources=pods,verbs=create,versions=v1,name=msidecarset-pod-v1.kb.io,admissionReviewVersions=v1,patch=`{"namespaceSelector":{"matchExpressions":[{"key":"kubernetes.io/metadata.name","operator":"NotIn","values":["kube-system","sidecarset-system"]}]}}`
+// One more is about a pod other webhooks change: reinvocationPolicy=IfNeeded shows this
+// one a pod a later webhook changed (its labels, say) again; Inject skips the SidecarSets
+// the record and the pod's containers say it has, and adds only what the change calls for.
+//
+// +kubebuilder:webhook:path=/mutate-v1-pod,mutating=true,failurePolicy=ignore,timeoutSeconds=5,reinvocationPolicy=IfNeeded,sideEffects=None,groups="",resources=pods,verbs=create,versions=v1,name=msidecarset-pod-v1.kb.io,admissionReviewVersions=v1,patch=`{"namespaceSelector":{"matchExpressions":[{"key":"kubernetes.io/metadata.name","operator":"NotIn","values":["kube-system","sidecarset-system"]}]}}`
 
 // The webhook reads every SidecarSet and the namespaces of the pods it admits.
 // +kubebuilder:rbac:groups=sidecars.workshop.dev,resources=sidecarsets,verbs=get;list;watch

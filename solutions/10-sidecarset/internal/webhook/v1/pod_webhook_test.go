@@ -209,11 +209,12 @@ func TestTheWebhookConfigurationLeavesTheExcludedNamespacesOut(t *testing.T) {
 		var config struct {
 			Kind     string `json:"kind"`
 			Webhooks []struct {
-				Name              string                `json:"name"`
-				FailurePolicy     string                `json:"failurePolicy"`
-				TimeoutSeconds    int                   `json:"timeoutSeconds"`
-				NamespaceSelector *metav1.LabelSelector `json:"namespaceSelector"`
-				Rules             []struct {
+				Name               string                `json:"name"`
+				FailurePolicy      string                `json:"failurePolicy"`
+				TimeoutSeconds     int                   `json:"timeoutSeconds"`
+				ReinvocationPolicy string                `json:"reinvocationPolicy"`
+				NamespaceSelector  *metav1.LabelSelector `json:"namespaceSelector"`
+				Rules              []struct {
 					Operations []string `json:"operations"`
 					Resources  []string `json:"resources"`
 				} `json:"rules"`
@@ -228,6 +229,9 @@ func TestTheWebhookConfigurationLeavesTheExcludedNamespacesOut(t *testing.T) {
 			g.Expect(hook.Rules[0].Operations).To(Equal([]string{"CREATE"}), "the pod webhook sees creations only")
 			g.Expect(hook.FailurePolicy).To(Equal("Ignore"), "a manager that is down must not stop pod creation")
 			g.Expect(hook.TimeoutSeconds).To(Equal(5), "a pod creation waits for the manager 5 seconds at most")
+			g.Expect(hook.ReinvocationPolicy).To(Equal("IfNeeded"), "a pod another webhook changed after this one "+
+				"(its labels, its containers) is shown to it again: Inject, which skips what the record and the containers "+
+				"say the pod has, adds only what the change calls for")
 			g.Expect(hook.NamespaceSelector).To(Equal(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
 				Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn,
 				Values: sidecars.ExcludedNamespaces(sidecars.DefaultManagerNamespace),

@@ -59,9 +59,13 @@ func SetupPodWebhookWithManager(mgr ctrl.Manager, managerNamespace string) error
 //     there): the API server never calls the manager for their pods, whatever the
 //     failure policy.
 //
+// One more is about a pod other webhooks change: reinvocationPolicy=IfNeeded shows this
+// one a pod a later webhook changed (its labels, say) again; Inject skips the SidecarSets
+// the record and the pod's containers say it has, and adds only what the change calls for.
+//
 //lesson:10.6
-//lesson:stub // +kubebuilder:webhook:path=/mutate-v1-pod,mutating=true,failurePolicy=ignore,timeoutSeconds=5,sideEffects=None,groups="",resources=pods,verbs=create,versions=v1,name=msidecarset-pod-v1.kb.io,admissionReviewVersions=v1
-// +kubebuilder:webhook:path=/mutate-v1-pod,mutating=true,failurePolicy=ignore,timeoutSeconds=5,sideEffects=None,groups="",resources=pods,verbs=create,versions=v1,name=msidecarset-pod-v1.kb.io,admissionReviewVersions=v1,patch=`{"namespaceSelector":{"matchExpressions":[{"key":"kubernetes.io/metadata.name","operator":"NotIn","values":["kube-system","sidecarset-system"]}]}}`
+//lesson:stub // +kubebuilder:webhook:path=/mutate-v1-pod,mutating=true,failurePolicy=ignore,timeoutSeconds=5,reinvocationPolicy=IfNeeded,sideEffects=None,groups="",resources=pods,verbs=create,versions=v1,name=msidecarset-pod-v1.kb.io,admissionReviewVersions=v1
+// +kubebuilder:webhook:path=/mutate-v1-pod,mutating=true,failurePolicy=ignore,timeoutSeconds=5,reinvocationPolicy=IfNeeded,sideEffects=None,groups="",resources=pods,verbs=create,versions=v1,name=msidecarset-pod-v1.kb.io,admissionReviewVersions=v1,patch=`{"namespaceSelector":{"matchExpressions":[{"key":"kubernetes.io/metadata.name","operator":"NotIn","values":["kube-system","sidecarset-system"]}]}}`
 //lesson:end
 
 // The webhook reads every SidecarSet and the namespaces of the pods it admits.
