@@ -109,8 +109,8 @@ func (r *SidecarSetReconciler) countPods(ctx context.Context, set *sidecarsv1.Si
 // countPod counts one pod set's selector matches into status: matched unless it is
 // being deleted, lives in a namespace of excluded or in one the namespace selector (nil:
 // none) does not match; injected when its record names the SidecarSet and it runs the
-// SidecarSet's sidecars (a record alone is anyone's to write); outdated when the
-// revision it records is not revision. pod is what TrimPod keeps of it.
+// sidecars the record says it was given (a record alone is anyone's to write); outdated
+// when the revision it records is not revision. pod is what TrimPod keeps of it.
 func countPod(status *sidecarsv1.SidecarSetStatus, pod *corev1.Pod, set *sidecarsv1.SidecarSet, revision string,
 	excluded []string, namespaceSelector labels.Selector, namespaceLabels map[string]map[string]string) {
 	// TODO(1): Count the pods a SidecarSet selects.
@@ -118,9 +118,9 @@ func countPod(status *sidecarsv1.SidecarSetStatus, pod *corev1.Pod, set *sidecar
 	// (excluded) and, when namespaceSelector is not nil, those whose
 	// namespace's labels (namespaceLabels) it does not match. Count the rest as
 	// matched; of those, count as injected the pods whose record
-	// (sidecars.Injected) names the SidecarSet and that run its sidecars
-	// (sidecars.Runs), and as outdated those whose recorded revision is not
-	// revision. See "What the status counts" in docs/lesson-11.md.
+	// (sidecars.Injected) names the SidecarSet and that run the sidecars the
+	// record's entry names (sidecars.RunsRecorded), and as outdated those whose
+	// entry's Revision is not revision. See "What the status counts" in docs/lesson-11.md.
 }
 
 // selectorsOf converts set's selectors; the namespace selector is nil when the spec has

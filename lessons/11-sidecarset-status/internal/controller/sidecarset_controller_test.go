@@ -54,6 +54,20 @@ func TestCountPod(t *testing.T) {
 		{"a record without the sidecar", func(pod *corev1.Pod) {
 			pod.Annotations = map[string]string{sidecars.InjectedAnnotation: `{"logging":"rev-2"}`}
 		}, nil, counts{Matched: 1}},
+		// The record names the sidecars the pod was given: a pod of an older revision runs
+		// those, whatever the SidecarSet's are now.
+		{"a record that names the sidecar", injected(`{"logging":{"rev":"rev-2","containers":["log-shipper"]}}`),
+			nil, counts{Matched: 1, Injected: 1}},
+		{"a pod injected before the sidecar was renamed", func(pod *corev1.Pod) {
+			pod.Spec.InitContainers = []corev1.Container{{Name: "shipper"}}
+			pod.Annotations = map[string]string{sidecars.InjectedAnnotation: `{"logging":{"rev":"rev-1","containers":["shipper"]}}`}
+		}, nil, counts{Matched: 1, Injected: 1, Outdated: 1}},
+		{"a record that names a sidecar the pod lacks", func(pod *corev1.Pod) {
+			pod.Annotations = map[string]string{sidecars.InjectedAnnotation: `{"logging":{"rev":"rev-2","containers":["log-shipper"]}}`}
+		}, nil, counts{Matched: 1}},
+		{"a record that names the pod's own container", func(pod *corev1.Pod) {
+			pod.Annotations = map[string]string{sidecars.InjectedAnnotation: `{"logging":{"rev":"rev-2","containers":["app"]}}`}
+		}, nil, counts{Matched: 1}},
 		{"a pod being deleted", func(pod *corev1.Pod) { pod.DeletionTimestamp = &now }, nil, counts{}},
 		{"a pod in kube-system", in("kube-system"), nil, counts{}},
 		{"a pod in the manager's namespace", in("operators"), nil, counts{}},
@@ -129,8 +143,8 @@ func TestAPassFromAStaleCacheWritesTheStatusItCounted(t *testing.T) {
 		}
 		if injected {
 			p.Spec.InitContainers = []corev1.Container{{Name: "log-shipper", Image: "busybox:1.37"}}
-			p.Annotations = map[string]string{sidecars.InjectedAnnotation: sidecars.FormatInjected(map[string]string{
-				set.Name: sidecars.Revision(&set.Spec)})}
+			p.Annotations = map[string]string{sidecars.InjectedAnnotation: sidecars.FormatInjected(map[string]sidecars.Entry{
+				set.Name: {Revision: sidecars.Revision(&set.Spec), Containers: []string{"log-shipper"}}})}
 		}
 		g.ExpectWithOffset(1, env.Client().Create(env.Context(), p)).To(Succeed())
 		return p
@@ -178,8 +192,8 @@ func TestAForgedRecordIsNotCounted(t *testing.T) {
 	eventuallyCounts(g, set, counts{Matched: 2})
 
 	patch(g, early[0], func(pod *corev1.Pod) {
-		pod.Annotations = map[string]string{sidecars.InjectedAnnotation: sidecars.FormatInjected(map[string]string{
-			set.Name: sidecars.Revision(&set.Spec),
+		pod.Annotations = map[string]string{sidecars.InjectedAnnotation: sidecars.FormatInjected(map[string]sidecars.Entry{
+			set.Name: {Revision: sidecars.Revision(&set.Spec), Containers: []string{"log-shipper"}},
 		})}
 	})
 	g.Eventually(func(g Gomega) {
@@ -353,7 +367,8 @@ func TestAFailedPassKeepsTheCounts(t *testing.T) {
 	createPods(g, ns, "plain", value, 1)
 	older := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "older", Labels: map[string]string{caseLabel: value},
-			Annotations: map[string]string{sidecars.InjectedAnnotation: sidecars.FormatInjected(map[string]string{set.Name: "0000000000"})}},
+			Annotations: map[string]string{sidecars.InjectedAnnotation: sidecars.FormatInjected(map[string]sidecars.Entry{
+				set.Name: {Revision: "0000000000", Containers: []string{"log-shipper"}}})}},
 		Spec: corev1.PodSpec{
 			InitContainers: []corev1.Container{{Name: "log-shipper", Image: "busybox:1.36"}},
 			Containers:     []corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}},
@@ -395,6 +410,32 @@ func TestAFailedPassKeepsTheCounts(t *testing.T) {
 	g.Expect(s.Revision).To(Equal(counted.Revision), "a failed pass should leave the revision the last pass stored")
 }
 
+// A SidecarSet that gains a sidecar changes no running pod: its pods run the
+// sidecars of their revision, which their records name, and count as injected, and
+// outdated, not as pods without the sidecars.
+func TestASidecarSetThatGainsASidecarCountsItsPodsAsOutdated(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.WebhookNamespace(t)
+	value := newCase("gains")
+	set := createSidecarSet(t, g, value, "busybox:1.37")
+	createPods(g, ns, "old", value, 2)
+	eventuallyCounts(g, set, counts{Matched: 2, Injected: 2})
+
+	patch(g, set, func(set *sidecarsv1.SidecarSet) {
+		set.Spec.Containers = append(set.Spec.Containers, corev1.Container{Name: "metrics-agent", Image: "busybox:1.37"})
+	})
+	g.Eventually(func(g Gomega) {
+		s := statusOf(g, set)
+		g.Expect(s.Revision).To(Equal(sidecars.Revision(&set.Spec)))
+		g.Expect(countsOf(s)).To(Equal(counts{Matched: 2, Injected: 2, Outdated: 2}))
+		g.Expect(condition(s, sidecarsv1.ConditionInjected)).To(Equal("True AllPodsInjected"))
+	}).Should(Succeed(), "pods injected before the SidecarSet gained a sidecar run the sidecars their record names: "+
+		"injected, and outdated (sidecars.RunsRecorded, not the SidecarSet's current sidecars)")
+	g.Consistently(func(g Gomega) {
+		g.Expect(eventsOf(g, set)).NotTo(ContainElement(EventPodsNotInjected))
+	}, "1s").Should(Succeed(), "a spec change leaves no pod without its sidecars: no PodsNotInjected event")
+}
+
 // Changing a SidecarSet changes no running pod: the status counts the pods of the older
 // revision, says so in UpToDate, and tells it with one event.
 func TestAChangedSidecarSetCountsTheOutdatedPods(t *testing.T) {
@@ -417,7 +458,7 @@ func TestAChangedSidecarSetCountsTheOutdatedPods(t *testing.T) {
 		g.Expect(s.Revision).To(Equal(sidecars.Revision(&set.Spec)))
 		g.Expect(s.Revision).NotTo(Equal(oldRevision))
 	}).Should(Succeed(), "both pods run the older revision")
-	g.Expect(recordOf(g, pods[0])).To(HaveKeyWithValue(set.Name, oldRevision), "a running pod is never changed")
+	g.Expect(recordOf(g, pods[0])[set.Name].Revision).To(Equal(oldRevision), "a running pod is never changed")
 
 	createPods(g, ns, "new", value, 1)
 	eventuallyCounts(g, set, counts{Matched: 3, Injected: 3, Outdated: 2}, "a new pod gets the new revision")

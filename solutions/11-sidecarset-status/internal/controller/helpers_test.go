@@ -112,7 +112,7 @@ func eventsOf(g Gomega, set *sidecarsv1.SidecarSet) []string {
 }
 
 // recordOf reads a pod's injection record from the API server.
-func recordOf(g Gomega, pod *corev1.Pod) map[string]string {
+func recordOf(g Gomega, pod *corev1.Pod) map[string]sidecars.Entry {
 	var got corev1.Pod
 	g.ExpectWithOffset(1, env.Client().Get(env.Context(), client.ObjectKeyFromObject(pod), &got)).To(Succeed())
 	return sidecars.Injected(got.Annotations)

@@ -114,8 +114,8 @@ func (r *SidecarSetReconciler) countPods(ctx context.Context, set *sidecarsv1.Si
 // countPod counts one pod set's selector matches into status: matched unless it is
 // being deleted, lives in a namespace of excluded or in one the namespace selector (nil:
 // none) does not match; injected when its record names the SidecarSet and it runs the
-// SidecarSet's sidecars (a record alone is anyone's to write); outdated when the
-// revision it records is not revision. pod is what TrimPod keeps of it.
+// sidecars the record says it was given (a record alone is anyone's to write); outdated
+// when the revision it records is not revision. pod is what TrimPod keeps of it.
 func countPod(status *sidecarsv1.SidecarSetStatus, pod *corev1.Pod, set *sidecarsv1.SidecarSet, revision string,
 	excluded []string, namespaceSelector labels.Selector, namespaceLabels map[string]map[string]string) {
 	if !pod.DeletionTimestamp.IsZero() || slices.Contains(excluded, pod.Namespace) {
@@ -125,12 +125,12 @@ func countPod(status *sidecarsv1.SidecarSetStatus, pod *corev1.Pod, set *sidecar
 		return
 	}
 	status.MatchedPods++
-	got, recorded := sidecars.Injected(pod.Annotations)[set.Name]
-	if !recorded || !sidecars.Runs(pod, set) {
+	entry, recorded := sidecars.Injected(pod.Annotations)[set.Name]
+	if !recorded || !sidecars.RunsRecorded(pod, entry, set) {
 		return
 	}
 	status.InjectedPods++
-	if got != revision {
+	if entry.Revision != revision {
 		status.OutdatedPods++
 	}
 }

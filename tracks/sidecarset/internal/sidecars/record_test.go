@@ -41,3 +41,20 @@ func TestRuns(t *testing.T) {
 		})
 	}
 }
+
+// The record names, for each SidecarSet, the revision and the sidecars; a record of its
+// first format, a revision alone, reads as an entry that names no sidecar; one that does
+// not parse, as no record.
+func TestInjectedReadsEitherFormat(t *testing.T) {
+	g := NewWithT(t)
+	read := func(value string) map[string]Entry { return Injected(map[string]string{InjectedAnnotation: value}) }
+	entry := Entry{Revision: "5f7c9d2a1b", Containers: []string{"log-shipper"}}
+	g.Expect(read(FormatInjected(map[string]Entry{"logging": entry}))).To(Equal(map[string]Entry{"logging": entry}),
+		"a record should read back as FormatInjected wrote it")
+	g.Expect(read(`{"logging":"5f7c9d2a1b","metrics":{"rev":"0a1b2c3d4e","containers":["metrics-agent"]}}`)).To(Equal(map[string]Entry{
+		"logging": {Revision: "5f7c9d2a1b"},
+		"metrics": {Revision: "0a1b2c3d4e", Containers: []string{"metrics-agent"}},
+	}), "an entry of the first format, a revision alone, should read as an entry without names")
+	g.Expect(read(`{"logging":`)).To(BeEmpty(), "a record that does not parse reads as none")
+	g.Expect(read(`{"logging":42}`)).To(BeEmpty(), "a record that does not parse reads as none")
+}

@@ -13,7 +13,8 @@ import (
 
 // Inject gives pod the sidecars and volumes of sets, the SidecarSets that select it,
 // in their order, and records each SidecarSet it took something from, with its
-// revision, in the pod's sidecars.InjectedAnnotation. It changes pod in place. A sidecar
+// revision and the names of the sidecars it took, in the pod's
+// sidecars.InjectedAnnotation. It changes pod in place. A sidecar
 // goes in as a native sidecar (asSidecar): an init container that restarts Always, after
 // the pod's own init containers.
 //
@@ -31,7 +32,9 @@ func Inject(pod *corev1.Pod, sets []sidecarsv1.SidecarSet) []string {
 	// Read the pod's record (sidecars.Injected). For each SidecarSet the record
 	// does not list, or lists while the pod lacks its sidecars (sidecars.Runs:
 	// anyone can write the record), call injectSet; when it added something,
-	// record the SidecarSet's name with sidecars.Revision of its spec. When anything was
+	// record under the SidecarSet's name a sidecars.Entry: sidecars.Revision of
+	// its spec, and the names (namesOf) of the init containers injectSet
+	// appended after those the pod had. When anything was
 	// added, write the record back (sidecars.FormatInjected) into the pod's
 	// annotations, creating the map when it is nil. Return every warning. See
 	// "Injecting" in docs/lesson-10.md.
@@ -113,6 +116,15 @@ func missingVolume(c *corev1.Container, own, usable, podVolumes sets.Set[string]
 		}
 	}
 	return "", ""
+}
+
+// namesOf returns the names of containers, in their order.
+func namesOf(containers []corev1.Container) []string {
+	names := make([]string, 0, len(containers))
+	for _, c := range containers {
+		names = append(names, c.Name)
+	}
+	return names
 }
 
 // containerNamesIn returns the names of pod's containers of every kind: the API server

@@ -13,7 +13,8 @@ import (
 
 // Inject gives pod the sidecars and volumes of sets, the SidecarSets that select it,
 // in their order, and records each SidecarSet it took something from, with its
-// revision, in the pod's sidecars.InjectedAnnotation. It changes pod in place. A sidecar
+// revision and the names of the sidecars it took, in the pod's
+// sidecars.InjectedAnnotation. It changes pod in place. A sidecar
 // goes in as a native sidecar (asSidecar): an init container that restarts Always, after
 // the pod's own init containers.
 //
@@ -35,10 +36,11 @@ func Inject(pod *corev1.Pod, sets []sidecarsv1.SidecarSet) []string {
 		if _, done := record[set.Name]; done && sidecars.Runs(pod, set) {
 			continue
 		}
+		had := len(pod.Spec.InitContainers)
 		added, setWarnings := injectSet(pod, set)
 		warnings = append(warnings, setWarnings...)
 		if added {
-			record[set.Name] = sidecars.Revision(&set.Spec)
+			record[set.Name] = sidecars.Entry{Revision: sidecars.Revision(&set.Spec), Containers: namesOf(pod.Spec.InitContainers[had:])}
 			changed = true
 		}
 	}
@@ -142,6 +144,15 @@ func missingVolume(c *corev1.Container, own, usable, podVolumes sets.Set[string]
 		}
 	}
 	return "", ""
+}
+
+// namesOf returns the names of containers, in their order.
+func namesOf(containers []corev1.Container) []string {
+	names := make([]string, 0, len(containers))
+	for _, c := range containers {
+		names = append(names, c.Name)
+	}
+	return names
 }
 
 // containerNamesIn returns the names of pod's containers of every kind: the API server

@@ -38,8 +38,9 @@ func TestASelectedPodIsStoredWithTheSidecar(t *testing.T) {
 	g.Expect(pod.Spec.InitContainers[0].Image).To(Equal(sidecarImage))
 	g.Expect(pod.Spec.InitContainers[0].VolumeMounts).To(ContainElement(logsMount))
 	g.Expect(volumeNames(pod)).To(ContainElement("logs"))
-	g.Expect(sidecars.Injected(pod.Annotations)).To(Equal(map[string]string{set.Name: sidecars.Revision(&set.Spec)}),
-		"the pod should record the SidecarSet and its revision in %s", sidecars.InjectedAnnotation)
+	g.Expect(sidecars.Injected(pod.Annotations)).To(Equal(map[string]sidecars.Entry{
+		set.Name: {Revision: sidecars.Revision(&set.Spec), Containers: []string{"log-shipper"}}}),
+		"the pod should record the SidecarSet, its revision and its sidecar in %s", sidecars.InjectedAnnotation)
 	g.Expect(warnings).To(BeEmpty())
 	// The API server defaulted the sidecar like any container after the webhook's patch.
 	g.Expect(pod.Spec.InitContainers[0].TerminationMessagePolicy).To(Equal(corev1.TerminationMessageReadFile))
@@ -110,8 +111,9 @@ func TestTwoSidecarSetsOnOnePod(t *testing.T) {
 	pod, warnings := createPod(g, newPod(ns, "web", value))
 	g.Expect(sidecarNames(pod)).To(Equal([]string{"log-shipper", "metrics-agent"}),
 		"both SidecarSets' sidecars, in the order of their names")
-	g.Expect(sidecars.Injected(pod.Annotations)).To(Equal(map[string]string{
-		logging.Name: sidecars.Revision(&logging.Spec), metrics.Name: sidecars.Revision(&metrics.Spec),
+	g.Expect(sidecars.Injected(pod.Annotations)).To(Equal(map[string]sidecars.Entry{
+		logging.Name: {Revision: sidecars.Revision(&logging.Spec), Containers: []string{"log-shipper"}},
+		metrics.Name: {Revision: sidecars.Revision(&metrics.Spec), Containers: []string{"metrics-agent"}},
 	}))
 	g.Expect(warnings).To(BeEmpty())
 }
@@ -172,7 +174,8 @@ func TestAForgedRecordDoesNotOptAPodOut(t *testing.T) {
 	pod.Annotations = map[string]string{sidecars.InjectedAnnotation: fmt.Sprintf(`{%q:"anything"}`, set.Name)}
 	stored, warnings := createPod(g, pod)
 	g.Expect(sidecarNames(stored)).To(Equal([]string{"log-shipper"}), "a record without the sidecar should not keep the sidecar out")
-	g.Expect(sidecars.Injected(stored.Annotations)).To(Equal(map[string]string{set.Name: sidecars.Revision(&set.Spec)}),
+	g.Expect(sidecars.Injected(stored.Annotations)).To(Equal(map[string]sidecars.Entry{
+		set.Name: {Revision: sidecars.Revision(&set.Spec), Containers: []string{"log-shipper"}}}),
 		"the record should say what the pod got")
 	g.Expect(warnings).To(BeEmpty())
 }
@@ -195,7 +198,7 @@ func TestAChangedSidecarSetLeavesExistingPodsAlone(t *testing.T) {
 	g.Expect(env.Client().Get(env.Context(), client.ObjectKeyFromObject(before), &again)).To(Succeed())
 	g.Expect(again.Spec.InitContainers[0].Image).To(Equal(sidecarImage), "the pod created before keeps its sidecar")
 	g.Expect(after.Spec.InitContainers[0].Image).To(Equal("busybox:1.38"))
-	g.Expect(sidecars.Injected(after.Annotations)[set.Name]).NotTo(Equal(sidecars.Injected(again.Annotations)[set.Name]),
+	g.Expect(sidecars.Injected(after.Annotations)[set.Name].Revision).NotTo(Equal(sidecars.Injected(again.Annotations)[set.Name].Revision),
 		"the two pods should record different revisions")
 }
 

@@ -90,7 +90,7 @@ func TestTheRecordHoldsTheRevision(t *testing.T) {
 	recorded := func(set *sidecarsv1.SidecarSet) string {
 		pod := newPod("ns", "pod", "x")
 		Inject(pod, []sidecarsv1.SidecarSet{*set})
-		return sidecars.Injected(pod.Annotations)[set.Name]
+		return sidecars.Injected(pod.Annotations)[set.Name].Revision
 	}
 	set := newSidecarSet("logging", "x", []corev1.Container{sidecar("log-shipper", mount("logs", "/var/log"))}, emptyDir("logs"))
 	set.UID, set.ResourceVersion, set.Generation = "4b1f6a0e", "1041", 1
@@ -157,11 +157,11 @@ func TestInject(t *testing.T) {
 			g.Expect(sidecarNames(pod)).To(Equal(tt.wantSidecars), "the pod's sidecars")
 			g.Expect(volumeNames(pod)).To(Equal(tt.wantVolumes), "the pod's volumes")
 			var record []string
-			for name, revision := range sidecars.Injected(pod.Annotations) {
+			for name, entry := range sidecars.Injected(pod.Annotations) {
 				record = append(record, name)
 				for _, set := range tt.sets {
 					if set.Name == name {
-						g.Expect(revision).To(Equal(sidecars.Revision(&set.Spec)), "the record should hold sidecars.Revision of %s's spec", name)
+						g.Expect(entry.Revision).To(Equal(sidecars.Revision(&set.Spec)), "the record should hold sidecars.Revision of %s's spec", name)
 					}
 				}
 			}

@@ -97,7 +97,8 @@ func TestThePatchOnlyAdds(t *testing.T) {
 	g.Expect(volumes[0]).To(HaveKeyWithValue("futureVolumeField", 3.0))
 	g.Expect(volumes[1]).To(HaveKeyWithValue("name", "logs"))
 	g.Expect(patched["metadata"]).To(HaveKeyWithValue("annotations",
-		HaveKeyWithValue(sidecars.InjectedAnnotation, sidecars.FormatInjected(map[string]string{"logging": sidecars.Revision(&set.Spec)}))))
+		HaveKeyWithValue(sidecars.InjectedAnnotation, sidecars.FormatInjected(map[string]sidecars.Entry{
+			"logging": {Revision: sidecars.Revision(&set.Spec), Containers: []string{"log-shipper"}}}))))
 }
 
 // A pod with annotations of its own, and without init containers or volumes: the patch
