@@ -1,0 +1,70 @@
+// Command workshop is what the learner's Make targets run: make check-N, hint-N,
+// progress, diff-N, reset-N, doctor and the rest. It replaces the bash that did this
+// work, so that every learner command behaves the same on a stock Mac (bash 3.2, BSD
+// tools), on Linux and in WSL 2: it needs Go and nothing else on PATH.
+//
+//	workshop [-root DIR] COMMAND [ARGS...]
+//
+// -root is the repository's top folder (the Makefile passes it); by default, the
+// current folder. Each command's usage is in the file that implements it.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+)
+
+// A command is one subcommand: what it does, in a line, and how.
+type command struct {
+	summary string
+	run     func(root string, args []string) error
+}
+
+// commands lists every subcommand by name.
+var commands = map[string]command{}
+
+func main() {
+	root := flag.String("root", ".", "the repository's top folder")
+	flag.Usage = usage
+	flag.Parse()
+	if flag.NArg() == 0 {
+		usage()
+		os.Exit(2)
+	}
+	cmd, ok := commands[flag.Arg(0)]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "workshop: no command %q\n", flag.Arg(0))
+		usage()
+		os.Exit(2)
+	}
+	err := cmd.run(*root, flag.Args()[1:])
+	var failed errFailed
+	switch {
+	case errors.As(err, &failed):
+		os.Exit(1) // the command said what failed
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "\033[31merror:\033[0m %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: workshop [-root DIR] COMMAND [ARGS...]\n\ncommands:")
+	names := make([]string, 0, len(commands))
+	for name := range commands {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fmt.Fprintf(os.Stderr, "  %-12s %s\n", name, commands[name].summary)
+	}
+}
+
+// errFailed: the command failed and already said why (a check with a task not done, a
+// doctor that found a problem); main exits 1 without another word.
+type errFailed struct{}
+
+func (errFailed) Error() string { return "failed" }
