@@ -66,7 +66,7 @@ uninstall-%: binaries ## Delete lesson N's CRDs and so every object of their kin
 	@scripts/crds.sh uninstall $*
 
 diff-%: ## Show lesson N against solution N (FROM=solution: the solution before it in its track against lesson N).
-	@scripts/diff.sh $* $(FROM)
+	@GOWORK=off go build -C scripts/tools -trimpath -o "$(CURDIR)/.cache/tools/workshop" ./workshop && "$(CURDIR)/.cache/tools/workshop" -root "$(CURDIR)" diff $* $(FROM)
 
 deploy-%: binaries ## Deploy lesson N's operator (CODE=solution: solution N's) into the current cluster: image on kind, config/default, CRDs apart.
 	@scripts/deploy.sh deploy $(if $(filter solution%,$(CODE)),solutions,lessons) $*

@@ -24,7 +24,9 @@ type command struct {
 }
 
 // commands lists every subcommand by name.
-var commands = map[string]command{}
+var commands = map[string]command{
+	"diff": {"lesson N against solution N; N solution: the solution before it against lesson N", runDiff},
+}
 
 func main() {
 	root := flag.String("root", ".", "the repository's top folder")
