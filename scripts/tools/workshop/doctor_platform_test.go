@@ -68,10 +68,10 @@ func TestDoctorAdviceFitsThePlatform(t *testing.T) {
 		name  string
 		facts platformFacts
 		// what the first line says, and what the advice must and must never say
-		describe   string
+		describe    string
 		want, never []string
-		docker     string
-		advice     []string // the levels of platformAdvice
+		docker      string
+		advice      []string // the levels of platformAdvice
 	}{
 		{
 			name: "Apple silicon, Homebrew, Docker Desktop stopped", facts: macAppleSiliconBrewDesktop,
