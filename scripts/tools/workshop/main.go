@@ -25,8 +25,9 @@ type command struct {
 
 // commands lists every subcommand by name.
 var commands = map[string]command{
-	"doctor": {"check Go, disk, binaries, ports, kube context and Docker; print the platform's fix for each problem", runDoctor},
-	"diff":   {"lesson N against solution N; N solution: the solution before it against lesson N", runDiff},
+	"doctor":       {"check Go, disk, binaries, ports, kube context and Docker; print the platform's fix for each problem", runDoctor},
+	"webhook-host": {"the address the current cluster's API server calls a manager on this machine at", runWebhookHost},
+	"diff":         {"lesson N against solution N; N solution: the solution before it against lesson N", runDiff},
 }
 
 func main() {
