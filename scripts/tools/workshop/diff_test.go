@@ -11,8 +11,8 @@ import (
 	"testing"
 )
 
-// repoRoot is this checkout's top folder, seen from scripts/tools/workshop.
-const repoRoot = "../../.."
+// thisCheckout is this checkout's top folder, seen from scripts/tools/workshop.
+const thisCheckout = "../../.."
 
 // diffOf runs workshop diff with args on root and returns what it printed, uncoloured.
 func diffOf(root string, args ...string) (string, error) {
@@ -30,7 +30,7 @@ func TestDiffFromSolutionStartsAtTheTracksPreviousLesson(t *testing.T) {
 		"13": {"solutions/02-imoocpod-workflow/", "lessons/13-imoocpod-versions/"},
 		"14": {"solutions/09-nodepool-deploy/", "lessons/14-nodepool-apply/"},
 	} {
-		out, err := diffOf(repoRoot, n, "solution")
+		out, err := diffOf(thisCheckout, n, "solution")
 		if err != nil || !strings.Contains(out, "diff -ruN "+want[0]) || !strings.Contains(out, " "+want[1]) {
 			t.Errorf("workshop diff %s solution: want %s against %s, got %v and:\n%.2000s", n, want[0], want[1], err, out)
 		}
@@ -41,7 +41,7 @@ func TestDiffFromSolutionStartsAtTheTracksPreviousLesson(t *testing.T) {
 // so instead of comparing two operators.
 func TestDiffFromSolutionSaysAFirstLessonStartsANewOperator(t *testing.T) {
 	for n, track := range map[string]string{"1": "imoocpod", "3": "mydaemonset", "12": "clientgo"} {
-		out, err := diffOf(repoRoot, n, "solution")
+		out, err := diffOf(thisCheckout, n, "solution")
 		if err == nil || !strings.Contains(err.Error(), "lesson "+n+" starts a new operator, "+track) {
 			t.Errorf("workshop diff %s solution: want an error saying that lesson %s starts a new operator, %s; got %v and:\n%.2000s",
 				n, n, track, err, out)
@@ -51,18 +51,18 @@ func TestDiffFromSolutionSaysAFirstLessonStartsANewOperator(t *testing.T) {
 
 // A lesson number that names no lesson is refused with the lessons there are.
 func TestDiffNamesTheLessonsForAMissingOne(t *testing.T) {
-	_, err := diffOf(repoRoot, "99")
+	_, err := diffOf(thisCheckout, "99")
 	if err == nil || !strings.Contains(err.Error(), "there is no lessons/99-*") || !strings.Contains(err.Error(), "01-imoocpod") {
 		t.Errorf("workshop diff 99: want an error naming lessons/99-* and the lessons, got %v", err)
 	}
-	_, err = diffOf(repoRoot, "two")
+	_, err = diffOf(thisCheckout, "two")
 	if err == nil || !strings.Contains(err.Error(), "lesson numbers are numbers") {
 		t.Errorf("workshop diff two: want an error saying lesson numbers are numbers, got %v", err)
 	}
 }
 
-// writeTree writes files (slash-separated path -> contents) under dir.
-func writeTree(t *testing.T, dir string, files map[string]string) {
+// writeTestTree writes files (slash-separated path -> contents) under dir.
+func writeTestTree(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
 	for name, content := range files {
 		path := filepath.Join(dir, filepath.FromSlash(name))
@@ -100,9 +100,9 @@ func stageFiles(module, imports, body string) map[string]string {
 func TestDiffShowsOnlyCode(t *testing.T) {
 	root := t.TempDir()
 	const prefix = "github.com/kube-workshop/operator-workshop/"
-	writeTree(t, filepath.Join(root, "lessons", "01-demo"),
+	writeTestTree(t, filepath.Join(root, "lessons", "01-demo"),
 		stageFiles(prefix+"lessons/01-demo", "\t\"errors\"\n", `return errors.New("TODO")`))
-	writeTree(t, filepath.Join(root, "solutions", "01-demo"),
+	writeTestTree(t, filepath.Join(root, "solutions", "01-demo"),
 		stageFiles(prefix+"solutions/01-demo", "\t\"context\"\n\t\"fmt\"\n", `return nil`))
 
 	out, err := diffOf(root, "1")
@@ -132,9 +132,9 @@ func TestDiffShowsOnlyCode(t *testing.T) {
 // (controller_gen_outputs), which the rest of the scripts use: in a stage with all five
 // kinds of them, both pick the same files.
 func TestControllerGenOutputsAreCommonShs(t *testing.T) {
-	dir := filepath.Join(repoRoot, "solutions", "14-nodepool-apply")
+	dir := filepath.Join(thisCheckout, "solutions", "14-nodepool-apply")
 	cmd := exec.Command("bash", "-c", `source scripts/lib/common.sh && controller_gen_outputs "$1"`, "bash", filepath.Join("solutions", "14-nodepool-apply"))
-	cmd.Dir = repoRoot
+	cmd.Dir = thisCheckout
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("controller_gen_outputs: %v", err)
@@ -179,10 +179,10 @@ func TestCollapseImportBlocks(t *testing.T) {
 // colours); into a pipe or a file it is plain.
 func TestDiffColoursOnlyForATerminal(t *testing.T) {
 	var coloured, plain bytes.Buffer
-	if err := diffStages(repoRoot, []string{"2"}, &coloured, true); err != nil {
+	if err := diffStages(thisCheckout, []string{"2"}, &coloured, true); err != nil {
 		t.Fatal(err)
 	}
-	if err := diffStages(repoRoot, []string{"2"}, &plain, false); err != nil {
+	if err := diffStages(thisCheckout, []string{"2"}, &plain, false); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(plain.String(), "\033[") {

@@ -85,7 +85,7 @@ func TestDoctorFailsOnATakenPort(t *testing.T) {
 	port := l.Addr().(*net.TCPAddr).Port
 	t.Setenv("METRICS_PORT", strconv.Itoa(port))
 	var out bytes.Buffer
-	d := newTestDoctor(t, repoRoot, &out)
+	d := newTestDoctor(t, thisCheckout, &out)
 	err = d.check()
 	if !errors.As(err, new(errFailed)) {
 		t.Errorf("check() = %v, want errFailed", err)
@@ -108,29 +108,29 @@ func TestDoctorFailsOnATakenPort(t *testing.T) {
 // The folder of binaries the doctor expects is the one scripts/lib/common.sh builds into.
 func TestPinnedBinNameIsCommonShs(t *testing.T) {
 	cmd := exec.Command("bash", "-c", `source scripts/lib/common.sh && basename "$BIN"`)
-	cmd.Dir = repoRoot
+	cmd.Dir = thisCheckout
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("common.sh: %v", err)
 	}
-	pins, err := readPins(repoRoot)
+	pins, err := readPins(thisCheckout)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := pinnedBinName(repoRoot, pins)
+	got, err := pinnedBinName(thisCheckout, pins)
 	if err != nil || got != strings.TrimSpace(string(out)) {
 		t.Errorf("pinnedBinName = %q, %v; common.sh's BIN is %q", got, err, strings.TrimSpace(string(out)))
 	}
 }
 
-// copyFile copies the file rel of the checkout into root.
-func copyFile(t *testing.T, root, rel string) {
+// copyCheckoutFile copies the file rel of the checkout into root.
+func copyCheckoutFile(t *testing.T, root, rel string) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(repoRoot, rel))
+	b, err := os.ReadFile(filepath.Join(thisCheckout, rel))
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeTree(t, root, map[string]string{rel: string(b)})
+	writeTestTree(t, root, map[string]string{rel: string(b)})
 }
 
 // Each built binary must say the version the pins name: one that says another is a
@@ -139,7 +139,7 @@ func TestDoctorChecksEachBinarysVersion(t *testing.T) {
 	root := t.TempDir()
 	for _, rel := range []string{"scripts/versions.env", "scripts/controlplane/go.mod", "scripts/controlplane/go.sum",
 		"scripts/controlplane/etcd/main.go", "scripts/tools/go.mod", "scripts/tools/go.sum"} {
-		copyFile(t, root, rel)
+		copyCheckoutFile(t, root, rel)
 	}
 	var out bytes.Buffer
 	d := newTestDoctor(t, root, &out)

@@ -38,7 +38,7 @@ func TestWebhookHostFitsThePlatform(t *testing.T) {
 // Without a kind network's gateway, webhook-host says where to look instead.
 func TestWebhookHostSaysWhenThereIsNoGateway(t *testing.T) {
 	_, err := webhookHost("kind-workshop", platformOf(linuxEngine), func() (string, error) { return "", errors.New("no network kind") })
-	if err == nil || !contains(err.Error(), "kind network's gateway", "no network kind", "docs/lesson-04.md") {
+	if err == nil || !containsAll(err.Error(), "kind network's gateway", "no network kind", "docs/lesson-04.md") {
 		t.Errorf("want an error naming the gateway, the cause and docs/lesson-04.md, got %v", err)
 	}
 }
@@ -54,8 +54,8 @@ func TestIPv4Gateway(t *testing.T) {
 	}
 }
 
-// contains says whether s contains every one of parts.
-func contains(s string, parts ...string) bool {
+// containsAll says whether s contains every one of parts.
+func containsAll(s string, parts ...string) bool {
 	for _, p := range parts {
 		if !strings.Contains(s, p) {
 			return false
