@@ -31,8 +31,11 @@ func runDiff(root string, args []string) error {
 // diffStages writes to out the diff that args (N, or N solution) ask for, coloured when
 // colour is true.
 func diffStages(root string, args []string, out io.Writer, colour bool) error {
-	if len(args) == 0 || len(args) > 2 || (len(args) == 2 && args[1] != "solution" && args[1] != "") {
+	if len(args) == 0 || len(args) > 2 {
 		return errors.New("usage: workshop diff N [solution]")
+	}
+	if len(args) == 2 && args[1] != "solution" && args[1] != "" {
+		return fmt.Errorf("FROM=%s: FROM takes one value, solution (make diff-%s FROM=solution), or none", args[1], args[0])
 	}
 	var left, right string
 	var err error

@@ -49,11 +49,16 @@ func TestDiffFromSolutionSaysAFirstLessonStartsANewOperator(t *testing.T) {
 	}
 }
 
-// A lesson number that names no lesson is refused with the lessons there are.
+// A lesson number that names no lesson is refused with the lessons there are; a FROM
+// other than solution is refused too.
 func TestDiffNamesTheLessonsForAMissingOne(t *testing.T) {
 	_, err := diffOf(thisCheckout, "99")
 	if err == nil || !strings.Contains(err.Error(), "there is no lessons/99-*") || !strings.Contains(err.Error(), "01-imoocpod") {
 		t.Errorf("workshop diff 99: want an error naming lessons/99-* and the lessons, got %v", err)
+	}
+	_, err = diffOf(thisCheckout, "2", "solutions")
+	if err == nil || !strings.Contains(err.Error(), "FROM=solutions: FROM takes one value, solution") {
+		t.Errorf("workshop diff 2 solutions: want an error saying FROM takes one value, got %v", err)
 	}
 	_, err = diffOf(thisCheckout, "two")
 	if err == nil || !strings.Contains(err.Error(), "lesson numbers are numbers") {
