@@ -22,10 +22,10 @@ help: ## List the commands.
 	  /^[a-zA-Z0-9%_-]+:.*## / {name = $$1; gsub("%", "N", name); printf "  \033[36m%-18s\033[0m %s\n", name, $$2}' \
 	  $(MAKEFILE_LIST)
 
-# No dependency on binaries: the doctor must work before anything is built.
+# No dependency on binaries: the doctor must work before anything is built; it needs Go.
 .PHONY: doctor
-doctor: ## Check Go, disk space, binaries, ports, kube context and Docker; print the fix for each problem.
-	@scripts/doctor.sh
+doctor: ## Name the platform; check Go, disk space, binaries, ports, kube context and Docker; print the fix for each problem.
+	@command -v go >/dev/null || { echo "make doctor needs Go $(GO_VERSION) or newer and finds no go on PATH: https://go.dev/dl/ (on a Mac with Homebrew: brew install go)" >&2; exit 1; }; GOWORK=off go build -C scripts/tools -trimpath -o "$(CURDIR)/.cache/tools/workshop" ./workshop && "$(CURDIR)/.cache/tools/workshop" -root "$(CURDIR)" doctor
 
 .PHONY: binaries
 binaries: ## Build the control plane and tools from source (about 17 minutes on a fresh 2-core machine, once).
@@ -66,7 +66,7 @@ uninstall-%: binaries ## Delete lesson N's CRDs and so every object of their kin
 	@scripts/crds.sh uninstall $*
 
 diff-%: ## Show lesson N against solution N (FROM=solution: the solution before it in its track against lesson N).
-	@scripts/diff.sh $* $(FROM)
+	@GOWORK=off go build -C scripts/tools -trimpath -o "$(CURDIR)/.cache/tools/workshop" ./workshop && "$(CURDIR)/.cache/tools/workshop" -root "$(CURDIR)" diff $* $(FROM)
 
 deploy-%: binaries ## Deploy lesson N's operator (CODE=solution: solution N's) into the current cluster: image on kind, config/default, CRDs apart.
 	@scripts/deploy.sh deploy $(if $(filter solution%,$(CODE)),solutions,lessons) $*

@@ -54,8 +54,9 @@ say "Every name, file and doc section the lessons' TODOs and hints give is in th
 
 # make diff-N shows a learner code: no generation marker, and no hunk that only moves
 # imports (the lesson's stubs need fewer than the solution).
+workshop=$(tool_path workshop)
 for n in $(track_lessons | cut -f2 | cut -d- -f1); do
-  out=$("$ROOT/scripts/diff.sh" "$n")
+  out=$("$workshop" -root "$ROOT" diff "$n")
   markers=$(grep -nE '(//|#)(stage|lesson|mistake)' <<<"$out" || true)
   [[ -z $markers ]] || die "make diff-$((10#$n)) shows generation markers:"$'\n'"$markers"
   imports=$(awk '/^@@/ {if (hunk && only) print hunk; hunk = $0; only = 1; next}

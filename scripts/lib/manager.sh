@@ -39,16 +39,13 @@ manager_has_webhooks() {
 }
 
 # manager_webhook_host prints the address the API server calls a manager on this machine
-# at: 127.0.0.1 for the embedded cluster, whose API server runs here; a kind cluster's
-# API server runs in a container and reaches this machine on the kind network's gateway,
-# where the manager must listen too.
+# at: 127.0.0.1 for the embedded cluster, whose API server runs here; for a kind cluster,
+# whose API server runs in a container, the kind network's gateway with Docker Engine on
+# Linux, and host.docker.internal where Docker runs in a VM (Docker Desktop, colima).
+# The manager listens on every address. scripts/tools/workshop/webhookhost.go decides,
+# and says why; WEBHOOK_HOST overrides it.
 manager_webhook_host() {
-  if [[ $(kubectl config current-context) == kind-* ]]; then
-    docker network inspect kind -f '{{(index .IPAM.Config 0).Gateway}}' ||
-      die "cannot find the kind network's gateway; see docs/lesson-04.md for cert-manager on kind"
-  else
-    echo 127.0.0.1
-  fi
+  "$(tool_path workshop)" -root "$ROOT" webhook-host
 }
 
 # manager_install_webhooks DIR HOST PORT CERT_DIR installs the webhook configurations of

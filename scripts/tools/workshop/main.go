@@ -24,7 +24,11 @@ type command struct {
 }
 
 // commands lists every subcommand by name.
-var commands = map[string]command{}
+var commands = map[string]command{
+	"doctor":       {"check Go, disk, binaries, ports, kube context and Docker; print the platform's fix for each problem", runDoctor},
+	"webhook-host": {"the address the current cluster's API server calls a manager on this machine at", runWebhookHost},
+	"diff":         {"lesson N against solution N; N solution: the solution before it against lesson N", runDiff},
+}
 
 func main() {
 	root := flag.String("root", ".", "the repository's top folder")
