@@ -30,6 +30,9 @@ var missing = map[string]string{
 // command).
 func (l *linter) call(ws []*syntax.Word) {
 	args := words(ws)
+	if len(args) > 1 && args[0] == "trap" {
+		l.trap(ws[1])
+	}
 	for len(args) > 0 {
 		name := args[0]
 		at := ws[0].Pos()
@@ -50,6 +53,26 @@ func (l *linter) call(ws []*syntax.Word) {
 			return
 		}
 		ws, args = ws[next:], args[next:]
+	}
+}
+
+// trap checks the commands of a trap, written out in its first argument, as the
+// script's own: bash runs them in the script's shell, with its arrays.
+func (l *linter) trap(w *syntax.Word) {
+	code := value(w)
+	if strings.ContainsRune(code, 0) {
+		return // built from expansions: unknown until it runs
+	}
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(code), "")
+	if err != nil {
+		l.add(w.Pos(), "the trap's commands do not parse: "+err.Error(), "commands bash can parse")
+		return
+	}
+	inner := &linter{maybeEmpty: l.maybeEmpty, guards: commandGuards(file), arrayGuards: arrayGuards(file)}
+	syntax.Walk(file, inner.visit)
+	for _, f := range inner.found {
+		f.Line += int(w.Pos().Line()) - 1
+		l.found = append(l.found, f)
 	}
 }
 

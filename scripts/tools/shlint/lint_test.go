@@ -43,6 +43,7 @@ var rules = []struct {
 	{"empty local array", "f() {\n  local a=()\n  g \"${a[@]}\"\n}", "may be empty", "f() {\n  local a=()\n  g ${a[@]+\"${a[@]}\"}\n}"},
 	{"array of the arguments", "f() {\n  local only=(\"$@\")\n  for x in \"${only[@]}\"; do :; done\n}", "may be empty",
 		"f() {\n  local only=(\"$@\")\n  for x in ${only[@]+\"${only[@]}\"}; do :; done\n}"},
+	{"empty array in a trap", "dirs=()\ntrap 'rm -rf \"${dirs[@]}\"' EXIT", "may be empty", "dirs=()\ntrap 'rm -rf ${dirs[@]+\"${dirs[@]}\"}' EXIT"},
 	{"declared array", "declare -a a\necho \"${a[*]}\"", "may be empty", "declare -a a\necho \"${a[*]:-}\""},
 	{"array of a command's words", "a=($(ls))\necho \"${a[@]}\"", "may be empty", "a=(x $(ls))\necho \"${a[@]}\""},
 	// GNU-only options
