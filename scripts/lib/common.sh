@@ -16,6 +16,16 @@ GENERATED="${XDG_CACHE_HOME:-$HOME/.cache}/operator-workshop/generated"
 # shellcheck source=../versions.env
 source "$ROOT/scripts/versions.env"
 
+# sha256 prints the SHA-256 of its input as sha256sum does ("HASH  -"): a stock Mac has
+# no sha256sum, but Perl's shasum, which prints the same.
+sha256() {
+  if command -v sha256sum >/dev/null; then
+    sha256sum
+  else
+    shasum -a 256
+  fi
+}
+
 # The binaries' folder is named after every input that changes them, so a new pin or a
 # new go.sum builds into a new folder and an unchanged tree never rebuilds. The pins
 # after the line "# -- Not built from source" in versions.env change no binary.
@@ -24,7 +34,7 @@ bin_key() {
     "$ROOT/scripts/controlplane/go.mod" "$ROOT/scripts/controlplane/go.sum" \
     "$ROOT/scripts/controlplane/etcd/main.go" \
     "$ROOT/scripts/tools/go.mod" "$ROOT/scripts/tools/go.sum"; } |
-    sha256sum | cut -c1-12
+    sha256 | cut -c1-12
 }
 BIN="$CACHE/bin/kubernetes-$KUBERNETES_VERSION-$(bin_key)"
 
