@@ -71,6 +71,16 @@ controller_gen_outputs() {
 # seconds_since START prints the whole seconds elapsed since START (from `date +%s`).
 seconds_since() { echo $(($(date +%s) - $1)); }
 
+# now_ms prints the milliseconds since the epoch, from the workshop's clock tool: a stock
+# Mac's date has no %N (it prints a literal N), nor its bash 3.2 $EPOCHREALTIME. A script
+# that times things sets CLOCK=$(tool_path clock) first, so that no build of the tool
+# falls inside what it times, nor happens at each $(now_ms).
+CLOCK=
+now_ms() {
+  [[ -n $CLOCK ]] || CLOCK=$(tool_path clock)
+  "$CLOCK"
+}
+
 
 # refresh_discovery makes kubectl forget what it discovered of the current cluster and
 # ask again. kubectl keeps the groups, versions and kinds of a server for six hours, by

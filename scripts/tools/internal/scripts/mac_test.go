@@ -56,3 +56,12 @@ func TestLearnerCommandsOnAStockMac(t *testing.T) {
 		})
 	}
 }
+
+// now_ms counts milliseconds on a Mac too, whose date has no %N.
+func TestNowMsOnAStockMac(t *testing.T) {
+	out, err := onAStockMac(t, false, `source scripts/lib/common.sh && CLOCK=$(tool_path clock) &&
+		a=$(now_ms) && sleep 0.3 && b=$(now_ms) && echo $((b - a >= 300 && b - a < 5000))`)
+	if err != nil || out != "1\n" {
+		t.Errorf("now_ms on a stock Mac: want two readings 0.3 s apart, got %v and:\n%s", err, out)
+	}
+}
