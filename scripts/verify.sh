@@ -33,15 +33,15 @@ while read -r track; do tracks+=("tracks/$track"); done < <(track_lessons | cut 
 # What controller-gen wrote into the tracks, kept to compare with what it writes now.
 before=$(mktemp -d)
 trap 'rm -rf "$before"' EXIT
-for track in "${tracks[@]}"; do
+for track in ${tracks[@]+"${tracks[@]}"}; do
   mkdir -p "$before/$track"
-  controller_gen_outputs "$track" | (cd "$track" && xargs -r cp --parents -t "$before/$track")
+  controller_gen_outputs "$track" | copy_listed "$track" "$before/$track"
 done
-say "Regenerating the DeepCopy, CRDs and RBAC of ${tracks[*]}"
-"$ROOT/scripts/generate.sh" "${tracks[@]}"
-for track in "${tracks[@]}"; do
+say "Regenerating the DeepCopy, CRDs and RBAC of ${tracks[*]+${tracks[*]}}"
+"$ROOT/scripts/generate.sh" ${tracks[@]+"${tracks[@]}"}
+for track in ${tracks[@]+"${tracks[@]}"}; do
   mkdir -p "$before/now/$track"
-  controller_gen_outputs "$track" | (cd "$track" && xargs -r cp --parents -t "$before/now/$track")
+  controller_gen_outputs "$track" | copy_listed "$track" "$before/now/$track"
   changed=$(diff -rq "$before/$track" "$before/now/$track" || true)
   [[ -z $changed ]] || die "generated files of $track were out of date (make generate has now rewritten them; commit them):"$'\n'"$changed"
 done

@@ -68,6 +68,17 @@ controller_gen_outputs() {
     -o -path './api/*/applyconfiguration/*' \) | sed 's|^\./||' | sort)
 }
 
+# copy_listed FROM TO copies the files listed on stdin, one per line and relative to
+# FROM, into the same places under TO, making the folders they need (cp --parents, which
+# a Mac's cp lacks).
+copy_listed() {
+  local file
+  while IFS= read -r file; do
+    mkdir -p "$2/$(dirname "$file")"
+    cp -p "$1/$file" "$2/$file"
+  done
+}
+
 # seconds_since START prints the whole seconds elapsed since START (from `date +%s`).
 seconds_since() { echo $(($(date +%s) - $1)); }
 

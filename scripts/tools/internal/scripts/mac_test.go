@@ -3,6 +3,7 @@ package scripts
 import (
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/kube-workshop/operator-workshop/scripts/tools/internal/stockmac"
@@ -63,5 +64,18 @@ func TestNowMsOnAStockMac(t *testing.T) {
 		a=$(now_ms) && sleep 0.3 && b=$(now_ms) && echo $((b - a >= 300 && b - a < 5000))`)
 	if err != nil || out != "1\n" {
 		t.Errorf("now_ms on a stock Mac: want two readings 0.3 s apart, got %v and:\n%s", err, out)
+	}
+}
+
+// copy_listed copies what controller-gen wrote, each file to the same place in another
+// folder, with a Mac's cp (no --parents, no -t).
+func TestCopyListedOnAStockMac(t *testing.T) {
+	out, err := onAStockMac(t, false, `source scripts/lib/common.sh && to=$(mktemp -d) &&
+		controller_gen_outputs solutions/10-sidecarset | copy_listed solutions/10-sidecarset "$to" &&
+		diff <(controller_gen_outputs solutions/10-sidecarset) <(cd "$to" && find . -type f | sed 's|^\./||' | sort) &&
+		diff -r <(cd solutions/10-sidecarset && cat $(controller_gen_outputs .)) <(cd "$to" && cat $(controller_gen_outputs .)) &&
+		rm -rf "$to" && controller_gen_outputs solutions/10-sidecarset | wc -l`)
+	if err != nil || strings.TrimSpace(out) == "0" {
+		t.Errorf("copy_listed on a stock Mac: %v, printed:\n%s", err, out)
 	}
 }
