@@ -73,7 +73,7 @@ func main() {
 	if bad > 0 {
 		fail(fmt.Errorf("%d constructs of %d scripts are not on a stock Mac (bash 3.2, BSD tools): use the portable form each line gives", bad, len(files)))
 	}
-	fmt.Fprintf(os.Stderr, "shlint: %d scripts use only what bash 3.2 and a stock Mac's tools have\n", len(files))
+	fmt.Fprintf(os.Stderr, "shlint: no construct that bash 3.2 or a stock Mac's tools lack, in %d scripts\n", len(files))
 }
 
 // scripts lists the shell scripts the repository keeps: every *.sh under root/scripts,
