@@ -9,8 +9,10 @@
 // it needs nothing installed but what Linux has. Tests run the learner's commands with
 // PATH=Build(dir) to prove that they work on a Mac without one.
 //
-// When WORKSHOP_BASH32 names a bash 3.2 binary (macOS's /bin/bash is 3.2.57), it is the
-// PATH's bash, and so the one `#!/usr/bin/env bash` and make's SHELL run.
+// Where Debian's original-awk is installed, it is the PATH's awk: macOS's awk is that
+// one, BWK's. When WORKSHOP_BASH32 names a bash 3.2 binary (macOS's /bin/bash is
+// 3.2.57), it is the PATH's bash, and so the one `#!/usr/bin/env bash` and make's SHELL
+// run.
 package stockmac
 
 import (
@@ -164,6 +166,13 @@ func Build(dir string) (string, error) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		return "", err
+	}
+	// macOS's awk is the one true awk (BWK's), which Debian packages as original-awk;
+	// where it is not installed, the PATH's awk stays (mawk or gawk).
+	if bwk, err := exec.LookPath("original-awk"); err == nil {
+		if err := os.Symlink(bwk, filepath.Join(bin, "awk")); err != nil {
+			return "", err
+		}
 	}
 	if bash32 := os.Getenv("WORKSHOP_BASH32"); bash32 != "" {
 		if err := os.Symlink(bash32, filepath.Join(bin, "bash")); err != nil {
