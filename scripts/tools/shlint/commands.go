@@ -30,8 +30,13 @@ var missing = map[string]string{
 // command).
 func (l *linter) call(ws []*syntax.Word) {
 	args := words(ws)
-	if len(args) > 1 && args[0] == "trap" {
-		l.trap(ws[1])
+	// Shell code in a string, which bash runs as the script's own: a trap's, eval's,
+	// bash -c's and sh -c's (a Mac's sh is its bash 3.2).
+	switch {
+	case len(args) > 1 && (args[0] == "trap" || args[0] == "eval"):
+		l.nested(ws[1])
+	case len(args) > 2 && (args[0] == "bash" || args[0] == "sh") && args[1] == "-c":
+		l.nested(ws[2])
 	}
 	for len(args) > 0 {
 		name := args[0]
@@ -56,16 +61,16 @@ func (l *linter) call(ws []*syntax.Word) {
 	}
 }
 
-// trap checks the commands of a trap, written out in its first argument, as the
-// script's own: bash runs them in the script's shell, with its arrays.
-func (l *linter) trap(w *syntax.Word) {
+// nested checks shell code written out in the word w as the script's own: a trap's
+// commands run in the script's shell, with its arrays.
+func (l *linter) nested(w *syntax.Word) {
 	code := value(w)
 	if strings.ContainsRune(code, 0) {
 		return // built from expansions: unknown until it runs
 	}
 	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(code), "")
 	if err != nil {
-		l.add(w.Pos(), "the trap's commands do not parse: "+err.Error(), "commands bash can parse")
+		l.add(w.Pos(), "the shell code in this string does not parse: "+err.Error(), "code bash can parse")
 		return
 	}
 	inner := &linter{maybeEmpty: l.maybeEmpty, guards: commandGuards(file), arrayGuards: arrayGuards(file)}

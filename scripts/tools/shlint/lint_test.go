@@ -44,6 +44,8 @@ var rules = []struct {
 	{"array of the arguments", "f() {\n  local only=(\"$@\")\n  for x in \"${only[@]}\"; do :; done\n}", "may be empty",
 		"f() {\n  local only=(\"$@\")\n  for x in ${only[@]+\"${only[@]}\"}; do :; done\n}"},
 	{"empty array in a trap", "dirs=()\ntrap 'rm -rf \"${dirs[@]}\"' EXIT", "may be empty", "dirs=()\ntrap 'rm -rf ${dirs[@]+\"${dirs[@]}\"}' EXIT"},
+	{"wait -n in bash -c", `bash -c 'sleep 1 & wait -n'`, "wait -n", `bash -c 'sleep 1 & wait'`},
+	{"date %N in eval", `eval 'start=$(date +%s%N)'`, "%N", `eval 'start=$(date +%s)'`},
 	{"declared array", "declare -a a\necho \"${a[*]}\"", "may be empty", "declare -a a\necho \"${a[*]:-}\""},
 	{"array of a command's words", "a=($(ls))\necho \"${a[@]}\"", "may be empty", "a=(x $(ls))\necho \"${a[@]}\""},
 	// GNU-only options
