@@ -69,10 +69,10 @@ start_manager() {
   pids+=("$MANAGER_PID")
 }
 # stop_manager stops the last manager started, and waits until it has exited.
-stop_manager() { manager_stop "${pids[-1]}"; }
+stop_manager() { manager_stop "${pids[${#pids[@]}-1]}"; }
 
 "$ROOT/scripts/cluster.sh" down
-trap 'for pid in "${pids[@]}"; do manager_stop "$pid"; done; "$ROOT/scripts/cluster.sh" down' EXIT
+trap 'for pid in ${pids[@]+"${pids[@]}"}; do manager_stop "$pid"; done; "$ROOT/scripts/cluster.sh" down' EXIT
 # Each kwok node takes 110 pods, like a default kubelet.
 "$ROOT/scripts/cluster.sh" up "$nodes"
 KUBECONFIG=$("$ROOT/scripts/cluster.sh" kubeconfig)
@@ -96,11 +96,11 @@ fi
 # MANAGER_FLAGS passes more flags, e.g. MANAGER_FLAGS=--kube-api-qps=1000 to see what
 # the client-side rate limit costs.
 # shellcheck disable=SC2086
-start_manager manager-bench "$stage" 0 "${metrics_flags[@]}" ${MANAGER_FLAGS:-}
+start_manager manager-bench "$stage" 0 ${metrics_flags[@]+"${metrics_flags[@]}"} ${MANAGER_FLAGS:-}
 say "Running the benchmark"
 results=()
 [[ $workload == imoocpod ]] && results=(-results "$CACHE/stage/bench-imoocpod.json")
-tool scalebench -workload "$workload" "${results[@]}" ||
+tool scalebench -workload "$workload" ${results[@]+"${results[@]}"} ||
   die "the benchmark failed; the manager's log is $CACHE/stage/manager-bench.log"
 
 clientgo=$(newest_solution clientgo) || clientgo=
@@ -126,7 +126,7 @@ fi
 
 if [[ $workload == mydaemonset ]]; then
   say "Starting a second manager of ${stage#"$ROOT"/}, with --cache-pods=all, to compare their memory"
-  start_manager manager-bench-all "$stage" 1 "${metrics_flags[@]}" --cache-pods=all
+  start_manager manager-bench-all "$stage" 1 ${metrics_flags[@]+"${metrics_flags[@]}"} --cache-pods=all
   name=${stage#"$ROOT"/solutions/}
   tool scalebench -workload unrelated-pods -unrelated-pods 10000 \
     -managers "$name (own pods)=http://127.0.0.1:$METRICS_PORT/metrics,$name (every pod)=http://127.0.0.1:$((METRICS_PORT + 1))/metrics" ||

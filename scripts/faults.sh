@@ -30,6 +30,7 @@ work="$CACHE/faults"
 NS=faults
 mkdir -p "$work"
 rm -f "$work/podwatch" # built again from this checkout's source
+CLOCK=$(tool_path clock) # now_ms, built before anything is timed
 
 # fresh_cluster NODES starts a new cluster of its own with NODES nodes.
 fresh_cluster() {
@@ -70,7 +71,7 @@ start_podwatch() {
   [[ -z ${KILL_AT:-} ]] || kill=(-kill-pid "$MANAGER_PID" -kill-at "$KILL_AT")
   rm -f "$work/podwatch.ready"
   [[ -x $work/podwatch ]] || (cd "$ROOT/scripts/tools" && GOWORK=off go build -o "$work/podwatch" ./podwatch)
-  "$work/podwatch" -namespace "$NS" -ready-file "$work/podwatch.ready" "${kill[@]}" >"$work/podwatch.json" &
+  "$work/podwatch" -namespace "$NS" -ready-file "$work/podwatch.ready" ${kill[@]+"${kill[@]}"} >"$work/podwatch.json" &
   WATCH_PID=$!
   local i
   for i in $(seq 300); do [[ -f $work/podwatch.ready ]] && return; sleep 0.1; done
@@ -114,7 +115,7 @@ imoocpod() {
   prepare_manager "$(newest_solution imoocpod)"
   start_manager
   KILL_AT=100 start_podwatch
-  start=$(date +%s%N)
+  start=$(now_ms)
   kubectl apply -n "$NS" -f - >/dev/null <<YAML
 apiVersion: apps.workshop.dev/v1
 kind: ImoocPod
@@ -123,15 +124,15 @@ spec: {replicas: $want, image: registry.k8s.io/pause:3.10}
 YAML
   killed_by_podwatch
   sleep 2
-  restarted=$(date +%s%N)
+  restarted=$(now_ms)
   start_manager
   wait_for "$want ready" 240 "[[ \$(kubectl get imoocpod demo -n $NS -o jsonpath='{.status.readyReplicas}') == $want ]]" ||
     warn "not $want ready pods after 240 s"
-  local done_at; done_at=$(date +%s%N)
+  local done_at; done_at=$(now_ms)
   sleep 3 # anything the controller still had in flight shows up now
   stop_podwatch
   printf '  killed with %s pods alive; %d ready %.1f s after the restart (%.1f s in all)\n' \
-    "$(figure aliveAtKill)" "$want" "$(((done_at - restarted) / 1000000))e-3" "$(((done_at - start) / 1000000))e-3"
+    "$(figure aliveAtKill)" "$want" "$((done_at - restarted))e-3" "$((done_at - start))e-3"
   printf '  most pods alive at once: %s (from %s watch events)\n' "$(figure maxAlive)" "$(figure events)"
   verdict "(($(figure maxAlive) <= want))" "never more than $want pods alive"
   verdict "(($(alive_pods) == want))" "$want pods alive at the end"
@@ -145,19 +146,19 @@ mydaemonset() {
   prepare_manager "$(newest_solution mydaemonset)"
   start_manager
   KILL_AT=80 start_podwatch
-  start=$(date +%s%N)
+  start=$(now_ms)
   kubectl apply -n "$NS" -f "$STAGE/config/samples/apps_v1_mydaemonset.yaml" >/dev/null
   killed_by_podwatch
   sleep 2
-  restarted=$(date +%s%N)
+  restarted=$(now_ms)
   start_manager
   wait_for "a pod on every node" 240 "[[ \$(kubectl get mydaemonset demo -n $NS -o jsonpath='{.status.numberAvailable}') == $nodes ]]" ||
     warn "not $nodes available pods after 240 s"
-  done_at=$(date +%s%N)
+  done_at=$(now_ms)
   sleep 3
   stop_podwatch
   printf '  killed with %s pods alive; all %d nodes served %.1f s after the restart (%.1f s in all)\n' \
-    "$(figure aliveAtKill)" "$nodes" "$(((done_at - restarted) / 1000000))e-3" "$(((done_at - start) / 1000000))e-3"
+    "$(figure aliveAtKill)" "$nodes" "$((done_at - restarted))e-3" "$((done_at - start))e-3"
   printf '  most pods alive at once: %s, on one node: %s (from %s watch events)\n' \
     "$(figure maxAlive)" "$(figure maxAliveOnANode)" "$(figure events)"
   verdict "(($(figure maxAliveOnANode) <= 1))" "never two alive pods on one node"
@@ -191,12 +192,12 @@ YAML
   for component in kube-apiserver etcd; do
     round=$((round + 1))
     local start done_at
-    start=$(date +%s%N)
+    start=$(now_ms)
     kubectl patch nodepool "$pool" --type merge -p "{\"spec\":{\"labels\":{\"node-pool.workshop.dev/round\":\"$round\"}}}" >/dev/null
     "$ROOT/scripts/cluster.sh" restart "$component" 3
     if wait_for "round $round" 180 "(( \$(kubectl get nodes -l node-pool.workshop.dev/round=$round --no-headers | wc -l) == $nodes ))"; then
-      done_at=$(date +%s%N)
-      printf '  %s down 3 s: every member had the new label %.1f s after the change\n' "$component" "$(((done_at - start) / 1000000))e-3"
+      done_at=$(now_ms)
+      printf '  %s down 3 s: every member had the new label %.1f s after the change\n' "$component" "$((done_at - start))e-3"
     fi
     verdict "(( \$(kubectl get nodes -l node-pool.workshop.dev/round=$round --no-headers | wc -l) == $nodes ))" \
       "after the $component restart, all $nodes members carry the new label"

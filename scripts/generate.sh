@@ -26,7 +26,8 @@ embedded=(
 crddesc=$(tool_path crddesc)
 for dir in "$@"; do
   [[ -f "$dir/go.mod" ]] || die "$dir is not a module (no go.mod)"
-  controller_gen_outputs "$dir" | (cd "$dir" && xargs -r rm -f)
+  # rm -f with no file does nothing (a Mac's xargs has no -r).
+  controller_gen_outputs "$dir" | (cd "$dir" && xargs rm -f)
   (
     cd "$dir"
     # Each module resolves on its own (its go.mod replaces shared), as `go mod tidy` and

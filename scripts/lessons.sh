@@ -32,7 +32,7 @@ source "$ROOT/scripts/lib/processes.sh"
 
 # scratch_dir prints a new temporary folder laid out like a checkout, removed on exit.
 SCRATCH_DIRS=()
-trap 'rm -rf "${SCRATCH_DIRS[@]}"' EXIT
+trap 'rm -rf ${SCRATCH_DIRS[@]+"${SCRATCH_DIRS[@]}"}' EXIT
 # shared_in_place DIR makes the module DIR, in a scratch checkout, use shared/ where it
 # is, not through the scratch checkout's link: Go keys the build cache of a package by its
 # folder too, so every scratch checkout would compile shared/'s packages anew (about a
@@ -49,17 +49,44 @@ scratch_dir() {
   echo "$dir"
 }
 
+# Background jobs, a few at a time: start one with `CMD & JOB_PIDS+=($!)` once
+# wait_for_slot N returned. bash 3.2 (a stock Mac's) has no wait -n, which waits for
+# whichever job ends first: wait_for_slot looks at the jobs every tenth of a second
+# instead (each takes seconds), and collects the exit status of those that ended.
+JOB_PIDS=()
+JOBS_FAILED=0
+# wait_for_slot N waits until fewer than N of the jobs of JOB_PIDS run, or none for N 0;
+# it sets JOBS_FAILED to 1 when one that ended failed.
+wait_for_slot() {
+  local pid running
+  while :; do
+    running=()
+    for pid in ${JOB_PIDS[@]+"${JOB_PIDS[@]}"}; do
+      if kill -0 "$pid" 2>/dev/null; then
+        running+=("$pid")
+      else
+        wait "$pid" || JOBS_FAILED=1
+      fi
+    done
+    JOB_PIDS=(${running[@]+"${running[@]}"})
+    ((${#JOB_PIDS[@]} > 0 && ${#JOB_PIDS[@]} >= $1)) || return 0
+    sleep 0.1
+  done
+}
+
 # each_module CMD DIR... runs CMD DIR for every DIR, two at a time (the machines have two
 # cores); it fails when one of them failed.
 each_module() {
-  local cmd=$1 dir failed=0
+  local cmd=$1 dir
   shift
+  JOBS_FAILED=0
   for dir in "$@"; do
-    while (($(jobs -rp | wc -l) >= 2)); do wait -n || failed=1; done
+    wait_for_slot 2
     "$cmd" "$dir" &
+    JOB_PIDS+=($!)
   done
-  while (($(jobs -rp | wc -l) > 0)); do wait -n || failed=1; done
-  return "$failed"
+  wait_for_slot 0
+  return "$JOBS_FAILED"
 }
 
 # derive TOP FOLDER adds controller-gen's outputs to solution and lesson FOLDER under TOP:
@@ -109,13 +136,13 @@ check() {
   if ((${#only[@]} > 0)); then
     # Only these folders: the others are left out of the comparison.
     local folder
-    for folder in "${only[@]}"; do
+    for folder in ${only[@]+"${only[@]}"}; do
       [[ -d $top/$folder ]] || die "tracks/ generates no $folder"
       derive_solution "$top/solutions/${folder#*/}"
       [[ $folder == solutions/* ]] || derive_lesson "$top/$folder"
       diff -r "$top/$folder" "$ROOT/$folder" >/dev/null || die "$folder differs from what tracks/ generates"
     done
-    say "${only[*]} match tracks/"
+    say "$* match tracks/"
     return
   fi
   derive "$top"
@@ -169,12 +196,13 @@ mistakes() {
   mark_processes mistakes
   while IFS=$'\t' read -r folder task name says; do
     [[ -z $only || $only == "$(track_of "$folder")" ]] || continue
-    while (($(jobs -rp | wc -l) >= JOBS)); do wait -n || true; done
+    wait_for_slot "$JOBS"
     make_mistake "$folder" "$task" "$name" "$results/$folder-$name" >"$results/$folder-$name.log" 2>&1 &
+    JOB_PIDS+=($!)
     printf '%s\t%s\t%s\t%s\n' "$folder" "$task" "$name" "$says" >>"$results/list"
     count=$((count + 1))
   done < <(lessongen mistakes)
-  wait
+  wait_for_slot 0
   ((count > 0)) || die "no mistakes in ${only:-any track}'s lessons.yaml"
   while IFS=$'\t' read -r folder task name says; do
     local out="$results/$folder-$name.log" shown where
@@ -281,12 +309,13 @@ todos() {
   # step took 26s; in rounds (step k of every lesson in round k), lesson 03's last steps,
   # alone in their rounds, ran together.
   while read -r folder k; do
-    while (($(jobs -rp | wc -l) >= JOBS)); do wait -n || true; done
+    wait_for_slot "$JOBS"
     todos_step "$folder" "$k" >"$results/$folder.$k.log" 2>&1 &
+    JOB_PIDS+=($!)
     count=$((count + 1))
   done < <(awk '{for (k = 0; k < $2; k++) printf "%.6f %s %d\n", (k + 0.5) / $2, $1, k}' "$results/list" |
     sort -n -k1,1 | cut -d' ' -f2-)
-  wait
+  wait_for_slot 0
   ((count > 0)) || die "no lessons in ${only:-any track}"
   local slowest=()
   while read -r folder tasks; do
@@ -303,12 +332,12 @@ todos() {
     if ((${#failed[@]} == 0)); then
       say "lessons/$folder: each of its $tasks tasks turns its own tests green, in order"
     else
-      for k in "${failed[@]}"; do
+      for k in ${failed[@]+"${failed[@]}"}; do
         warn "lessons/$folder with tasks 1-$k solved:"$'\n'"$(tail -n 20 "$results/$folder.$k.log")"
       done
       bad=1
     fi
-    say "  the tests' time at each step (tasks solved:seconds, the build before them left out): ${times[*]}"
+    say "  the tests' time at each step (tasks solved:seconds, the build before them left out): ${times[*]+${times[*]}}"
     # The figures the pages and the README give (docs/check-times.tsv), beside this run's.
     local recorded
     recorded=$(awk -F'\t' -v f="$folder" '$1 == f {printf "%ss untouched, %ss at the slowest step", $2, $3}' "$ROOT/$CHECK_TIMES")
@@ -323,7 +352,7 @@ todos() {
     slowest+=("$(printf '%4ss  lessons/%s with %s%s' "$worst" "$folder" "$solved" "${first:+ ($first)}")")
   done <"$results/list"
   say "The slowest step of each lesson ($JOBS steps at a time; the goal is 15s or less):"
-  printf '  %s\n' "${slowest[@]}" >&2
+  printf '  %s\n' ${slowest[@]+"${slowest[@]}"} >&2
   no_survivors "the lessons' steps"
   ((bad == 0)) || die "some tasks are not what turns their tests green (logs: ${results#"$ROOT"/})"
   # Only a run that passed has figures to record (record_times).

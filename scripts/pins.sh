@@ -59,7 +59,7 @@ check() {
     done < <(pins_for "$gomod")
   done
   # The control plane's staging modules must all follow the libraries' version.
-  if grep -E '^\s+k8s\.io/[a-z-]+ => k8s\.io/[a-z-]+ v' "$ROOT/scripts/controlplane/go.mod" | grep -vq " $K8S_LIBS_VERSION\$"; then
+  if grep -E '^[[:space:]]+k8s\.io/[a-z-]+ => k8s\.io/[a-z-]+ v' "$ROOT/scripts/controlplane/go.mod" | grep -vq " $K8S_LIBS_VERSION\$"; then
     warn "scripts/controlplane/go.mod: a k8s.io replace is not at $K8S_LIBS_VERSION"
     bad=1
   fi
@@ -81,7 +81,10 @@ apply() {
       done < <(pins_for "$gomod")
     )
   done
-  sed -i -E "s#^(\s+k8s\.io/[a-z-]+ => k8s\.io/[a-z-]+) v.*#\1 $K8S_LIBS_VERSION#" "$ROOT/scripts/controlplane/go.mod"
+  # Through a new file: a Mac's sed -i takes the next argument as a backup suffix.
+  local controlplane="$ROOT/scripts/controlplane/go.mod"
+  sed -E "s#^([[:space:]]+k8s\.io/[a-z-]+ => k8s\.io/[a-z-]+) v.*#\1 $K8S_LIBS_VERSION#" "$controlplane" >"$controlplane.new"
+  mv "$controlplane.new" "$controlplane"
   say "Pins written; run \`go mod tidy\` in each module and commit"
 }
 

@@ -156,13 +156,16 @@ phase "fuzzing"
 FUZZTIME=${FUZZTIME:-10s}
 # A target that several stages of a track share is fuzzed once, in the newest stage that
 # has it.
-declare -A fuzzed=()
+# The targets fuzzed so far, as " NAME NAME ... " (bash 3.2 has no associative arrays).
+fuzzed=" "
+targets=0
 lanes=("" "")
 while IFS= read -r file; do
   for target in $(sed -nE 's/^func (Fuzz[A-Za-z0-9_]*)\(.*/\1/p' "$file"); do
-    [[ -z ${fuzzed[$target]:-} ]] || continue
-    fuzzed[$target]=1
-    lanes[$((${#fuzzed[@]} % 2))]+="$target ./$(dirname "$file")"$'\n'
+    [[ $fuzzed != *" $target "* ]] || continue
+    fuzzed+="$target "
+    targets=$((targets + 1))
+    lanes[$((targets % 2))]+="$target ./$(dirname "$file")"$'\n'
   done
 done < <(grep -rl --include='*_test.go' '^func Fuzz' "${solutions[@]}" | sort -r)
 # fuzz_lane TARGETS fuzzes each "TARGET PACKAGE" line of TARGETS in turn.
@@ -174,14 +177,14 @@ fuzz_lane() {
   done <<<"${1%$'\n'}"
 }
 mkdir -p "$CACHE/test"
-say "Fuzzing ${#fuzzed[@]} targets for $FUZZTIME each, two at a time (their logs: .cache/test/fuzz-0.log and fuzz-1.log)"
+say "Fuzzing $targets targets for $FUZZTIME each, two at a time (their logs: .cache/test/fuzz-0.log and fuzz-1.log)"
 lane_pids=()
 for lane in 0 1; do
   fuzz_lane "${lanes[lane]}" >"$CACHE/test/fuzz-$lane.log" 2>&1 &
   lane_pids+=($!)
 done
 fuzz_failed=0
-for pid in "${lane_pids[@]}"; do wait "$pid" || fuzz_failed=1; done
+for pid in ${lane_pids[@]+"${lane_pids[@]}"}; do wait "$pid" || fuzz_failed=1; done
 cat "$CACHE/test/fuzz-0.log" "$CACHE/test/fuzz-1.log" >&2
 ((fuzz_failed == 0)) || die "a fuzz target failed (above)"
 
@@ -200,6 +203,6 @@ trap - EXIT
 phase ""
 no_survivors "make test"
 say "All green in $(seconds_since "$start")s:"
-printf '%s\n' "${PHASES[@]}" >&2
+printf '%s\n' ${PHASES[@]+"${PHASES[@]}"} >&2
 echo "  of which, in the background beside fuzzing and the mistakes:" >&2
 cat "$END_TO_END_TIMES" >&2

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Fails when anything derived is out of date or a text has drifted from the code: version
-# pins, code formatting, what controller-gen generates for each track, the solutions and
-# lessons generated from the tracks (scripts/lessons.sh check), the names the lessons'
-# texts use (lessongen lint), and what make diff-N shows a learner.
+# pins, shell a stock Mac cannot run (shlint), code formatting, what controller-gen
+# generates for each track, the solutions and lessons generated from the tracks
+# (scripts/lessons.sh check), the names the lessons' texts use (lessongen lint), and what
+# make diff-N shows a learner.
 # It regenerates the tracks' controller-gen outputs in place, and says which ones changed.
 #
 # Usage: scripts/verify.sh
@@ -11,6 +12,9 @@ source "$ROOT/scripts/lib/stage.sh"
 cd "$ROOT"
 
 "$ROOT/scripts/pins.sh" check
+
+# Learners mostly run a stock Mac: bash 3.2 and BSD's tools (scripts/tools/shlint).
+tool shlint -root "$ROOT"
 
 unformatted=$(gofmt -l shared tracks solutions lessons scripts)
 [[ -z $unformatted ]] || die "gofmt would change these files (run gofmt -w):"$'\n'"$unformatted"
@@ -33,15 +37,15 @@ while read -r track; do tracks+=("tracks/$track"); done < <(track_lessons | cut 
 # What controller-gen wrote into the tracks, kept to compare with what it writes now.
 before=$(mktemp -d)
 trap 'rm -rf "$before"' EXIT
-for track in "${tracks[@]}"; do
+for track in ${tracks[@]+"${tracks[@]}"}; do
   mkdir -p "$before/$track"
-  controller_gen_outputs "$track" | (cd "$track" && xargs -r cp --parents -t "$before/$track")
+  controller_gen_outputs "$track" | copy_listed "$track" "$before/$track"
 done
-say "Regenerating the DeepCopy, CRDs and RBAC of ${tracks[*]}"
-"$ROOT/scripts/generate.sh" "${tracks[@]}"
-for track in "${tracks[@]}"; do
+say "Regenerating the DeepCopy, CRDs and RBAC of ${tracks[*]+${tracks[*]}}"
+"$ROOT/scripts/generate.sh" ${tracks[@]+"${tracks[@]}"}
+for track in ${tracks[@]+"${tracks[@]}"}; do
   mkdir -p "$before/now/$track"
-  controller_gen_outputs "$track" | (cd "$track" && xargs -r cp --parents -t "$before/now/$track")
+  controller_gen_outputs "$track" | copy_listed "$track" "$before/now/$track"
   changed=$(diff -rq "$before/$track" "$before/now/$track" || true)
   [[ -z $changed ]] || die "generated files of $track were out of date (make generate has now rewritten them; commit them):"$'\n'"$changed"
 done

@@ -16,6 +16,16 @@ GENERATED="${XDG_CACHE_HOME:-$HOME/.cache}/operator-workshop/generated"
 # shellcheck source=../versions.env
 source "$ROOT/scripts/versions.env"
 
+# sha256 prints the SHA-256 of its input as sha256sum does ("HASH  -"): a stock Mac has
+# no sha256sum, but Perl's shasum, which prints the same.
+sha256() {
+  if command -v sha256sum >/dev/null; then
+    sha256sum
+  else
+    shasum -a 256
+  fi
+}
+
 # The binaries' folder is named after every input that changes them, so a new pin or a
 # new go.sum builds into a new folder and an unchanged tree never rebuilds. The pins
 # after the line "# -- Not built from source" in versions.env change no binary.
@@ -24,7 +34,7 @@ bin_key() {
     "$ROOT/scripts/controlplane/go.mod" "$ROOT/scripts/controlplane/go.sum" \
     "$ROOT/scripts/controlplane/etcd/main.go" \
     "$ROOT/scripts/tools/go.mod" "$ROOT/scripts/tools/go.sum"; } |
-    sha256sum | cut -c1-12
+    sha256 | cut -c1-12
 }
 BIN="$CACHE/bin/kubernetes-$KUBERNETES_VERSION-$(bin_key)"
 
@@ -58,8 +68,29 @@ controller_gen_outputs() {
     -o -path './api/*/applyconfiguration/*' \) | sed 's|^\./||' | sort)
 }
 
+# copy_listed FROM TO copies the files listed on stdin, one per line and relative to
+# FROM, into the same places under TO, making the folders they need (cp --parents, which
+# a Mac's cp lacks).
+copy_listed() {
+  local file
+  while IFS= read -r file; do
+    mkdir -p "$2/$(dirname "$file")"
+    cp -p "$1/$file" "$2/$file"
+  done
+}
+
 # seconds_since START prints the whole seconds elapsed since START (from `date +%s`).
 seconds_since() { echo $(($(date +%s) - $1)); }
+
+# now_ms prints the milliseconds since the epoch, from the workshop's clock tool: a stock
+# Mac's date has no %N (it prints a literal N), nor its bash 3.2 $EPOCHREALTIME. A script
+# that times things sets CLOCK=$(tool_path clock) first, so that no build of the tool
+# falls inside what it times, nor happens at each $(now_ms).
+CLOCK=
+now_ms() {
+  [[ -n $CLOCK ]] || CLOCK=$(tool_path clock)
+  "$CLOCK"
+}
 
 
 # refresh_discovery makes kubectl forget what it discovered of the current cluster and

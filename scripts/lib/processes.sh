@@ -10,7 +10,9 @@
 # mark_processes NAME marks what this script starts from now on as NAME's.
 PROCESS_MARK=
 mark_processes() {
-  PROCESS_MARK="WORKSHOP_PROCESSES_$1=$$-$(date +%s%N)"
+  # Unique enough: this script's pid, the second and a random number (BSD date has no
+  # %N for nanoseconds).
+  PROCESS_MARK="WORKSHOP_PROCESSES_$1=$$-$(date +%s)-$RANDOM"
   export "${PROCESS_MARK?}"
 }
 
@@ -18,17 +20,20 @@ mark_processes() {
 # script's marker, except this script and its ancestors.
 survivors() {
   [[ -n $PROCESS_MARK && -d /proc/self ]] || return 0
-  local -A mine=()
-  local pid=$BASHPID
+  # This shell and its ancestors, as " PID PID ... " (bash 3.2 has no associative
+  # arrays). This shell is a subshell, $(survivors), whose pid is not $$, and bash 3.2
+  # has no $BASHPID: it is the parent of a command it runs.
+  local mine=" " pid
+  pid=$(sh -c 'echo "$PPID"')
   while [[ -n $pid && $pid != 0 ]]; do
-    mine[$pid]=1
+    mine+="$pid "
     pid=$(awk '{print $4}' "/proc/$pid/stat" 2>/dev/null) || break
   done
   local environ
   for environ in /proc/[0-9]*/environ; do
     pid=${environ#/proc/}
     pid=${pid%/environ}
-    [[ -z ${mine[$pid]:-} ]] || continue
+    [[ $mine != *" $pid "* ]] || continue
     # A zombie has no environment left; a process of another user cannot be read.
     { tr '\0' '\n' <"$environ"; } 2>/dev/null | grep -qxF "$PROCESS_MARK" || continue
     printf '%s %s\n' "$pid" "$({ tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null | cut -c1-120)"

@@ -142,7 +142,7 @@ run() {
     # Quote only the words that need it, so the line can be pasted into a shell.
     if [[ $word =~ ^[][A-Za-z0-9_./:=,@%+-]+$ ]]; then shown+=("$word"); else shown+=("'$word'"); fi
   done
-  show "${shown[*]}"
+  show "${shown[*]+${shown[*]}}"
   RUN_FAILED=
   "$@" 2>&1 | tee "${RUN_OUTPUT:-/dev/null}" | sed 's/^/    /' || status=$?
   [[ -z $RUN_OUTPUT || -z $WALKTHROUGH_LOG ]] || cat "$RUN_OUTPUT" >>"$WALKTHROUGH_LOG"
@@ -279,7 +279,7 @@ remove_leftovers() {
     printf '\nNothing left by an earlier run of this walkthrough\n'
     return 0
   fi
-  printf '\nRemoving what an earlier run left: %s\n' "$(printf '%s, ' "${found[@]}" | sed 's/, $//')"
+  printf '\nRemoving what an earlier run left: %s\n' "$(printf '%s, ' ${found[@]+"${found[@]}"} | sed 's/, $//')"
   for thing in "$@"; do
     remove_leftover "$thing"
   done
@@ -385,7 +385,7 @@ remove_pool_record() {
   local node=$1 record key labels=()
   record=$(kubectl get node "$node" -o go-template='{{index .metadata.annotations "applied.nodes.workshop.dev/'"$2"'"}}')
   for key in $(record_entries labels "$record"); do labels+=("$key-"); done
-  ((${#labels[@]} == 0)) || kubectl label node "$node" "${labels[@]}" >/dev/null
+  ((${#labels[@]} == 0)) || kubectl label node "$node" ${labels[@]+"${labels[@]}"} >/dev/null
   for key in $(record_entries taints "$record"); do
     kubectl taint node "$node" "$key-" >/dev/null 2>&1 || true # gone already
   done
