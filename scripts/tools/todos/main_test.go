@@ -575,3 +575,21 @@ func wantResult(t *testing.T, file, want string) {
 		t.Errorf("result = %q, want %q", b, want)
 	}
 }
+
+// go prints its own progress ("go: downloading ...") on go test's output, not as an
+// event, the first time a module is needed on a machine: that is no build failure
+// (issue 46, item 4).
+func TestCheckPassesThroughGosDownloadProgress(t *testing.T) {
+	stream := "go: downloading github.com/onsi/gomega v1.44.0\n" +
+		"go: finding module for package golang.org/x/net/html\n" +
+		goTest([]string{"TestAPI", "TestScaleUp", "TestScaleUpTwice", "TestScaleDown"}, "")
+	var out bytes.Buffer
+	r := read(t, stream)
+	err := check(r, &out, testLesson, "", "", "", false)
+	if err != nil || r.failed || len(r.build) > 0 || !strings.Contains(out.String(), "3 of 3 tasks done") {
+		t.Errorf("err = %v, failed = %v, build = %q, output:\n%s", err, r.failed, r.build, out.String())
+	}
+	if !strings.Contains(r.text.String(), "go: downloading github.com/onsi/gomega v1.44.0") {
+		t.Errorf("the log lost go's progress line:\n%s", r.text.String())
+	}
+}
