@@ -24,7 +24,19 @@ type command struct {
 }
 
 // commands lists every subcommand by name.
-var commands = map[string]command{}
+var commands = map[string]command{
+	"check":           {"run lesson N's tests and print its checklist (make check-N)", checkCommand},
+	"hint":            {"print the next hint of task T of lesson N (make hint-N T=k)", hintCommand},
+	"progress":        {"print how far every lesson is, and the next step (make progress)", progressCommand},
+	"watch":           {"run check N again each time a file of lesson N is saved (make watch-N)", watchCommand},
+	"reset":           {"put lessons N... back to their starting state (make reset-N)", resetCommand},
+	"generate-like":   {"give module DIR the controller-gen outputs of REF, or the cached ones", generateLikeCommand},
+	"generate-lesson": {"run controller-gen on lesson DIR unless nothing it reads changed", generateLessonCommand},
+	"generated-files": {"list the files controller-gen wrote into module DIR", generatedFilesCommand},
+	"stage-dir":       {"print the folder of lessons|solutions N", stageDirCommand},
+	"symptoms":        {"name the troubleshooting entries for known problems in FILE...", symptomsCommand},
+	"symptoms-check":  {"check scripts/lib/symptoms.tsv against shared/TROUBLESHOOTING.md", symptomsCheckCommand},
+}
 
 func main() {
 	root := flag.String("root", ".", "the repository's top folder")
