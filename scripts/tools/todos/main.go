@@ -9,19 +9,19 @@
 //
 // check prints one line per task, done or not, and for the first task not done the
 // failure of its first failing test and the hint command; it writes the result to F
-// (JSON, scripts/tools/internal/result) for make progress and make hint-N. Given the go test command (without packages: todos
-// names them), it runs it in the lesson's module, the current folder. With -stop it runs
-// the tasks' tests first, alone, and ends go test as soon as the first failure is settled
-// (the first task not done is failing); the lesson's other tests (the earlier lessons'
-// behaviour, which the solution keeps) run once every task is done. Without -stop, every
-// test runs. hint prints the next hint of a task (by default the first task not done at
-// the last check). expect is the maintainer's check that a lesson with its tasks 1 to N
-// solved, and no more, has exactly those tasks done and task N+1 failing; given the go
-// test command and -stop, it runs the tests of tasks 1 to N+1 as check would, and stops
-// where check would (a later task whose tests pass without its code shows in the step
-// before it, where that task should fail). timeout prints the lesson's go test -timeout:
-// a test that never returns is reported as failing, stuck where it stands, after that
-// long rather than go test's ten minutes.
+// (JSON, scripts/tools/internal/result) for make progress and make hint-N (the workshop
+// command). Given the go test command (without packages: todos names them), it runs it
+// in the lesson's module, the current folder. With -stop it runs the tasks' tests first,
+// alone, and ends go test as soon as the first failure is settled (the first task not
+// done is failing); the lesson's other tests (the earlier lessons' behaviour, which the
+// solution keeps) run once every task is done. Without -stop, every test runs. expect
+// is the maintainer's check that a lesson with its tasks 1 to N solved, and no more, has
+// exactly those tasks done and task N+1 failing; given the go test command and -stop, it
+// runs the tests of tasks 1 to N+1 as check would, and stops where check would (a later
+// task whose tests pass without its code shows in the step before it, where that task
+// should fail). timeout prints the lesson's go test -timeout: a test that never returns
+// is reported as failing, stuck where it stands, after that long rather than go test's
+// ten minutes.
 package main
 
 import (
