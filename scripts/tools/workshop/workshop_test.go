@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -376,5 +377,35 @@ func TestCheckSaysWhenItCouldNotReadTheTestRun(t *testing.T) {
 	captureStderr(t)
 	if err := check(root, testLesson, filepath.Join(root, "todos"), false, false); err == nil || err.Error() != "could not read the test run (see above)" {
 		t.Errorf("check = %v", err)
+	}
+}
+
+// A process that carries the check's mark and outlived it (a control plane in a group
+// of its own) is stopped; another is left alone.
+func TestStopSurvivorsStopsOnlyTheMarkedProcesses(t *testing.T) {
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("no /proc: survivors are not looked for here")
+	}
+	mark := processMark("test")
+	start := func(env ...string) *exec.Cmd {
+		cmd := exec.Command("sleep", "30")
+		cmd.Env = append(os.Environ(), env...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill() })
+		return cmd
+	}
+	marked, other := start(mark), start(processMark("other"))
+	exited := make(chan error, 1)
+	go func() { exited <- marked.Wait() }()
+	stopSurvivors(mark)
+	select {
+	case <-exited:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the marked process still runs")
+	}
+	if err := other.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("the other process was stopped: %v", err)
 	}
 }
