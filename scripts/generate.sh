@@ -24,7 +24,7 @@ embedded=(
   imoocpods.apps.workshop.dev:spec.template.spec.containers?
 )
 crddesc=$(tool_path crddesc)
-WORKSHOP=${WORKSHOP:-$(tool_path workshop)}
+WORKSHOP_BIN=${WORKSHOP_BIN:-$(tool_path workshop)}
 for dir in "$@"; do
   [[ -f "$dir/go.mod" ]] || die "$dir is not a module (no go.mod)"
   outputs=$(workshop generated-files "$dir")

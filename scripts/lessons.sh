@@ -31,8 +31,8 @@ source "$ROOT/scripts/lib/stage.sh"
 source "$ROOT/scripts/lib/processes.sh"
 # The workshop command gives the stages controller-gen's outputs (generate-like), in
 # steps that run at once: built once, here.
-export WORKSHOP
-WORKSHOP=$(tool_path workshop)
+export WORKSHOP_BIN
+WORKSHOP_BIN=$(tool_path workshop)
 
 # scratch_dir prints a new temporary folder laid out like a checkout, removed on exit.
 SCRATCH_DIRS=()

@@ -46,11 +46,11 @@ tool() {
 
 # workshop ARGS... runs the workshop command (scripts/tools/workshop: stage folders,
 # controller-gen's outputs and their cache, known symptoms, the learner's commands) on
-# this checkout. WORKSHOP, when set, is its binary: a script that runs it often, or
+# this checkout. WORKSHOP_BIN, when set, is its binary: a script that runs it often, or
 # several steps at once, builds it once; the command sets it for the scripts it runs.
 workshop() {
-  [[ -n ${WORKSHOP:-} ]] || WORKSHOP=$(tool_path workshop)
-  "$WORKSHOP" -root "$ROOT" "$@"
+  [[ -n ${WORKSHOP_BIN:-} ]] || WORKSHOP_BIN=$(tool_path workshop)
+  "$WORKSHOP_BIN" -root "$ROOT" "$@"
 }
 
 # controller_gen_outputs DIR prints, one per line and relative to DIR, the files

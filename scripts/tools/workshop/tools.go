@@ -34,12 +34,12 @@ func readLesson(root, arg string) (index.Lesson, error) {
 }
 
 // generate runs scripts/generate.sh (controller-gen) on the module dir. It finds this
-// command through WORKSHOP, and so does not build it again.
+// command through WORKSHOP_BIN, and so does not build it again.
 func generate(root, dir string) error {
 	cmd := exec.Command(filepath.Join(root, "scripts", "generate.sh"), dir)
 	cmd.Env = os.Environ()
 	if self, err := os.Executable(); err == nil {
-		cmd.Env = append(cmd.Env, "WORKSHOP="+self)
+		cmd.Env = append(cmd.Env, "WORKSHOP_BIN="+self)
 	}
 	// Callers may read this command's stdout (a stage's folder): generate.sh says on
 	// stderr what it does.
