@@ -409,3 +409,53 @@ func TestStopSurvivorsStopsOnlyTheMarkedProcesses(t *testing.T) {
 		t.Errorf("the other process was stopped: %v", err)
 	}
 }
+
+// The cache's key changes with what generates: scripts/generate.sh, crddesc's code, the
+// list of outputs, and the binaries' folder (controller-gen's pin).
+func TestGeneratedCacheKeyChangesWithTheGenerators(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	root := t.TempDir()
+	write(t, root, map[string]string{
+		"scripts/generate.sh":                         "#!/bin/sh\n",
+		"scripts/tools/crddesc/main.go":               "package main\n",
+		"scripts/tools/internal/stage/generated.go":   "package stage\n",
+		".cache/bin/kubernetes-v1-aaa/controller-gen": "",
+	})
+	if err := os.Symlink("kubernetes-v1-aaa", filepath.Join(root, ".cache/bin/current")); err != nil {
+		t.Fatal(err)
+	}
+	key := func() string {
+		t.Helper()
+		c, err := generatedCache(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := filepath.Join(os.Getenv("XDG_CACHE_HOME"), "operator-workshop", "generated"); c.Dir != want {
+			t.Errorf("cache folder %s, want %s", c.Dir, want)
+		}
+		return c.Key
+	}
+	seen := map[string]string{}
+	see := func(what string) {
+		k := key()
+		if other, ok := seen[k]; ok {
+			t.Errorf("%s left the key as %s did: %s", what, other, k)
+		}
+		seen[k] = what
+	}
+	see("the first generators")
+	if !strings.HasSuffix(key(), "-kubernetes-v1-aaa") {
+		t.Errorf("key %s does not name the binaries' folder", key())
+	}
+	for _, name := range []string{"scripts/generate.sh", "scripts/tools/crddesc/main.go", "scripts/tools/internal/stage/generated.go"} {
+		write(t, root, map[string]string{name: "// changed\n"})
+		see(name)
+	}
+	if err := os.Remove(filepath.Join(root, ".cache/bin/current")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("kubernetes-v1-bbb", filepath.Join(root, ".cache/bin/current")); err != nil {
+		t.Fatal(err)
+	}
+	see("new binaries")
+}
