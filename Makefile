@@ -1,5 +1,6 @@
 # The workshop's commands. `make help` lists them; every one is a thin wrapper around a
-# script in scripts/, which says more about what it does.
+# script in scripts/ or a command of scripts/tools/workshop, which says more about what
+# it does.
 
 include scripts/versions.env
 
@@ -10,6 +11,9 @@ NODES ?= 3
 # FROM=solution makes diff-N show the solution before lesson N in its track (02 for 13)
 # against lesson N: what the lesson adds.
 FROM ?=
+# The workshop command (scripts/tools/workshop) behind the learning loop's targets: go
+# build does nothing when its code did not change.
+WORKSHOP = GOWORK=off go build -C scripts/tools -trimpath -o "$(CURDIR)/.cache/tools/workshop" ./workshop && "$(CURDIR)/.cache/tools/workshop" -root "$(CURDIR)"
 
 .DEFAULT_GOAL := help
 
@@ -25,7 +29,7 @@ help: ## List the commands.
 # No dependency on binaries: the doctor must work before anything is built; it needs Go.
 .PHONY: doctor
 doctor: ## Name the platform; check Go, disk space, binaries, ports, kube context and Docker; print the fix for each problem.
-	@command -v go >/dev/null || { echo "make doctor needs Go $(GO_VERSION) or newer and finds no go on PATH: https://go.dev/dl/ (on a Mac with Homebrew: brew install go)" >&2; exit 1; }; GOWORK=off go build -C scripts/tools -trimpath -o "$(CURDIR)/.cache/tools/workshop" ./workshop && "$(CURDIR)/.cache/tools/workshop" -root "$(CURDIR)" doctor
+	@command -v go >/dev/null || { echo "make doctor needs Go $(GO_VERSION) or newer and finds no go on PATH: https://go.dev/dl/ (on a Mac with Homebrew: brew install go)" >&2; exit 1; }; $(WORKSHOP) doctor
 
 .PHONY: binaries
 binaries: ## Build the control plane and tools from source (about 17 minutes on a fresh 2-core machine, once).
@@ -44,17 +48,17 @@ solution-%: binaries ## The same walkthrough with solution N's controller.
 	@scripts/run-stage.sh solutions $*
 
 check-%: binaries ## Run lesson N's tests against your code: a checklist of its tasks, TODO(1) to TODO(n).
-	@scripts/check.sh $*
+	@$(WORKSHOP) check $*
 
 hint-%: ## Show a hint for task T of lesson N (make hint-1 T=3); again shows the next. No T: the first task not done.
-	@scripts/hint.sh $* $(T)
+	@$(WORKSHOP) hint $* $(T)
 
 watch-%: binaries ## Run check-N again each time you save a file of lesson N (Ctrl-C stops).
-	@scripts/watch.sh $*
+	@$(WORKSHOP) watch $*
 
 .PHONY: progress
 progress: ## Every lesson: not started, k of n tasks done at your last check, or done; and the next step.
-	@scripts/progress.sh
+	@$(WORKSHOP) progress
 
 run-%: binaries ## Run lesson N's manager in the foreground on the cluster, to try with kubectl (Ctrl-C stops).
 	@scripts/run-stage.sh lessons $* run
@@ -66,7 +70,7 @@ uninstall-%: binaries ## Delete lesson N's CRDs and so every object of their kin
 	@scripts/crds.sh uninstall $*
 
 diff-%: ## Show lesson N against solution N (FROM=solution: the solution before it in its track against lesson N).
-	@GOWORK=off go build -C scripts/tools -trimpath -o "$(CURDIR)/.cache/tools/workshop" ./workshop && "$(CURDIR)/.cache/tools/workshop" -root "$(CURDIR)" diff $* $(FROM)
+	@$(WORKSHOP) diff $* $(FROM)
 
 deploy-%: binaries ## Deploy lesson N's operator (CODE=solution: solution N's) into the current cluster: image on kind, config/default, CRDs apart.
 	@scripts/deploy.sh deploy $(if $(filter solution%,$(CODE)),solutions,lessons) $*
@@ -75,7 +79,7 @@ undeploy-%: ## Remove lesson N's operator; its CRDs and every custom resource st
 	@scripts/deploy.sh undeploy $(if $(filter solution%,$(CODE)),solutions,lessons) $*
 
 reset-%: binaries ## Put lesson N back to its starting state (your changes are lost).
-	@scripts/lessons.sh lesson $*
+	@$(WORKSHOP) reset $*
 
 ##@ Clusters
 

@@ -21,7 +21,7 @@ use_cluster
 
 case $action in
 install)
-  generate_lesson "$dir"
+  workshop generate-lesson "$dir"
   say "Installing the CRDs of $name"
   kubectl apply --server-side --force-conflicts -f "$crds"
   wait_established crd --all

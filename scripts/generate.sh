@@ -4,7 +4,7 @@
 # (config/rbac/role.yaml), where there are webhooks, their configuration
 # (config/webhook/manifests.yaml) and, where an API package asks for them
 # (+kubebuilder:ac:generate=true), apply configurations (api/**/applyconfiguration):
-# controller_gen_outputs in scripts/lib/common.sh. What
+# `workshop generated-files` (scripts/tools/internal/stage) lists them. What
 # was there is removed first, so that a CRD or webhook the code no longer has goes too.
 # Never edit those files by hand.
 #
@@ -24,10 +24,12 @@ embedded=(
   imoocpods.apps.workshop.dev:spec.template.spec.containers?
 )
 crddesc=$(tool_path crddesc)
+WORKSHOP_BIN=${WORKSHOP_BIN:-$(tool_path workshop)}
 for dir in "$@"; do
   [[ -f "$dir/go.mod" ]] || die "$dir is not a module (no go.mod)"
-  # rm -f with no file does nothing (a Mac's xargs has no -r).
-  controller_gen_outputs "$dir" | (cd "$dir" && xargs rm -f)
+  outputs=$(workshop generated-files "$dir")
+  # shellcheck disable=SC2086 # one path a word: the outputs' paths have no spaces
+  (cd "$dir" && rm -f $outputs)
   (
     cd "$dir"
     # Each module resolves on its own (its go.mod replaces shared), as `go mod tidy` and

@@ -9,7 +9,7 @@
 #
 # Usage:
 #   scripts/lessons.sh write          regenerate every solution and lesson, and the index
-#   scripts/lessons.sh lesson N...    regenerate lessons N (a learner's reset)
+#   scripts/lessons.sh lesson N...    regenerate lessons N (a learner's reset: workshop reset)
 #   scripts/lessons.sh check [FOLDER...]
 #                                     fail if anything committed (or FOLDER, such as
 #                                     solutions/01-imoocpod) differs from what the tracks
@@ -29,6 +29,10 @@
 source "$(dirname "$0")/lib/common.sh"
 source "$ROOT/scripts/lib/stage.sh"
 source "$ROOT/scripts/lib/processes.sh"
+# The workshop command gives the stages controller-gen's outputs (generate-like), in
+# steps that run at once: built once, here.
+export WORKSHOP_BIN
+WORKSHOP_BIN=$(tool_path workshop)
 
 # scratch_dir prints a new temporary folder laid out like a checkout, removed on exit.
 SCRATCH_DIRS=()
@@ -91,8 +95,8 @@ each_module() {
 
 # derive TOP FOLDER adds controller-gen's outputs to solution and lesson FOLDER under TOP:
 # the lesson gets its solution's when it reads the same inputs.
-derive_solution() { generate_like "$1" ""; }
-derive_lesson() { generate_like "$1" "${1/\/lessons\//\/solutions\/}"; }
+derive_solution() { workshop generate-like "$1" ""; }
+derive_lesson() { workshop generate-like "$1" "${1/\/lessons\//\/solutions\/}"; }
 derive() {
   local top=$1 folders
   folders=$(track_lessons | cut -f2)
@@ -113,20 +117,8 @@ write() {
   derive "$ROOT"
 }
 
-lesson() {
-  local n dir
-  for n in "$@"; do
-    [[ $n =~ ^[0-9]+$ ]] || die "lesson numbers are numbers, like 1 or 01 (got '$n')"
-    dir="$ROOT/lessons/$(track_lessons | awk -v n="$n" '$2 ~ "^0*" n "-" {print $2}')"
-    [[ $dir != "$ROOT/lessons/" ]] || die "there is no lesson $n; the lessons are: $(track_lessons | cut -f2 | tr '\n' ' ')"
-    say "Writing ${dir#"$ROOT"/}"
-    lessongen lesson -to "$dir" "$n"
-    generate_like "$dir" "${dir/\/lessons\//\/solutions\/}"
-    # make progress: a reset lesson is not started, whatever its last check said;
-    # make hint-N starts again from the first hint.
-    rm -f "$CACHE/check/$(basename "$dir").result" "$CACHE/hints/$(basename "$dir")".*
-  done
-}
+# lesson N... puts lessons N back to their starting state, as make reset-N does.
+lesson() { workshop reset "$@"; }
 
 check() {
   local top kind bad=0 only=("$@")
@@ -262,7 +254,7 @@ scratch_stage() {
   scratch=$(scratch_dir)
   dir="$scratch/$kind/$folder"
   lessongen "${kind%s}" -to "$dir" "$@" "$((10#${folder%%-*}))"
-  generate_like "$dir" "$ROOT/$kind/$folder"
+  workshop generate-like "$dir" "$ROOT/$kind/$folder"
   shared_in_place "$dir"
   echo "$dir"
 }

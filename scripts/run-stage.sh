@@ -43,7 +43,7 @@ use_cluster
 # A lesson's markers are the learner's: regenerate what they say. A solution's generated
 # files are committed, and make verify keeps them current.
 if [[ $kind == lessons ]]; then
-  generate_lesson "$dir"
+  workshop generate-lesson "$dir"
 fi
 say "Installing the CRDs of $name"
 manager_install_crds "$dir"
@@ -102,7 +102,7 @@ MANAGER_ERRORS="grep -c \$'\\tERROR\\t' ${log#"$ROOT"/}"
 # explain_failure names the known problems the walkthrough's and the manager's logs show,
 # and for a lesson, where to find the first task not done.
 explain_failure() {
-  explain_symptoms "$WALKTHROUGH_LOG" "$log"
+  workshop symptoms "$WALKTHROUGH_LOG" "$log"
   [[ $kind != lessons ]] || say "make check-$((10#$n)) lists which of your tasks are done, and shows the first one that is not"
 }
 # on_exit: a walkthrough that stopped before its end says why and prints its summary

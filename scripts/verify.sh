@@ -28,8 +28,7 @@ leaks=$(grep -nE "(^|[ '\"(])/[^ '\"]+/(solutions|lessons|scripts|shared|tracks|
 [[ -z $leaks ]] || die "the docs show paths of the checkout they were made in; make them relative to its top:"$'\n'"$leaks"
 say "The docs show no paths of one machine"
 
-source "$ROOT/scripts/lib/symptoms.sh"
-check_symptoms
+workshop symptoms-check
 say "Every known symptom names an entry of shared/TROUBLESHOOTING.md and matches its example"
 
 tracks=()
@@ -37,15 +36,21 @@ while read -r track; do tracks+=("tracks/$track"); done < <(track_lessons | cut 
 # What controller-gen wrote into the tracks, kept to compare with what it writes now.
 before=$(mktemp -d)
 trap 'rm -rf "$before"' EXIT
+# copy_outputs TRACK DEST copies controller-gen's outputs in TRACK to DEST, in their folders.
+copy_outputs() {
+  local outputs
+  outputs=$(workshop generated-files "$1")
+  mkdir -p "$2"
+  # shellcheck disable=SC2086 # one path a word: the outputs' paths have no spaces
+  (cd "$1" && tar -cf - $outputs) | tar -xf - -C "$2"
+}
 for track in ${tracks[@]+"${tracks[@]}"}; do
-  mkdir -p "$before/$track"
-  controller_gen_outputs "$track" | copy_listed "$track" "$before/$track"
+  copy_outputs "$track" "$before/$track"
 done
 say "Regenerating the DeepCopy, CRDs and RBAC of ${tracks[*]+${tracks[*]}}"
 "$ROOT/scripts/generate.sh" ${tracks[@]+"${tracks[@]}"}
 for track in ${tracks[@]+"${tracks[@]}"}; do
-  mkdir -p "$before/now/$track"
-  controller_gen_outputs "$track" | copy_listed "$track" "$before/now/$track"
+  copy_outputs "$track" "$before/now/$track"
   changed=$(diff -rq "$before/$track" "$before/now/$track" || true)
   [[ -z $changed ]] || die "generated files of $track were out of date (make generate has now rewritten them; commit them):"$'\n'"$changed"
 done

@@ -37,7 +37,7 @@ rerun_walkthrough() {
 broken_stage_05() {
   local copy="$RERUN_DIR/broken-05"
   lessongen solution -to "$copy" -mistake runtimeclass-without-owner 5
-  generate_like "$copy" "$ROOT/solutions/05-nodepool"
+  workshop generate-like "$copy" "$ROOT/solutions/05-nodepool"
   (cd "$copy" && go mod edit -replace "github.com/kube-workshop/operator-workshop/shared=$ROOT/shared")
   echo "$copy"
 }

@@ -3,16 +3,12 @@
 #   ROOT      the repository's top folder
 #   CACHE     ignored folder for everything built or started (.cache)
 #   BIN       the versioned folder of built binaries (see build-binaries.sh)
-#   GENERATED what controller-gen wrote for each set of inputs it read (generate_like in
-#             stage.sh): content-addressed, so every checkout on the machine shares it,
-#             as they share Go's build cache; what none used for 30 days is removed
 #   versions  every variable of scripts/versions.env
 
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CACHE="$ROOT/.cache"
-GENERATED="${XDG_CACHE_HOME:-$HOME/.cache}/operator-workshop/generated"
 # shellcheck source=../versions.env
 source "$ROOT/scripts/versions.env"
 
@@ -58,14 +54,13 @@ tool() {
   "$path" "$@"
 }
 
-# controller_gen_outputs DIR prints, one per line and relative to DIR, the files
-# controller-gen wrote into the module DIR (scripts/generate.sh): DeepCopy methods, CRDs,
-# the manager's RBAC role, the webhook configuration and apply configurations. This is
-# the one list of them: never edited by hand, and left out of what a learner compares.
-controller_gen_outputs() {
-  (cd "$1" && find . -type f \( -name zz_generated.deepcopy.go -o -path './config/crd/bases/*' \
-    -o -path ./config/rbac/role.yaml -o -path ./config/webhook/manifests.yaml \
-    -o -path './api/*/applyconfiguration/*' \) | sed 's|^\./||' | sort)
+# workshop ARGS... runs the workshop command (scripts/tools/workshop: stage folders,
+# controller-gen's outputs and their cache, known symptoms, the learner's commands) on
+# this checkout. WORKSHOP_BIN, when set, is its binary: a script that runs it often, or
+# several steps at once, builds it once; the command sets it for the scripts it runs.
+workshop() {
+  [[ -n ${WORKSHOP_BIN:-} ]] || WORKSHOP_BIN=$(tool_path workshop)
+  "$WORKSHOP_BIN" -root "$ROOT" "$@"
 }
 
 # copy_listed FROM TO copies the files listed on stdin, one per line and relative to
@@ -78,6 +73,11 @@ copy_listed() {
     cp -p "$1/$file" "$2/$file"
   done
 }
+
+# controller_gen_outputs DIR prints, one per line and relative to DIR, the files
+# controller-gen wrote into the module DIR (the Go list: workshop generated-files), for the
+# scripts that remove or copy them (deploy.sh, bench.sh, faults.sh, discovery-check.sh).
+controller_gen_outputs() { workshop generated-files "$1"; }
 
 # seconds_since START prints the whole seconds elapsed since START (from `date +%s`).
 seconds_since() { echo $(($(date +%s) - $1)); }

@@ -2,7 +2,8 @@
 # webhook configurations installed on the cluster, started, waited for and stopped. One
 # set of functions for scripts/run-stage.sh (make lesson-N and make run-N),
 # scripts/faults.sh and scripts/bench.sh. Source after common.sh, with the workshop's
-# kubectl on PATH; it sources scripts/lib/symptoms.sh, which explains a failed start.
+# kubectl on PATH. A failed start is explained by `workshop symptoms`
+# (scripts/lib/symptoms.tsv).
 #
 #   manager_build DIR BINARY                      go build the stage's ./cmd
 #   manager_install_crds DIR                      its CRDs, served when this returns
@@ -14,8 +15,6 @@
 #                                                 started and ready: MANAGER_PID
 #   manager_run BINARY LOG PROBE_PORT FLAGS...    in the foreground, until it exits
 #   manager_stop PID [SIGNAL]                     stopped, and gone
-
-source "$ROOT/scripts/lib/symptoms.sh"
 
 # manager_build DIR BINARY builds the manager of the stage in DIR (its ./cmd) into BINARY.
 manager_build() {
@@ -113,7 +112,7 @@ manager_start() {
 # /readyz on PROBE_PORT and is still alive after it: another process on the port could
 # answer for a manager that failed to bind it. A manager that exits first, or is not ready
 # in SECONDS, is stopped, and the script stops with its log's last lines and the known
-# problems they show (scripts/lib/symptoms.sh).
+# problems they show (workshop symptoms: scripts/lib/symptoms.tsv).
 manager_wait_ready() {
   local pid=$1 probe=$2 log=$3 seconds=$4 deadline problem=
   deadline=$(($(date +%s) + seconds))
@@ -134,7 +133,7 @@ manager_wait_ready() {
     fi
     sleep 0.1
   done
-  explain_symptoms "$log"
+  workshop symptoms "$log"
   die "$problem; the last lines of its log, ${log#"$ROOT"/}:"$'\n'"$(tail -n 20 "$log")"
 }
 
@@ -151,7 +150,7 @@ manager_run() {
   "$binary" --health-probe-bind-address "127.0.0.1:$probe" "$@" 2>&1 |
     (trap '' INT && exec tee "$log") || status=$?
   trap - INT
-  explain_symptoms "$log"
+  workshop symptoms "$log"
   return "$status"
 }
 

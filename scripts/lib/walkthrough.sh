@@ -20,7 +20,7 @@
 # (a command that fails, an error, Ctrl-C) prints that line too, and what stopped it.
 # Commands show paths relative to the top of the checkout, where make runs them, so that
 # they can be pasted from there. What the commands printed and every failure are
-# appended to WALKTHROUGH_LOG, for scripts/lib/symptoms.sh to recognise known problems in.
+# appended to WALKTHROUGH_LOG, for `workshop symptoms` (scripts/lib/symptoms.tsv) to recognise known problems in.
 
 PASSED=0
 FAILED=0

@@ -3,26 +3,25 @@
 //
 //	go test -json -failfast ./... | todos check -index lessons/index.json -lesson 1 -result F
 //	todos check -index lessons/index.json -lesson 1 -result F [-upto 2] -stop -- go test -json -failfast
-//	todos hint -index lessons/index.json -lesson 1 [-task 3] -seen DIR -result F
 //	go test -json -failfast ./... | todos expect -index lessons/index.json -lesson 1 -done 2
 //	todos expect -index lessons/index.json -lesson 1 -done 2 -stop -- go test -json -failfast
 //	todos timeout -index lessons/index.json -lesson 1 [-all]
 //
 // check prints one line per task, done or not, and for the first task not done the
-// failure of its first failing test and the hint command; it writes the result to F for
-// make progress and make hint-N. Given the go test command (without packages: todos
-// names them), it runs it in the lesson's module, the current folder. With -stop it runs
-// the tasks' tests first, alone, and ends go test as soon as the first failure is settled
-// (the first task not done is failing); the lesson's other tests (the earlier lessons'
-// behaviour, which the solution keeps) run once every task is done. Without -stop, every
-// test runs. hint prints the next hint of a task (by default the first task not done at
-// the last check). expect is the maintainer's check that a lesson with its tasks 1 to N
-// solved, and no more, has exactly those tasks done and task N+1 failing; given the go
-// test command and -stop, it runs the tests of tasks 1 to N+1 as check would, and stops
-// where check would (a later task whose tests pass without its code shows in the step
-// before it, where that task should fail). timeout prints the lesson's go test -timeout:
-// a test that never returns is reported as failing, stuck where it stands, after that
-// long rather than go test's ten minutes.
+// failure of its first failing test and the hint command; it writes the result to F
+// (JSON, scripts/tools/internal/result) for make progress and make hint-N (the workshop
+// command). Given the go test command (without packages: todos names them), it runs it
+// in the lesson's module, the current folder. With -stop it runs the tasks' tests first,
+// alone, and ends go test as soon as the first failure is settled (the first task not
+// done is failing); the lesson's other tests (the earlier lessons' behaviour, which the
+// solution keeps) run once every task is done. Without -stop, every test runs. expect
+// is the maintainer's check that a lesson with its tasks 1 to N solved, and no more, has
+// exactly those tasks done and task N+1 failing; given the go test command and -stop, it
+// runs the tests of tasks 1 to N+1 as check would, and stops where check would (a later
+// task whose tests pass without its code shows in the step before it, where that task
+// should fail). timeout prints the lesson's go test -timeout: a test that never returns
+// is reported as failing, stuck where it stands, after that long rather than go test's
+// ten minutes.
 package main
 
 import (
@@ -32,11 +31,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/kube-workshop/operator-workshop/scripts/tools/internal/index"
+	"github.com/kube-workshop/operator-workshop/scripts/tools/internal/result"
 )
 
 func main() {
@@ -47,12 +45,10 @@ func main() {
 	fs := flag.NewFlagSet(cmd, flag.ExitOnError)
 	indexFile := fs.String("index", "lessons/index.json", "the index of the lessons")
 	number := fs.Int("lesson", 0, "the lesson's number")
-	resultFile := fs.String("result", "", "check writes, hint reads, the tasks' state after the last check")
+	resultFile := fs.String("result", "", "check: write the tasks' state (JSON) to this file, for make hint-N and make progress")
 	verbose := fs.Bool("v", false, "check: print go test's whole output too")
 	logFile := fs.String("log", "", "check: write go test's whole output (as -v prints it) to this file")
 	failuresFile := fs.String("failures", "", "check: write what failed (build errors, failed tests' output) to this file")
-	task := fs.Int("task", 0, "hint: the task (default: the first one not done at the last check)")
-	seen := fs.String("seen", "", "hint: the folder that remembers the hints already shown")
 	done := fs.Int("done", 0, "expect: the tasks solved")
 	stopEarly := fs.Bool("stop", false, "check, expect: stop the go test command given after -- once the first failure is settled")
 	all := fs.Bool("all", false, "timeout: for a run without -failfast, where every test may fail")
@@ -64,8 +60,6 @@ func main() {
 		switch cmd {
 		case "check":
 			err = checkCommand(fs.Args(), os.Stdout, l, *upto, *resultFile, *logFile, *failuresFile, *verbose, *stopEarly)
-		case "hint":
-			err = hint(os.Stdout, l, *task, *seen, *resultFile)
 		case "expect":
 			err = expectCommand(fs.Args(), os.Stdout, l, *done, *stopEarly)
 		case "timeout":
@@ -85,7 +79,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: todos check|hint|expect|timeout -index lessons/index.json -lesson N [...]")
+	fmt.Fprintln(os.Stderr, "usage: todos check|expect|timeout -index lessons/index.json -lesson N [...]")
 	os.Exit(2)
 }
 
@@ -248,20 +242,10 @@ func check(r *run, w io.Writer, l index.Lesson, resultFile, logFile, failuresFil
 		}
 	}
 	if resultFile != "" {
-		status := 0
-		if r.failed {
-			status = 1
-		}
-		if err := os.MkdirAll(filepath.Dir(resultFile), 0o755); err != nil {
-			return err
-		}
-		// The fifth field says whether a failure was shown: make check-N points to it.
-		said := 0
-		if shown != nil && len(shown.lines) > 0 || len(r.build) > 0 {
-			said = 1
-		}
-		line := fmt.Sprintf("%d %d %d %d %d\n", count, len(l.Todos), status, first, said)
-		if err := os.WriteFile(resultFile, []byte(line), 0o644); err != nil {
+		// Shown: make check-N points to the failure above, or else to go test's log.
+		res := result.Result{Done: count, Total: len(l.Todos), Failed: r.failed, First: first,
+			Shown: shown != nil && len(shown.lines) > 0 || len(r.build) > 0}
+		if err := result.Write(resultFile, res); err != nil {
 			return err
 		}
 	}
@@ -322,77 +306,12 @@ func expect(r *run, w io.Writer, l index.Lesson, solved int) error {
 	return errFailed{}
 }
 
-// failingTestTime bounds what a failing test takes: gomega's Eventually gives up after
-// 5s (shared/testenv), a test rarely waits on more than one, and the few whose wait is
-// paced by a clock of their own (a lease's retry) add a few seconds.
-const failingTestTime = 15 * time.Second
-
-// timeout prints go test's -timeout for the lesson: its own, sized for a run that stops
-// at the first failure; with all, where every test may fail and wait out an Eventually,
-// as much again for each of its tests.
+// timeout prints go test's -timeout for the lesson (index.Lesson.TestTimeout).
 func timeout(w io.Writer, l index.Lesson, all bool) error {
-	d, err := time.ParseDuration(l.Timeout)
+	d, err := l.TestTimeout(all)
 	if err != nil {
-		return fmt.Errorf("lesson %d: timeout %q: %w", l.Number, l.Timeout, err)
-	}
-	if all {
-		for _, t := range l.Todos {
-			d += time.Duration(len(t.Tests)) * failingTestTime
-		}
+		return err
 	}
 	fmt.Fprintln(w, d)
 	return nil
-}
-
-// hint prints the next hint of a task, and remembers that it was shown.
-func hint(w io.Writer, l index.Lesson, id int, seenDir, resultFile string) error {
-	if id == 0 {
-		first, err := firstNotDone(resultFile)
-		if err != nil {
-			return err
-		}
-		if first == 0 {
-			fmt.Fprintf(w, "Every task of lesson %d was done at your last check. Next: make lesson-%d\n", l.Number, l.Number)
-			return nil
-		}
-		id = first
-	}
-	if id < 1 || id > len(l.Todos) {
-		return fmt.Errorf("lesson %d has the tasks 1 to %d (T=%d)", l.Number, len(l.Todos), id)
-	}
-	t := l.Todos[id-1]
-	seen := filepath.Join(seenDir, fmt.Sprintf("%s.%d", filepath.Base(l.Folder), id))
-	shown := 0
-	if b, err := os.ReadFile(seen); err == nil {
-		shown, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-	}
-	next := min(shown, len(t.Hints)-1)
-	fmt.Fprintf(w, "TODO(%d) %s (%s:%d)\n", t.ID, t.Title, filepath.Join(l.Folder, t.File), t.Line)
-	for i := 0; i <= next; i++ {
-		fmt.Fprintf(w, "  Hint %d of %d: %s\n", i+1, len(t.Hints), t.Hints[i])
-	}
-	if next == len(t.Hints)-1 {
-		fmt.Fprintf(w, "That is every hint. The solution's code: make diff-%d\n", l.Number)
-	} else {
-		fmt.Fprintf(w, "Another hint: make hint-%d T=%d\n", l.Number, t.ID)
-	}
-	if err := os.MkdirAll(seenDir, 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(seen, []byte(strconv.Itoa(next+1)+"\n"), 0o644)
-}
-
-func firstNotDone(resultFile string) (int, error) {
-	b, err := os.ReadFile(resultFile)
-	if errors.Is(err, os.ErrNotExist) {
-		return 1, nil // never checked: the first task
-	}
-	if err != nil {
-		return 0, err
-	}
-	fields := strings.Fields(string(b))
-	if len(fields) < 4 {
-		return 1, nil
-	}
-	return strconv.Atoi(fields[3])
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kube-workshop/operator-workshop/scripts/tools/internal/index"
+	"github.com/kube-workshop/operator-workshop/scripts/tools/internal/result"
 )
 
 var testLesson = index.Lesson{Number: 1, Title: "x", Folder: "lessons/01-x", Todos: []index.Todo{
@@ -79,9 +80,9 @@ func quote(s string) string {
 }
 
 func TestCheckListsEveryTaskAndTheFirstFailure(t *testing.T) {
-	result := filepath.Join(t.TempDir(), "r")
+	resultFile := filepath.Join(t.TempDir(), "r")
 	var out bytes.Buffer
-	err := check(read(t, goTest([]string{"TestAPI", "TestScaleUp"}, "TestScaleUpTwice")), &out, testLesson, result, "", "", false)
+	err := check(read(t, goTest([]string{"TestAPI", "TestScaleUp"}, "TestScaleUpTwice")), &out, testLesson, resultFile, "", "", false)
 	failedSaying(t, err, out.String(),
 		"1 of 3 tasks done",
 		"done     TODO(1) Validate    api/v1/x_types.go:11",
@@ -91,7 +92,7 @@ func TestCheckListsEveryTaskAndTheFirstFailure(t *testing.T) {
 		"A hint: make hint-1 T=2",
 		"not run  TODO(3) Scale down",
 	)
-	wantResult(t, result, "1 3 1 2 1\n")
+	wantResult(t, resultFile, result.Result{Done: 1, Total: 3, Failed: true, First: 2, Shown: true})
 }
 
 func TestCheckPassesWhenEveryTaskIsDone(t *testing.T) {
@@ -133,38 +134,6 @@ func TestExpect(t *testing.T) {
 				t.Errorf("err = %v, output:\n%s\nwant %q", err, out.String(), tt.want)
 			}
 		})
-	}
-}
-
-func TestHintShowsTheNextHintEachTime(t *testing.T) {
-	dir := t.TempDir()
-	result := filepath.Join(dir, "r")
-	if err := os.WriteFile(result, []byte("1 3 1 2\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var outs []string
-	for range 4 {
-		var out bytes.Buffer
-		if err := hint(&out, testLesson, 0, filepath.Join(dir, "seen"), result); err != nil {
-			t.Fatal(err)
-		}
-		outs = append(outs, out.String())
-	}
-	if !strings.Contains(outs[0], "TODO(2) Scale up (lessons/01-x/internal/controller/x.go:90)") ||
-		!strings.Contains(outs[0], "Hint 1 of 3: h1") || strings.Contains(outs[0], "Hint 2") {
-		t.Errorf("first hint:\n%s", outs[0])
-	}
-	if !strings.Contains(outs[1], "Hint 2 of 3: h2") || strings.Contains(outs[1], "Hint 3") {
-		t.Errorf("second hint:\n%s", outs[1])
-	}
-	for _, out := range outs[2:] {
-		if !strings.Contains(out, "Hint 3 of 3: h3") || !strings.Contains(out, "make diff-1") {
-			t.Errorf("last hint:\n%s", out)
-		}
-	}
-	var out bytes.Buffer
-	if err := hint(&out, testLesson, 7, filepath.Join(dir, "seen"), result); err == nil || !strings.Contains(err.Error(), "tasks 1 to 3") {
-		t.Errorf("T=7: %v", err)
 	}
 }
 
@@ -211,15 +180,15 @@ func TestCheckShowsATestThatNeverReturnsUnderItsTask(t *testing.T) {
 		t.Fatalf("go test did not time out:\n%s", stream)
 	}
 	var out bytes.Buffer
-	result := filepath.Join(t.TempDir(), "r")
-	err := check(read(t, string(stream)), &out, testLesson, result, "", "", false)
+	resultFile := filepath.Join(t.TempDir(), "r")
+	err := check(read(t, string(stream)), &out, testLesson, resultFile, "", "", false)
 	failedSaying(t, err, out.String(),
 		"done     TODO(1) Validate",
 		"failing  TODO(2) Scale up",
 		"TestScaleUp/three never returned: stuck in Wait (wait.go:6) (go test stopped it after 2s)",
 		"A hint: make hint-1 T=2",
 	)
-	wantResult(t, result, "1 3 1 2 1\n")
+	wantResult(t, resultFile, result.Result{Done: 1, Total: 3, Failed: true, First: 2, Shown: true})
 }
 
 // goTestOutput returns go test -json's events for one failed test that printed lines.
@@ -566,12 +535,10 @@ func checklist(t *testing.T, l index.Lesson, stream string) string {
 	return out.String()
 }
 
-// wantResult fails the test unless check wrote want to the result file: the tasks done,
-// of how many, 1 when a test failed, the first task not done and 1 when a failure was
-// shown.
-func wantResult(t *testing.T, file, want string) {
+// wantResult fails the test unless check wrote want to the result file.
+func wantResult(t *testing.T, file string, want result.Result) {
 	t.Helper()
-	if b, _ := os.ReadFile(file); string(b) != want {
-		t.Errorf("result = %q, want %q", b, want)
+	if got, err := result.Read(file); err != nil || got != want {
+		t.Errorf("result = %+v, %v; want %+v", got, err, want)
 	}
 }

@@ -113,6 +113,13 @@ func (r *run) read(in io.Reader, enough func(*run) bool) error {
 			if r.stopped {
 				continue // a line cut short as go test was stopped
 			}
+			if goProgress.Match(line) {
+				// go's own progress, the first time a module is needed on this machine:
+				// for the log, not a failure.
+				r.text.Write(line)
+				r.text.WriteString("\n")
+				continue
+			}
 			// Not an event: go itself failed, before any package ran.
 			r.build = append(r.build, string(line)+"\n")
 			r.failed = true
@@ -169,6 +176,9 @@ func (r *run) read(in io.Reader, enough func(*run) bool) error {
 	}
 	return scanner.Err()
 }
+
+// goProgress matches a line go prints on its own as it fetches what a build needs.
+var goProgress = regexp.MustCompile(`^go: (downloading|finding|extracting) `)
 
 var (
 	timedOut    = regexp.MustCompile(`^panic: test timed out after (\S+)`)

@@ -22,9 +22,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/kube-workshop/operator-workshop/scripts/tools/internal/stage"
 )
 
-func runDiff(root string, args []string) error {
+func diffCommand(root string, args []string) error {
 	return diffStages(root, args, os.Stdout, isCharDevice(os.Stdout))
 }
 
@@ -40,7 +42,7 @@ func diffStages(root string, args []string, out io.Writer, colour bool) error {
 	var left, right string
 	var err error
 	if len(args) == 2 && args[1] == "solution" {
-		if right, err = stagePath(root, "lessons", args[0]); err != nil {
+		if right, err = stage.Dir(root, "lessons", args[0]); err != nil {
 			return err
 		}
 		track, before, err := trackOf(root, right)
@@ -53,10 +55,10 @@ func diffStages(root string, args []string, out io.Writer, colour bool) error {
 		}
 		left = filepath.Join(root, "solutions", before)
 	} else {
-		if left, err = stagePath(root, "lessons", args[0]); err != nil {
+		if left, err = stage.Dir(root, "lessons", args[0]); err != nil {
 			return err
 		}
-		if right, err = stagePath(root, "solutions", args[0]); err != nil {
+		if right, err = stage.Dir(root, "solutions", args[0]); err != nil {
 			return err
 		}
 	}
@@ -185,7 +187,7 @@ func normalizeStage(src, dest string) error {
 				return err
 			}
 			return os.Symlink(link, target)
-		case isControllerGenOutput(filepath.ToSlash(rel)):
+		case stage.IsOutput(filepath.ToSlash(rel)):
 			return nil
 		}
 		data, err := os.ReadFile(path)
@@ -206,23 +208,6 @@ func normalizeStage(src, dest string) error {
 		// diff's headers show each file's time: the stage's, not the copy's.
 		return os.Chtimes(target, info.ModTime(), info.ModTime())
 	})
-}
-
-// applyConfigurations matches the apply configurations controller-gen writes under
-// api/ (find's -path './api/*/applyconfiguration/*', whose * crosses slashes).
-var applyConfigurations = regexp.MustCompile(`^api/.*/applyconfiguration/`)
-
-// isControllerGenOutput says whether the file rel (slash-separated, relative to a
-// module's folder) is one controller-gen writes (scripts/generate.sh): DeepCopy methods,
-// CRDs, the manager's RBAC role, the webhook configuration and apply configurations. It
-// is the list of controller_gen_outputs in scripts/lib/common.sh, in Go;
-// TestControllerGenOutputsAreCommonShs keeps the two the same.
-func isControllerGenOutput(rel string) bool {
-	return filepath.Base(rel) == "zz_generated.deepcopy.go" ||
-		strings.HasPrefix(rel, "config/crd/bases/") ||
-		rel == "config/rbac/role.yaml" ||
-		rel == "config/webhook/manifests.yaml" ||
-		applyConfigurations.MatchString(rel)
 }
 
 // collapseImportBlocks replaces each import block of the Go source src, from its

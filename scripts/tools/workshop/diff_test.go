@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -130,44 +128,6 @@ func TestDiffShowsOnlyCode(t *testing.T) {
 	}
 	if strings.Count(out, "diff -ruN") != 1 {
 		t.Errorf("want one file compared, got:\n%s", out)
-	}
-}
-
-// The controller-gen outputs the diff leaves out are those scripts/lib/common.sh lists
-// (controller_gen_outputs), which the rest of the scripts use: in a stage with all five
-// kinds of them, both pick the same files.
-func TestControllerGenOutputsAreCommonShs(t *testing.T) {
-	dir := filepath.Join(thisCheckout, "solutions", "14-nodepool-apply")
-	cmd := exec.Command("bash", "-c", `source scripts/lib/common.sh && controller_gen_outputs "$1"`, "bash", filepath.Join("solutions", "14-nodepool-apply"))
-	cmd.Dir = thisCheckout
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("controller_gen_outputs: %v", err)
-	}
-	shell := strings.Fields(string(out))
-	var goList []string
-	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		if isControllerGenOutput(filepath.ToSlash(rel)) {
-			goList = append(goList, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(shell)
-	slices.Sort(goList)
-	for _, kind := range []string{"zz_generated.deepcopy.go", "config/crd/bases/", "config/rbac/role.yaml", "config/webhook/manifests.yaml", "/applyconfiguration/"} {
-		if !slices.ContainsFunc(shell, func(f string) bool { return strings.Contains(f, kind) }) {
-			t.Errorf("the stage has no %s any more: pick another whose controller-gen outputs cover every kind", kind)
-		}
-	}
-	if !slices.Equal(shell, goList) {
-		t.Errorf("controller_gen_outputs lists %d files, isControllerGenOutput %d:\nshell: %q\ngo:    %q", len(shell), len(goList), shell, goList)
 	}
 }
 

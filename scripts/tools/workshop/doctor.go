@@ -74,7 +74,7 @@ type doctor struct {
 	report   *doctorReport
 }
 
-func runDoctor(root string, args []string) error {
+func doctorCommand(root string, args []string) error {
 	if len(args) > 0 {
 		return errors.New("usage: workshop doctor")
 	}

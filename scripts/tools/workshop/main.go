@@ -25,9 +25,20 @@ type command struct {
 
 // commands lists every subcommand by name.
 var commands = map[string]command{
-	"doctor":       {"check Go, disk, binaries, ports, kube context and Docker; print the platform's fix for each problem", runDoctor},
-	"webhook-host": {"the address the current cluster's API server calls a manager on this machine at", runWebhookHost},
-	"diff":         {"lesson N against solution N; N solution: the solution before it against lesson N", runDiff},
+	"check":           {"run lesson N's tests and print its checklist (make check-N)", checkCommand},
+	"hint":            {"print the next hint of task T of lesson N (make hint-N T=k)", hintCommand},
+	"progress":        {"print how far every lesson is, and the next step (make progress)", progressCommand},
+	"watch":           {"run check N again each time a file of lesson N is saved (make watch-N)", watchCommand},
+	"reset":           {"put lessons N... back to their starting state (make reset-N)", resetCommand},
+	"generate-like":   {"give module DIR the controller-gen outputs of REF, or the cached ones", generateLikeCommand},
+	"generate-lesson": {"run controller-gen on lesson DIR unless nothing it reads changed", generateLessonCommand},
+	"generated-files": {"list the files controller-gen wrote into module DIR", generatedFilesCommand},
+	"stage-dir":       {"print the folder of lessons|solutions N", stageDirCommand},
+	"symptoms":        {"name the troubleshooting entries for known problems in FILE...", symptomsCommand},
+	"symptoms-check":  {"check scripts/lib/symptoms.tsv against shared/TROUBLESHOOTING.md", symptomsCheckCommand},
+	"doctor":          {"check Go, disk, binaries, ports, kube context and Docker; print the platform's fix for each problem", doctorCommand},
+	"webhook-host":    {"the address the current cluster's API server calls a manager on this machine at", webhookHostCommand},
+	"diff":            {"lesson N against solution N; N solution: the solution before it against lesson N", diffCommand},
 }
 
 func main() {

@@ -5,31 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
-
-// stagePath returns the folder of lesson or solution n (kind is "lessons" or
-// "solutions"; n may be 1 or 01), as a path under root.
-func stagePath(root, kind, n string) (string, error) {
-	number, err := strconv.Atoi(n)
-	if err != nil || number < 0 {
-		return "", fmt.Errorf("lesson numbers are numbers, like 1 or 01 (got '%s')", n)
-	}
-	matches, _ := filepath.Glob(filepath.Join(root, kind, fmt.Sprintf("%02d-*", number)))
-	for _, m := range matches {
-		if info, err := os.Stat(m); err == nil && info.IsDir() {
-			return m, nil
-		}
-	}
-	lessons, _ := filepath.Glob(filepath.Join(root, "lessons", "[0-9]*"))
-	for i := range lessons {
-		lessons[i] = filepath.Base(lessons[i])
-	}
-	return "", fmt.Errorf("there is no %s/%02d-*; the lessons are: %s", kind, number, strings.Join(lessons, " "))
-}
 
 // trackManifest is the part of tracks/<name>/lessons.yaml that orders a track's
 // lessons: lessongen reads the whole file, this only the folder of each lesson, in the

@@ -29,7 +29,7 @@ import (
 	"time"
 )
 
-func runWebhookHost(root string, args []string) error {
+func webhookHostCommand(root string, args []string) error {
 	if len(args) > 0 {
 		return errors.New("usage: workshop webhook-host")
 	}

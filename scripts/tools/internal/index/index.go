@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"time"
 )
 
 // A Lesson is one lesson of the workshop and its tasks.
@@ -91,3 +92,25 @@ func (l Lesson) Row(i int, state string) string {
 }
 
 func todoID(t Todo) string { return fmt.Sprintf("TODO(%d)", t.ID) }
+
+// failingTestTime bounds what a failing test takes: gomega's Eventually gives up after
+// 5s (shared/testenv), a test rarely waits on more than one, and the few whose wait is
+// paced by a clock of their own (a lease's retry) add a few seconds.
+const failingTestTime = 15 * time.Second
+
+// TestTimeout is go test's -timeout for the lesson: its own, sized for a run that stops
+// at the first failure; with all, where every test may fail and wait out an Eventually,
+// as much again for each of its tests. A test that never returns is then reported as
+// failing, stuck where it stands, rather than after go test's ten minutes.
+func (l Lesson) TestTimeout(all bool) (time.Duration, error) {
+	d, err := time.ParseDuration(l.Timeout)
+	if err != nil {
+		return 0, fmt.Errorf("lesson %d: timeout %q: %w", l.Number, l.Timeout, err)
+	}
+	if all {
+		for _, t := range l.Todos {
+			d += time.Duration(len(t.Tests)) * failingTestTime
+		}
+	}
+	return d, nil
+}
