@@ -35,6 +35,10 @@ doctor: ## Name the platform; check Go, disk space, binaries, ports, kube contex
 binaries: ## Build the control plane and tools from source (about 17 minutes on a fresh 2-core machine, once).
 	@scripts/build-binaries.sh
 
+.PHONY: test-binaries
+test-binaries: ## Build only what check-N needs: etcd, kube-apiserver, controller-gen (about 10 minutes, once).
+	@scripts/build-binaries.sh tests
+
 .PHONY: env
 env: ## Print the exports that put the workshop kubectl and cluster in your shell (eval them).
 	@echo "export PATH=\"$(BIN):\$$PATH\" KUBECONFIG=\"$$(scripts/cluster.sh kubeconfig)\""
@@ -47,13 +51,13 @@ lesson-%: binaries ## Run lesson N's controller (your code) on a cluster and wal
 solution-%: binaries ## The same walkthrough with solution N's controller.
 	@scripts/run-stage.sh solutions $*
 
-check-%: binaries ## Run lesson N's tests against your code: a checklist of its tasks, TODO(1) to TODO(n).
+check-%: test-binaries ## Run lesson N's tests against your code: a checklist of its tasks, TODO(1) to TODO(n).
 	@$(WORKSHOP) check $*
 
 hint-%: ## Show a hint for task T of lesson N (make hint-1 T=3); again shows the next. No T: the first task not done.
 	@$(WORKSHOP) hint $* $(T)
 
-watch-%: binaries ## Run check-N again each time you save a file of lesson N (Ctrl-C stops).
+watch-%: test-binaries ## Run check-N again each time you save a file of lesson N (Ctrl-C stops).
 	@$(WORKSHOP) watch $*
 
 .PHONY: progress
@@ -78,7 +82,7 @@ deploy-%: binaries ## Deploy lesson N's operator (CODE=solution: solution N's) i
 undeploy-%: ## Remove lesson N's operator; its CRDs and every custom resource stay.
 	@scripts/deploy.sh undeploy $(if $(filter solution%,$(CODE)),solutions,lessons) $*
 
-reset-%: binaries ## Put lesson N back to its starting state (your changes are lost).
+reset-%: test-binaries ## Put lesson N back to its starting state (your changes are lost).
 	@$(WORKSHOP) reset $*
 
 ##@ Clusters

@@ -72,4 +72,8 @@ build goimports                1 "$tools_dir" golang.org/x/tools/cmd/goimports
 # current names the pins' folder as soon as anything is in it: a binary still missing
 # there is built by the next command that needs it.
 ln -sfn "$(basename "$BIN")" "$CACHE/bin/current"
-[[ -z ${announced:-} ]] || say "Binaries ready in .cache/bin/current ($(seconds_since "$total_start")s)"
+if [[ -n ${announced:-} ]]; then
+  what="Binaries"
+  [[ -z $only ]] || what="The binaries the tests need are"
+  say "$what ready in .cache/bin/current ($(seconds_since "$total_start")s)"
+fi
