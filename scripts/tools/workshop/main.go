@@ -36,6 +36,9 @@ var commands = map[string]command{
 	"stage-dir":       {"print the folder of lessons|solutions N", stageDirCommand},
 	"symptoms":        {"name the troubleshooting entries for known problems in FILE...", symptomsCommand},
 	"symptoms-check":  {"check scripts/lib/symptoms.tsv against shared/TROUBLESHOOTING.md", symptomsCheckCommand},
+	"steps":           {"solve each lesson's tasks one at a time: each turns exactly its own tests green", stepsCommand},
+	"mistakes":        {"make each marked mistake: its checklist row must name it", mistakesCommand},
+	"record-times":    {"keep the last full steps run's times in docs/check-times.tsv and the pages", recordTimesCommand},
 }
 
 func main() {
