@@ -45,7 +45,7 @@ func main() {
 	fs := flag.NewFlagSet(cmd, flag.ExitOnError)
 	indexFile := fs.String("index", "lessons/index.json", "the index of the lessons")
 	number := fs.Int("lesson", 0, "the lesson's number")
-	resultFile := fs.String("result", "", "check: write the tasks' state (JSON) to this file, for make hint-N and make progress")
+	resultFile := fs.String("result", "", "check: write the tasks' state (JSON) to this file, for make hint-N and make progress; expect: write what it found (JSON)")
 	verbose := fs.Bool("v", false, "check: print go test's whole output too")
 	logFile := fs.String("log", "", "check: write go test's whole output (as -v prints it) to this file")
 	failuresFile := fs.String("failures", "", "check: write what failed (build errors, failed tests' output) to this file")
@@ -61,7 +61,7 @@ func main() {
 		case "check":
 			err = checkCommand(fs.Args(), os.Stdout, l, *upto, *resultFile, *logFile, *failuresFile, *verbose, *stopEarly)
 		case "expect":
-			err = expectCommand(fs.Args(), os.Stdout, l, *done, *stopEarly)
+			err = expectCommand(fs.Args(), os.Stdout, l, *done, *resultFile, *stopEarly)
 		case "timeout":
 			err = timeout(os.Stdout, l, *all)
 		default:
@@ -206,11 +206,13 @@ func check(r *run, w io.Writer, l index.Lesson, resultFile, logFile, failuresFil
 	}
 	fmt.Fprintf(w, "\nlessons/%s: %d of %d tasks done\n", filepath.Base(l.Folder), count, len(l.Todos))
 	var shown *failure
+	var said *result.Failure
 	for i, t := range l.Todos {
 		fmt.Fprintln(w, l.Row(i, st[i].String()))
 		if st[i] == failing && shown == nil {
 			f := r.failure(t.Tests)
 			shown = &f
+			said = &result.Failure{Task: t.ID, Lines: f.lines}
 			for _, line := range f.lines {
 				fmt.Fprintf(w, "           %s\n", line)
 			}
@@ -225,6 +227,7 @@ func check(r *run, w io.Writer, l index.Lesson, resultFile, logFile, failuresFil
 		// not start its tests.
 		f := r.untied(l)
 		shown = &f
+		said = &result.Failure{Untied: len(f.lines) > 0 && f.lines[0] == untiedHeading, Lines: f.lines}
 		for _, line := range f.lines {
 			fmt.Fprintf(w, "  %s\n", line)
 		}
@@ -244,7 +247,7 @@ func check(r *run, w io.Writer, l index.Lesson, resultFile, logFile, failuresFil
 	if resultFile != "" {
 		// Shown: make check-N points to the failure above, or else to go test's log.
 		res := result.Result{Done: count, Total: len(l.Todos), Failed: r.failed, First: first,
-			Shown: shown != nil && len(shown.lines) > 0 || len(r.build) > 0}
+			Shown: shown != nil && len(shown.lines) > 0 || len(r.build) > 0, Failure: said}
 		if err := result.Write(resultFile, res); err != nil {
 			return err
 		}
@@ -257,53 +260,62 @@ func check(r *run, w io.Writer, l index.Lesson, resultFile, logFile, failuresFil
 
 // expectCommand runs expect on go test's output: of the command args, or read from
 // stdin. Only the tests of tasks 1 to solved+1 run: the first failure is one of them.
-func expectCommand(args []string, w io.Writer, l index.Lesson, solved int, stopEarly bool) error {
+func expectCommand(args []string, w io.Writer, l index.Lesson, solved int, resultFile string, stopEarly bool) error {
 	r, err := goTestRun(args, l, min(solved+1, len(l.Todos)), stopEarly, w)
 	if err != nil {
 		return err
 	}
-	return expect(r, w, l, solved)
+	step, err := expect(r, w, l, solved)
+	if resultFile != "" {
+		if err := result.Write(resultFile, step); err != nil {
+			return err
+		}
+	}
+	return err
 }
 
 // expect says whether, in what go test said (r), tasks 1 to solved are done and task
 // solved+1 is failing.
-func expect(r *run, w io.Writer, l index.Lesson, solved int) error {
+func expect(r *run, w io.Writer, l index.Lesson, solved int) (result.Step, error) {
+	step := result.Step{Lesson: l.Number, Solved: solved}
 	st := states(l, r)
-	var problems []string
 	for i, t := range l.Todos {
 		switch {
 		case t.ID <= solved && st[i] != done:
-			problems = append(problems, fmt.Sprintf("task %d is solved but %s", t.ID, st[i]))
+			step.Problems = append(step.Problems, fmt.Sprintf("task %d is solved but %s", t.ID, st[i]))
 		case t.ID == solved+1 && st[i] == notRun && len(r.other) > 0:
-			problems = append(problems, fmt.Sprintf("task %d's tests did not run: a package failed outside its tests (below)", t.ID))
+			step.Problems = append(step.Problems, fmt.Sprintf("task %d's tests did not run: a package failed outside its tests (below)", t.ID))
 		case t.ID == solved+1 && st[i] != failing:
-			problems = append(problems, fmt.Sprintf("task %d is not solved but %s: none of its tests (%s) fails without it, or a later task's test failed first", t.ID, st[i], strings.Join(t.Tests, ", ")))
+			step.Problems = append(step.Problems, fmt.Sprintf("task %d is not solved but %s: none of its tests (%s) fails without it, or a later task's test failed first", t.ID, st[i], strings.Join(t.Tests, ", ")))
 		case t.ID > solved+1 && st[i] == done:
-			problems = append(problems, fmt.Sprintf("task %d is not solved but done: its tests (%s) pass without it", t.ID, strings.Join(t.Tests, ", ")))
+			step.Problems = append(step.Problems, fmt.Sprintf("task %d is not solved but done: its tests (%s) pass without it", t.ID, strings.Join(t.Tests, ", ")))
 		}
 	}
 	if len(r.build) > 0 {
-		problems = append(problems, "the lesson does not build:\n"+strings.Join(r.build, ""))
+		step.Problems = append(step.Problems, "the lesson does not build:\n"+strings.Join(r.build, ""))
 	}
 	if r.ran() {
-		fmt.Fprintf(w, "the tests ran for %.1fs\n", r.elapsed().Seconds())
+		step.TestSeconds = r.elapsed().Seconds()
+		fmt.Fprintf(w, "the tests ran for %.1fs\n", step.TestSeconds)
 	}
 	// What the step waited for last: a failing test that waits for what never comes
 	// takes its Eventually's whole time.
 	if solved < len(l.Todos) {
 		if name, ok := r.firstFailure(l.Todos[solved]); ok {
+			step.FirstFailure, step.FirstSeconds = name, r.seconds[name]
 			fmt.Fprintf(w, "task %d failed first in %s, after %.1fs\n", solved+1, name, r.seconds[name])
 		}
 	}
-	if len(problems) == 0 {
+	if len(step.Problems) == 0 {
+		step.OK = true
 		fmt.Fprintf(w, "lesson %d with tasks 1-%d solved: exactly those done, task %d failing\n", l.Number, solved, solved+1)
-		return nil
+		return step, nil
 	}
-	fmt.Fprintf(w, "lesson %d with tasks 1-%d solved:\n  %s\n", l.Number, solved, strings.Join(problems, "\n  "))
+	fmt.Fprintf(w, "lesson %d with tasks 1-%d solved:\n  %s\n", l.Number, solved, strings.Join(step.Problems, "\n  "))
 	for _, line := range r.other {
 		fmt.Fprintf(w, "  %s\n", line)
 	}
-	return errFailed{}
+	return step, errFailed{}
 }
 
 // timeout prints go test's -timeout for the lesson (index.Lesson.TestTimeout).

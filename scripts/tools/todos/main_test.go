@@ -93,6 +93,7 @@ func TestCheckListsEveryTaskAndTheFirstFailure(t *testing.T) {
 		"not run  TODO(3) Scale down",
 	)
 	wantResult(t, resultFile, result.Result{Done: 1, Total: 3, Failed: true, First: 2, Shown: true})
+	wantFailure(t, resultFile, 2, "TestScaleUpTwice/three: the ImoocPod should have 3 pods")
 }
 
 func TestCheckPassesWhenEveryTaskIsDone(t *testing.T) {
@@ -129,9 +130,13 @@ func TestExpect(t *testing.T) {
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
 			var out bytes.Buffer
-			err := expect(read(t, goTest(tt.passed, tt.failed)), &out, testLesson, tt.solved)
+			step, err := expect(read(t, goTest(tt.passed, tt.failed)), &out, testLesson, tt.solved)
 			if tt.want == "" && err != nil || tt.want != "" && !strings.Contains(out.String(), tt.want) {
 				t.Errorf("err = %v, output:\n%s\nwant %q", err, out.String(), tt.want)
+			}
+			// What it writes for the maintainers' check says the same.
+			if step.OK != (tt.want == "") || !step.OK && !strings.Contains(strings.Join(step.Problems, "\n"), tt.want) {
+				t.Errorf("step = %+v, want OK %v and a problem that says %q", step, tt.want == "", tt.want)
 			}
 		})
 	}
@@ -139,11 +144,13 @@ func TestExpect(t *testing.T) {
 
 func TestCheckShowsAFailingTestOfNoTask(t *testing.T) {
 	var out bytes.Buffer
-	err := check(read(t, goTest([]string{"TestAPI", "TestScaleUp", "TestScaleUpTwice", "TestScaleDown"}, "TestLeftOver")), &out, testLesson, "", "", "", false)
+	resultFile := filepath.Join(t.TempDir(), "r")
+	err := check(read(t, goTest([]string{"TestAPI", "TestScaleUp", "TestScaleUpTwice", "TestScaleDown"}, "TestLeftOver")), &out, testLesson, resultFile, "", "", false)
 	if !errors.As(err, new(errFailed)) || !strings.Contains(out.String(), "A test of no task fails:") ||
 		!strings.Contains(out.String(), "TestLeftOver/three: the ImoocPod should have 3 pods") {
 		t.Errorf("err = %v, output:\n%s", err, out.String())
 	}
+	wantFailure(t, resultFile, 0, "TestLeftOver/three: the ImoocPod should have 3 pods")
 }
 
 func TestCheckWritesWhatFailedApart(t *testing.T) {
@@ -378,9 +385,17 @@ func TestExpectSaysHowLongTheTestsRan(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			err := expect(read(t, tc.stream), &out, testLesson, 1)
+			step, err := expect(read(t, tc.stream), &out, testLesson, 1)
 			if err != nil || !strings.Contains(out.String(), tc.want) {
 				t.Errorf("err = %v, output:\n%s", err, out.String())
+			}
+			// The figures it writes are the ones it prints.
+			said := fmt.Sprintf("the tests ran for %.1fs\n", step.TestSeconds)
+			if step.FirstFailure != "" {
+				said += fmt.Sprintf("task 2 failed first in %s, after %.1fs\n", step.FirstFailure, step.FirstSeconds)
+			}
+			if !strings.Contains(out.String(), said) || !strings.Contains(said, tc.want) {
+				t.Errorf("step = %+v, which says %q; printed:\n%s", step, said, out.String())
 			}
 		})
 	}
@@ -419,7 +434,7 @@ func expectWithoutTheSlowTest(t *testing.T, solved int, want string) string {
 	t.Helper()
 	start := time.Now()
 	var out bytes.Buffer
-	err := expectCommand([]string{"go", "test", "-json", "-count=1", "-failfast", "-p=2"}, &out, testLesson, solved, true)
+	err := expectCommand([]string{"go", "test", "-json", "-count=1", "-failfast", "-p=2"}, &out, testLesson, solved, "", true)
 	if err != nil || !strings.Contains(out.String(), want) {
 		t.Errorf("expect = %v, want %q:\n%s", err, want, out.String())
 	}
@@ -536,9 +551,23 @@ func checklist(t *testing.T, l index.Lesson, stream string) string {
 }
 
 // wantResult fails the test unless check wrote want to the result file.
+// wantResult checks the result check wrote, but for the failure it showed (wantFailure).
 func wantResult(t *testing.T, file string, want result.Result) {
 	t.Helper()
-	if got, err := result.Read(file); err != nil || got != want {
+	got, err := result.Read(file)
+	got.Failure = nil
+	if err != nil || got != want {
 		t.Errorf("result = %+v, %v; want %+v", got, err, want)
+	}
+}
+
+// wantFailure checks that the result check wrote names the failure it showed: under
+// task's row (0: of a test of no task), with a line that says says.
+func wantFailure(t *testing.T, file string, task int, says string) {
+	t.Helper()
+	got, err := result.Read(file)
+	if err != nil || got.Failure == nil || got.Failure.Task != task || got.Failure.Untied != (task == 0) ||
+		!strings.Contains(strings.Join(got.Failure.Lines, "\n"), says) {
+		t.Errorf("result = %+v, %v; want the failure under task %d's row, saying %q", got.Failure, err, task, says)
 	}
 }

@@ -586,6 +586,9 @@ func shorten(s string, n int) string {
 	return fmt.Sprintf("%s ... (V=1 shows all)", s[:n])
 }
 
+// untiedHeading comes before the failure of a test that no task names.
+const untiedHeading = "A test of no task fails:"
+
 // untied says why the run failed where no task's test failed: the first failing test
 // that no task names, or what a failed package printed outside its tests.
 func (r *run) untied(l index.Lesson) failure {
@@ -598,7 +601,7 @@ func (r *run) untied(l index.Lesson) failure {
 	for _, f := range r.failures {
 		if !strings.Contains(f, "/") && !named[f] {
 			fl := r.failure([]string{f})
-			fl.lines = append([]string{"A test of no task fails:"}, fl.lines...)
+			fl.lines = append([]string{untiedHeading}, fl.lines...)
 			return fl
 		}
 	}

@@ -39,6 +39,9 @@ var commands = map[string]command{
 	"doctor":          {"check Go, disk, binaries, ports, kube context and Docker; print the platform's fix for each problem", doctorCommand},
 	"webhook-host":    {"the address the current cluster's API server calls a manager on this machine at", webhookHostCommand},
 	"diff":            {"lesson N against solution N; N solution: the solution before it against lesson N", diffCommand},
+	"steps":           {"solve each lesson's tasks one at a time: each turns exactly its own tests green", stepsCommand},
+	"mistakes":        {"make each marked mistake: its checklist row must name it", mistakesCommand},
+	"record-times":    {"keep the last full steps run's times in docs/check-times.tsv and the pages", recordTimesCommand},
 }
 
 func main() {

@@ -20,9 +20,11 @@ func processMark(name string) string {
 	return fmt.Sprintf("WORKSHOP_PROCESSES_%s=%d-%d", name, os.Getpid(), time.Now().UnixNano())
 }
 
-// stopSurvivors kills every process that still carries mark, but this one. It reads
-// /proc: on Linux only; elsewhere it does nothing, as scripts/lib/processes.sh.
-func stopSurvivors(mark string) {
+// stopSurvivors kills every process that still carries mark, but this one, and returns
+// them as "PID COMMAND". It reads /proc: on Linux only; elsewhere it does nothing, as
+// scripts/lib/processes.sh.
+func stopSurvivors(mark string) []string {
+	var stopped []string
 	environs, _ := filepath.Glob("/proc/[0-9]*/environ")
 	for _, environ := range environs {
 		pid, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(environ, "/proc/"), "/environ"))
@@ -36,9 +38,12 @@ func stopSurvivors(mark string) {
 		}
 		for _, kv := range bytes.Split(env, []byte{0}) {
 			if string(kv) == mark {
+				cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 				_ = syscall.Kill(pid, syscall.SIGKILL)
+				stopped = append(stopped, fmt.Sprintf("%d %.120s", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))
 				break
 			}
 		}
 	}
+	return stopped
 }

@@ -20,6 +20,31 @@ type Result struct {
 	// Shown: the checklist showed a failure (a failed assertion, a build error); when
 	// go test failed without one, the check points to its log instead.
 	Shown bool `json:"shown"`
+	// Failure is the failure the checklist showed first, if any: what a learner reads,
+	// and what the maintainers' check of a marked mistake looks for its words in.
+	Failure *Failure `json:"failure,omitempty"`
+}
+
+// A Failure is what the checklist showed of a failing test: under task Task's row, or,
+// for Task 0, under a line that says a test of no task fails (Untied).
+type Failure struct {
+	Task   int      `json:"task"`
+	Untied bool     `json:"untied,omitempty"`
+	Lines  []string `json:"lines"`
+}
+
+// A Step is what todos expect found of a lesson with tasks 1 to Solved solved: whether
+// exactly those are done and task Solved+1 fails (OK), and if not, why (Problems); how
+// long its tests ran, some test binary running (TestSeconds, 0 when none ran); and the
+// test of task Solved+1 that failed first, with how long it ran.
+type Step struct {
+	Lesson       int      `json:"lesson"`
+	Solved       int      `json:"solved"`
+	OK           bool     `json:"ok"`
+	Problems     []string `json:"problems,omitempty"`
+	TestSeconds  float64  `json:"testSeconds"`
+	FirstFailure string   `json:"firstFailure,omitempty"`
+	FirstSeconds float64  `json:"firstSeconds,omitempty"`
 }
 
 // Complete says whether every task was done and nothing failed.
@@ -31,8 +56,8 @@ func Path(root, folder string) string {
 	return filepath.Join(root, ".cache", "check", filepath.Base(folder)+".result.json")
 }
 
-// Write writes r to the file name, making its folder.
-func Write(name string, r Result) error {
+// Write writes r (a Result or a Step) to the file name, making its folder.
+func Write(name string, r any) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
@@ -46,13 +71,25 @@ func Write(name string, r Result) error {
 // Read reads the file name; a file that does not exist is os.ErrNotExist (never
 // checked).
 func Read(name string) (Result, error) {
+	var r Result
+	err := read(name, &r)
+	return r, err
+}
+
+// ReadStep reads the Step todos expect wrote to the file name.
+func ReadStep(name string) (Step, error) {
+	var s Step
+	err := read(name, &s)
+	return s, err
+}
+
+func read(name string, v any) error {
 	b, err := os.ReadFile(name)
 	if err != nil {
-		return Result{}, err
+		return err
 	}
-	var r Result
-	if err := json.Unmarshal(b, &r); err != nil {
-		return Result{}, fmt.Errorf("%s: %w", name, err)
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	return r, nil
+	return nil
 }
