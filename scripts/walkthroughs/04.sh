@@ -85,7 +85,7 @@ expect_warned "kubectl printed the webhook's warning, and the MyDaemonSet was cr
 expect "its spec.imagePullPolicy was set to Always" "Always" \
   "kubectl get mds latest -n $NS -o jsonpath='{.spec.imagePullPolicy}'" \
   "defaultPullPolicy should return Always for the tag latest"
-expect "its pods run with Always, one on every node" "Always $(all_nodes | wc -w)" \
+expect "its pods run with Always, one on every node" "Always $(($(all_nodes | wc -w)))" \
   "echo \$(pod_policies latest) \$(kubectl get pods -n $NS -l apps.workshop.dev/mydaemonset=latest --no-headers | wc -l)" \
   "newDaemonPod should copy spec.imagePullPolicy into the container"
 run kubectl get mds -n $NS

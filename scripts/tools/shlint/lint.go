@@ -94,6 +94,12 @@ func (l *linter) visit(node syntax.Node) bool {
 		case syntax.Fallthrough:
 			l.add(n.OpPos, ";& is bash 4", "end the item with ;; and repeat the next item's commands, or call a function from both")
 		}
+	case *syntax.DblQuoted:
+		for _, part := range n.Parts {
+			if sub, ok := part.(*syntax.CmdSubst); ok && endsInWc(sub.Stmts) {
+				l.add(sub.Pos(), "a count of wc inside quotes: a Mac's wc pads it with spaces", `$(($(CMD | wc -l))), or the count unquoted`)
+			}
+		}
 	case *syntax.UnaryTest:
 		if n.Op == syntax.TsVarSet {
 			l.add(n.OpPos, "[[ -v NAME ]] is bash 4.2", `[[ -n ${NAME+set} ]]`)
@@ -390,4 +396,21 @@ func value(w *syntax.Word) string {
 		}
 	}
 	return b.String()
+}
+
+// endsInWc says whether the last command of stmts, or of its last pipeline, is wc.
+func endsInWc(stmts []*syntax.Stmt) bool {
+	if len(stmts) == 0 {
+		return false
+	}
+	cmd := stmts[len(stmts)-1].Cmd
+	for {
+		pipe, ok := cmd.(*syntax.BinaryCmd)
+		if !ok || pipe.Op != syntax.Pipe {
+			break
+		}
+		cmd = pipe.Y.Cmd
+	}
+	call, ok := cmd.(*syntax.CallExpr)
+	return ok && len(call.Args) > 0 && value(call.Args[0]) == "wc"
 }

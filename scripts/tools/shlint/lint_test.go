@@ -57,6 +57,7 @@ var rules = []struct {
 	{"date %N", `start=$(date +%s%N)`, "%N", `start=$(date +%s)`},
 	{"date quoted %N", `date '+%s.%N'`, "%N", `date '+%s'`},
 	{"date -d", `date -d yesterday`, "date -d", `date -u +%Y`},
+	{"wc in quotes", `echo "Always $(ls | wc -w)"`, "a count of wc inside quotes", `echo "Always $(($(ls | wc -w)))"`},
 	{"base64 -w0", `ca=$(base64 -w0 <ca.crt)`, "base64 -w", `ca=$(base64 <ca.crt | tr -d '\n')`},
 	{"base64 -w 0", `base64 -w 0 <ca.crt`, "base64 -w", `base64 <ca.crt | tr -d '\n'`},
 	{"cp --parents", `cp --parents a/b dest`, "cp --parents", `mkdir -p dest/a && cp a/b dest/a/`},
