@@ -325,17 +325,19 @@ func TestNodePoolIdlePassWritesNothing(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		for _, member := range members {
 			var cached corev1.Node
-			g.Expect(cache.Get(ctx, client.ObjectKeyFromObject(member), &cached)).To(Succeed())
-			g.Expect(cached.Labels).To(HaveKeyWithValue("node-pool.workshop.dev/test", "2"))
-			g.Expect(cached.Spec.Taints).To(ContainElement(sampleTaint))
+			g.Expect(cache.Get(ctx, client.ObjectKeyFromObject(member), &cached)).To(Succeed(), "reading %s from the cache", member.Name)
+			g.Expect(cached.Labels).To(HaveKeyWithValue("node-pool.workshop.dev/test", "2"),
+				"the running manager should give member %s the pool's labels", member.Name)
+			g.Expect(cached.Spec.Taints).To(ContainElement(sampleTaint), "the running manager should give member %s the pool's taint", member.Name)
 		}
 		var rc nodev1.RuntimeClass
-		g.Expect(cache.Get(ctx, client.ObjectKey{Name: nodesv1.RuntimeClassPrefix + name}, &rc)).To(Succeed())
+		g.Expect(cache.Get(ctx, client.ObjectKey{Name: nodesv1.RuntimeClassPrefix + name}, &rc)).To(Succeed(),
+			"the running manager should create the pool's RuntimeClass")
 	}).Should(Succeed())
 
 	for pass := range 3 {
 		result, err := r.Reconcile(ctx, requestFor(pool))
-		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(err).NotTo(HaveOccurred(), "pass %d had nothing to do, and should succeed", pass+1)
 		g.Expect(result).To(Equal(ctrl.Result{}), "a pass with nothing to do should not requeue")
 		g.Expect(writes.Count()).To(BeZero(), "pass %d had nothing to do and should write nothing: "+
 			"no node patch, no RuntimeClass write", pass+1)
