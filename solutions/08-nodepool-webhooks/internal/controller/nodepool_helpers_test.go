@@ -172,9 +172,6 @@ func requestFor(obj client.Object) ctrl.Request {
 // runPass runs a pass of r for pool, as the manager would, and expects it to succeed;
 // description, if any, says what a failure means.
 func runPass(g Gomega, r *NodePoolReconciler, pool *nodesv1.NodePool, description ...any) {
-	if len(description) == 0 {
-		description = []any{"a pass of NodePool %s should succeed", pool.Name}
-	}
 	_, err := r.Reconcile(env.Context(), requestFor(pool))
 	g.ExpectWithOffset(1, err).NotTo(HaveOccurred(), description...)
 }
