@@ -233,9 +233,9 @@ func TestAStaleCopyOfADeletedPoolIsNoError(t *testing.T) {
 
 	// The cache still shows the pool as it was before that patch, and the pool is gone.
 	cache.pool = stale
-	g.Expect(env.Client().Delete(ctx, pool)).To(Succeed())
+	g.Expect(env.Client().Delete(ctx, pool)).To(Succeed(), "deleting the pool")
 	patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))
-	g.Expect(env.Client().Patch(ctx, pool, patch)).To(Succeed())
+	g.Expect(env.Client().Patch(ctx, pool, patch)).To(Succeed(), "taking the finalizer off the deleted pool")
 	runPass(g, r, pool, "the pass that reads a stale copy of a pool deleted since: read again through "+
 		"r.APIReader, it is not found, which means it is gone (as NotFound from the cache does), not that the "+
 		"pass failed")
