@@ -37,23 +37,23 @@ func TestTheManagerTellsWhatItDoesInEvents(t *testing.T) {
 	ctx := env.Context()
 	name := "events-" + env.Namespace(t)
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{nodesv1.MemberLabelPrefix + name: ""}}}
-	g.Expect(env.Client().Create(ctx, node)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, node)).To(Succeed(), "creating a member of the pool")
 	t.Cleanup(func() { _ = env.Client().Delete(context.Background(), node) })
 	pool := &nodesv1.NodePool{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec:       nodesv1.NodePoolSpec{Labels: map[string]string{"pool.example/events": "yes"}, Handler: "runc"},
 	}
-	g.Expect(env.Client().Create(ctx, pool)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, pool)).To(Succeed(), "creating the pool")
 	t.Cleanup(func() { _ = env.Client().Delete(context.Background(), pool) })
 	g.Eventually(func(g Gomega) {
-		g.Expect(env.Client().Get(ctx, client.ObjectKeyFromObject(pool), pool)).To(Succeed())
+		g.Expect(env.Client().Get(ctx, client.ObjectKeyFromObject(pool), pool)).To(Succeed(), "reading the pool")
 		g.Expect(pool.Finalizers).To(ContainElement(nodesv1.Finalizer), "the controller should add its finalizer")
 	}).Should(Succeed())
-	g.Expect(env.Client().Delete(ctx, pool)).To(Succeed())
+	g.Expect(env.Client().Delete(ctx, pool)).To(Succeed(), "deleting the pool")
 
 	g.Eventually(func(g Gomega) {
 		var events eventsv1.EventList
-		g.Expect(env.Client().List(ctx, &events)).To(Succeed())
+		g.Expect(env.Client().List(ctx, &events)).To(Succeed(), "listing the events")
 		var reporters []string
 		for _, e := range events.Items {
 			if e.Regarding.Kind == "NodePool" && e.Regarding.Name == name {

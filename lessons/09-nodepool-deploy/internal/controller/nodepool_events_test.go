@@ -52,7 +52,9 @@ func TestANodeJoiningEmitsExactlyOneEvent(t *testing.T) {
 	node := createTestNode(t, g, name+"-node", nil)
 	pool := createPool(t, g, newNodePool(name, sampleLabels, sampleTaint))
 	g.Eventually(func(g Gomega) {
-		g.Expect(latestPool(g, pool)).To(havePoolReady(metav1.ConditionFalse, nodesv1.ReasonNoNodes))
+		g.Expect(latestPool(g, pool)).To(havePoolReady(metav1.ConditionFalse, nodesv1.ReasonNoNodes),
+			"the running manager's first pass of a pool without members should set Ready False NoNodes "+
+				"(task 4), in the status patch of task 5")
 	}).Should(Succeed())
 
 	anyValue := ""
@@ -60,7 +62,8 @@ func TestANodeJoiningEmitsExactlyOneEvent(t *testing.T) {
 
 	joined := func(g Gomega) {
 		g.Expect(eventsAbout(g, pool)).To(Equal([]string{"Normal NodeJoined, related Node " + node.Name + ", emitted once"}),
-			"one join should emit one event, and the passes after it none")
+			"one join should emit one event, and the passes after it none: an event is told once, when a pass "+
+				"changed something (nodeChange), never because a pass ran")
 	}
 	g.Eventually(joined).Should(Succeed())
 	// The passes that follow (the node's own update, the status patch) change nothing.

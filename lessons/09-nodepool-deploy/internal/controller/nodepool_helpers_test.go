@@ -61,7 +61,7 @@ func unmanagedPool(pool *nodesv1.NodePool) *nodesv1.NodePool {
 // createPool creates pool and deletes it when the test ends.
 func createPool(t *testing.T, g Gomega, pool *nodesv1.NodePool) *nodesv1.NodePool {
 	t.Helper()
-	g.Expect(env.Client().Create(env.Context(), pool)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().Create(env.Context(), pool)).To(Succeed(), "creating NodePool %s", pool.Name)
 	t.Cleanup(func() { deletePoolAfterTest(t, pool) })
 	return pool
 }
@@ -87,7 +87,7 @@ func createTestNode(t *testing.T, g Gomega, name string, labels map[string]strin
 	t.Helper()
 	node := nodeWith(name, labels, taints...)
 	t.Cleanup(func() { deleteNodesAfterTest(t, node) })
-	g.Expect(registerNode(node)).To(Succeed())
+	g.ExpectWithOffset(1, registerNode(node)).To(Succeed(), "registering node %s", name)
 	return node
 }
 
@@ -151,7 +151,7 @@ func createMembers(t *testing.T, g Gomega, pool string, n int) []*corev1.Node {
 	}
 	t.Cleanup(func() { deleteNodesAfterTest(t, members...) })
 	_, err := podcontrol.InParallel(n, func(i int) error { return registerNode(members[i]) })
-	g.Expect(err).NotTo(HaveOccurred())
+	g.ExpectWithOffset(1, err).NotTo(HaveOccurred(), "registering %d members of pool %s", n, pool)
 	return members
 }
 
@@ -179,14 +179,16 @@ func runPass(g Gomega, r *NodePoolReconciler, pool *nodesv1.NodePool, descriptio
 // latestNode reads node straight from the API server.
 func latestNode(g Gomega, node *corev1.Node) *corev1.Node {
 	var got corev1.Node
-	g.Expect(env.Client().Get(env.Context(), client.ObjectKeyFromObject(node), &got)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().Get(env.Context(), client.ObjectKeyFromObject(node), &got)).To(Succeed(),
+		"reading node %s from the API server", node.Name)
 	return &got
 }
 
 // latestPool reads pool straight from the API server.
 func latestPool(g Gomega, pool *nodesv1.NodePool) *nodesv1.NodePool {
 	var got nodesv1.NodePool
-	g.Expect(env.Client().Get(env.Context(), client.ObjectKeyFromObject(pool), &got)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().Get(env.Context(), client.ObjectKeyFromObject(pool), &got)).To(Succeed(),
+		"reading NodePool %s from the API server", pool.Name)
 	return &got
 }
 
@@ -194,7 +196,7 @@ func latestPool(g Gomega, pool *nodesv1.NodePool) *nodesv1.NodePool {
 func setPoolSpec(g Gomega, pool *nodesv1.NodePool, change func(*nodesv1.NodePoolSpec)) {
 	patch := client.MergeFrom(pool.DeepCopy())
 	change(&pool.Spec)
-	g.ExpectWithOffset(1, env.Client().Patch(env.Context(), pool, patch)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().Patch(env.Context(), pool, patch)).To(Succeed(), "changing the spec of NodePool %s", pool.Name)
 }
 
 // labelNode sets a label of node (value nil removes it) with a merge patch, as
@@ -207,7 +209,7 @@ func labelNode(g Gomega, node *corev1.Node, key string, value *string) {
 		patch = fmt.Sprintf(`{"metadata":{"labels":{%q:%q}}}`, key, *value)
 	}
 	g.ExpectWithOffset(1, env.Client().Patch(env.Context(), node,
-		client.RawPatch("application/merge-patch+json", []byte(patch)))).To(Succeed())
+		client.RawPatch("application/merge-patch+json", []byte(patch)))).To(Succeed(), "labelling node %s %s", node.Name, key)
 }
 
 // noSchedule returns a NoSchedule taint.

@@ -27,13 +27,13 @@ func TestTheManagersRoleAllowsANodePoolPass(t *testing.T) {
 	name := uniqueName("rbac")
 
 	file, err := os.Open(filepath.Join("..", "..", "config", "rbac", "role.yaml"))
-	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(err).NotTo(HaveOccurred(), "the role controller-gen writes from the RBAC markers")
 	defer file.Close()
 	var role rbacv1.ClusterRole
 	decoder := yaml.NewYAMLOrJSONDecoder(file, 4096)
-	g.Expect(decoder.Decode(&role)).To(Succeed())
+	g.Expect(decoder.Decode(&role)).To(Succeed(), "config/rbac/role.yaml should start with the ClusterRole")
 	role.ObjectMeta = metav1.ObjectMeta{Name: "nodepool-manager-" + name}
-	g.Expect(env.Client().Create(ctx, &role)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, &role)).To(Succeed(), "creating the manager's ClusterRole")
 	t.Cleanup(func() { _ = env.Client().Delete(ctx, &role) })
 	user := "nodepool-manager-" + name
 	binding := &rbacv1.ClusterRoleBinding{
@@ -41,19 +41,20 @@ func TestTheManagersRoleAllowsANodePoolPass(t *testing.T) {
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
 		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: user}},
 	}
-	g.Expect(env.Client().Create(ctx, binding)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, binding)).To(Succeed(), "binding the manager's ClusterRole")
 	t.Cleanup(func() { _ = env.Client().Delete(ctx, binding) })
 
 	cfg := rest.CopyConfig(env.Config())
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
 	asManager, err := client.New(cfg, client.Options{Scheme: env.Scheme()})
-	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(err).NotTo(HaveOccurred(), "a client that acts as the manager")
 	r := newReconciler(asManager)
 	r.APIReader = asManager // the pass reads the API server as the manager too
 	pool, member := createUnmanagedPoolWithMember(t, g, name, sampleLabels, sampleTaint)
 	// The API server's authorizer learns of new roles through its own cache.
 	g.Eventually(func(g Gomega) {
-		g.Expect(asManager.Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})).To(Succeed())
+		g.Expect(asManager.Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})).To(Succeed(),
+			"the manager's role should let it get the pool")
 	}).Should(Succeed())
 
 	for pass := range 2 {
@@ -63,7 +64,7 @@ func TestTheManagersRoleAllowsANodePoolPass(t *testing.T) {
 			setPoolSpec(g, pool, func(spec *nodesv1.NodePoolSpec) { spec.Handler = "kata" })
 		}
 	}
-	g.Expect(latestNode(g, member).Spec.Taints).To(ContainElement(sampleTaint))
+	g.Expect(latestNode(g, member).Spec.Taints).To(ContainElement(sampleTaint), "the passes as the manager's role patch the node")
 	var nodes corev1.NodeList
 	g.Expect(asManager.List(ctx, &nodes)).To(Succeed(), "the manager lists and watches nodes")
 
@@ -80,14 +81,14 @@ func TestTheManagersRoleAllowsANodePoolPass(t *testing.T) {
 	g.Expect(decoder.Decode(&eventsRole)).To(Succeed(), "config/rbac/role.yaml should hold, after the ClusterRole, "+
 		"the Role of the namespace default that grants the events (their RBAC marker with namespace=default)")
 	eventsRole.ObjectMeta = metav1.ObjectMeta{Namespace: metav1.NamespaceDefault, Name: user}
-	g.Expect(env.Client().Create(ctx, &eventsRole)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, &eventsRole)).To(Succeed(), "creating the manager's Role of the namespace default")
 	t.Cleanup(func() { _ = env.Client().Delete(ctx, &eventsRole) })
 	eventsBinding := &rbacv1.RoleBinding{
 		ObjectMeta: metav1.ObjectMeta{Namespace: metav1.NamespaceDefault, Name: user},
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: eventsRole.Name},
 		Subjects:   binding.Subjects,
 	}
-	g.Expect(env.Client().Create(ctx, eventsBinding)).To(Succeed())
+	g.Expect(env.Client().Create(ctx, eventsBinding)).To(Succeed(), "binding the manager's Role of the namespace default")
 	t.Cleanup(func() { _ = env.Client().Delete(ctx, eventsBinding) })
 	event := func(namespace string) *eventsv1.Event {
 		return &eventsv1.Event{
@@ -103,7 +104,7 @@ func TestTheManagersRoleAllowsANodePoolPass(t *testing.T) {
 	err = asManager.Create(ctx, event(metav1.NamespaceSystem))
 	g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "an event in kube-system should be forbidden: got %v", err)
 
-	g.Expect(env.Client().Delete(ctx, pool)).To(Succeed())
+	g.Expect(env.Client().Delete(ctx, pool)).To(Succeed(), "deleting the pool")
 	runPass(g, r, pool, "the deletion pass as the manager's role; add the RBAC verb it lacks")
 	err = env.Client().Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})
 	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the deletion pass should remove the finalizer: got %v", err)

@@ -275,14 +275,26 @@ func (r *NodePoolReconciler) adoptRecordedLabels(ctx context.Context, pool *node
 // owns: a forged record (someone else owns the annotation) moves what its writer owns.
 func withRecordAdopted(node *corev1.Node, pool *nodesv1.NodePool) (*corev1.Node, bool, error) {
 	// TODO(3): Take over the labels a record of lesson 09 lists.
-	// When node carries a record of the pool that lists labels, return a copy of
-	// node in which they have moved, values untouched, from the managedFields
-	// entry (operation Update) that owns the record annotation (ownsAnnotation)
-	// to the pool's field manager (moveLabels), and whether any moved. Move only
-	// what the record lists within listedKeys and the node still carries
-	// (heldOn). adoptRecordedLabels writes the copy. See "The migration" in
-	// docs/lesson-14.md.
+	// When node carries a record of the pool that lists labels (recordedLabels),
+	// return a copy of node in which they have moved, values untouched, from the
+	// managedFields entry (operation Update) that owns the record annotation
+	// (ownsAnnotation) to the pool's field manager (moveLabels), and whether any
+	// moved. Move only what the record lists within listedKeys and the node
+	// still carries (heldOn). adoptRecordedLabels writes the copy. See "The
+	// migration" in docs/lesson-14.md.
 	return node, false, nil
+}
+
+// recordedLabels returns the labels a record of lesson 09 on node lists for the NodePool
+// named pool: none when node has no record of the pool, or one it cannot read. The
+// records lesson 14 writes list taints alone.
+func recordedLabels(node *corev1.Node, pool string) map[string]string {
+	var recorded poolRecord
+	value, ok := node.Annotations[poolRecordAnnotation(pool)]
+	if !ok || json.Unmarshal([]byte(value), &recorded) != nil {
+		return nil
+	}
+	return recorded.Labels
 }
 
 // ownsAnnotation reports whether fields owns the annotation key.

@@ -50,5 +50,5 @@ func recordOf(labels map[string]string, taints ...corev1.Taint) string {
 func annotateNode(g Gomega, node *corev1.Node, key, value string) {
 	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:%q}}}`, key, value)
 	g.ExpectWithOffset(1, env.Client().Patch(env.Context(), node,
-		client.RawPatch("application/merge-patch+json", []byte(patch)))).To(Succeed())
+		client.RawPatch("application/merge-patch+json", []byte(patch)))).To(Succeed(), "annotating node %s %s", node.Name, key)
 }

@@ -101,8 +101,7 @@ func (r *NodePoolReconciler) rememberListedKeys(ctx context.Context, pool *nodes
 	stale := spec.labels.Difference(sets.New(pool.Status.ListedLabels...)).Len() > 0 ||
 		spec.taints.Difference(sets.New(pool.Status.ListedTaints...)).Len() > 0
 	for i := range nodes {
-		if record, _, err := readPoolRecord(&nodes[i], pool.Name); err == nil {
-			keys := record.keys()
+		if keys, ok := recordedKeys(&nodes[i], pool.Name); ok {
 			if !listed.labels.IsSuperset(keys.labels) || !listed.taints.IsSuperset(keys.taints) {
 				stale = true
 			}
@@ -151,8 +150,7 @@ func (r *NodePoolReconciler) forgetUnrecordedKeys(ctx context.Context, pool *nod
 		return fmt.Errorf("listing nodes: %w", err)
 	}
 	for i := range nodes.Items {
-		if record, _, err := readPoolRecord(&nodes.Items[i], pool.Name); err == nil {
-			keys := record.keys()
+		if keys, ok := recordedKeys(&nodes.Items[i], pool.Name); ok {
 			extraLabels = extraLabels.Difference(keys.labels)
 			extraTaints = extraTaints.Difference(keys.taints)
 		}
@@ -160,6 +158,14 @@ func (r *NodePoolReconciler) forgetUnrecordedKeys(ctx context.Context, pool *nod
 	pool.Status.ListedLabels = slices.DeleteFunc(pool.Status.ListedLabels, extraLabels.Has)
 	pool.Status.ListedTaints = slices.DeleteFunc(pool.Status.ListedTaints, extraTaints.Has)
 	return nil
+}
+
+// recordedKeys returns the keys the record of the NodePool named pool on node lists, and
+// whether the record could be read (readPoolRecord).
+func recordedKeys(node *corev1.Node, pool string) (poolKeys, bool) {
+	record, _, err := readPoolRecord(node, pool)
+	keys := record.keys()
+	return keys, err == nil
 }
 
 // addListedKeys adds labels and taints to the pool's status lists, which it keeps sorted:

@@ -277,9 +277,8 @@ func (r *NodePoolReconciler) adoptRecordedLabels(ctx context.Context, pool *node
 // within listedKeys and node still carries (heldOn) moves, and only what that entry
 // owns: a forged record (someone else owns the annotation) moves what its writer owns.
 func withRecordAdopted(node *corev1.Node, pool *nodesv1.NodePool) (*corev1.Node, bool, error) {
-	value, ok := node.Annotations[poolRecordAnnotation(pool.Name)]
-	var recorded poolRecord
-	if !ok || json.Unmarshal([]byte(value), &recorded) != nil || len(recorded.Labels) == 0 {
+	recorded := poolRecord{Labels: recordedLabels(node, pool.Name)}
+	if len(recorded.Labels) == 0 {
 		return node, false, nil
 	}
 	recorded = recorded.within(listedKeys(pool)).heldOn(node)
@@ -296,6 +295,18 @@ func withRecordAdopted(node *corev1.Node, pool *nodesv1.NodePool) (*corev1.Node,
 	adopted := node.DeepCopy()
 	moved, err := moveLabels(adopted, writer, poolFieldManager(pool.Name), recorded.Labels)
 	return adopted, moved, err
+}
+
+// recordedLabels returns the labels a record of lesson 09 on node lists for the NodePool
+// named pool: none when node has no record of the pool, or one it cannot read. The
+// records lesson 14 writes list taints alone.
+func recordedLabels(node *corev1.Node, pool string) map[string]string {
+	var recorded poolRecord
+	value, ok := node.Annotations[poolRecordAnnotation(pool)]
+	if !ok || json.Unmarshal([]byte(value), &recorded) != nil {
+		return nil
+	}
+	return recorded.Labels
 }
 
 // ownsAnnotation reports whether fields owns the annotation key.

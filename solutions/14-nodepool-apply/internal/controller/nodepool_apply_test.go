@@ -247,6 +247,56 @@ func TestTheRecordOfLesson09IsTakenOverWithoutRemovingALabel(t *testing.T) {
 		"after the takeover, a node that leaves loses the pool's labels, and only those")
 }
 
+// A key dropped from the spec while the operator of lesson 09 was being replaced, or
+// before its passes had reached every member, is still on the members as lesson 09 gave
+// it: owned by its manager, listed in its records and in the pool's status. The pool
+// takes it over with the rest (adoptRecordedLabels), and back, as lesson 09's own
+// manager would have; a member on which someone else set the key keeps it.
+func TestAKeyDroppedBeforeTheTakeoverIsTakenBack(t *testing.T) {
+	g := NewWithT(t)
+	ctx := env.Context()
+	name := uniqueName("dropped-midway")
+	labels := map[string]string{"pool.test/tier": "gold", "pool.test/old": "yes"}
+	pool := createPool(t, g, unmanagedPool(newNodePool(name, labels)))
+	members := createMembers(t, g, name, 3)
+	// An admin labelled the last member pool.test/old=yes before the pool came: lesson
+	// 09 left the key theirs, and its record there lists tier alone.
+	admins := members[2]
+	writeLabels(g, admins, "kubectl-label", map[string]string{"pool.test/old": "yes"})
+	for _, node := range members {
+		given := labels
+		if node == admins {
+			given = map[string]string{"pool.test/tier": "gold"}
+		}
+		// As the operator of lesson 09 left it: the labels and the record in one patch.
+		g.Expect(env.Client().Patch(ctx, node, client.RawPatch(types.MergePatchType, fmt.Appendf(nil,
+			`{"metadata":{"labels":%s,"annotations":{%q:%q}}}`, jsonOf(given), poolRecordAnnotation(name), recordOf(given))),
+			client.FieldOwner("nodepool-09"))).To(Succeed())
+	}
+	g.Expect(env.Client().Status().Patch(ctx, pool, client.RawPatch(types.MergePatchType,
+		[]byte(`{"status":{"listedLabels":["pool.test/old","pool.test/tier"]}}`)), client.FieldOwner("nodepool-09"))).To(Succeed())
+	setPoolSpec(g, pool, func(spec *nodesv1.NodePoolSpec) { delete(spec.Labels, "pool.test/old") })
+
+	r := newReconciler(env.Client())
+	runPass(g, r, pool)
+	runPass(g, r, pool)
+	for _, node := range members[:2] {
+		got := latestNode(g, node)
+		g.Expect(got.Labels).To(Equal(map[string]string{poolMemberLabel(name): "", "pool.test/tier": "gold"}),
+			"the key the spec dropped should leave %s, where lesson 09 gave it: the first pass must not forget a key "+
+				"a record of lesson 09 lists (status.listedLabels) before it has taken the record over", node.Name)
+		g.Expect(ownedLabels(got, "nodepool-09", metav1.ManagedFieldsOperationUpdate)).To(BeEmpty(),
+			"the manager of lesson 09 should own no label of %s any more", node.Name)
+	}
+	got := latestNode(g, admins)
+	g.Expect(got.Labels).To(HaveKeyWithValue("pool.test/old", "yes"),
+		"the admin's label, which lesson 09's record never listed, stays on %s", admins.Name)
+	g.Expect(ownedLabels(got, "kubectl-label", metav1.ManagedFieldsOperationUpdate)).To(Equal([]string{"pool.test/old"}),
+		"the admin still owns the label lesson 09 left to them")
+	g.Expect(latestPool(g, pool).Status.ListedLabels).To(Equal([]string{"pool.test/tier"}),
+		"once no node carries the dropped key from the pool, the status lists it no more")
+}
+
 // A record is an annotation anyone who may write the node can forge: it moves only what
 // its own writer owns, and an unreadable one moves nothing.
 func TestAForgedOrUnreadableRecordMovesNothing(t *testing.T) {

@@ -284,9 +284,8 @@ func (r *NodePoolReconciler) adoptRecordedLabels(ctx context.Context, pool *node
 func withRecordAdopted(node *corev1.Node, pool *nodesv1.NodePool) (*corev1.Node, bool, error) {
 	//lesson:14.3
 	//lesson:stub return node, false, nil
-	value, ok := node.Annotations[poolRecordAnnotation(pool.Name)]
-	var recorded poolRecord
-	if !ok || json.Unmarshal([]byte(value), &recorded) != nil || len(recorded.Labels) == 0 {
+	recorded := poolRecord{Labels: recordedLabels(node, pool.Name)}
+	if len(recorded.Labels) == 0 {
 		return node, false, nil
 	}
 	recorded = recorded.within(listedKeys(pool)).heldOn(node)
@@ -304,6 +303,18 @@ func withRecordAdopted(node *corev1.Node, pool *nodesv1.NodePool) (*corev1.Node,
 	moved, err := moveLabels(adopted, writer, poolFieldManager(pool.Name), recorded.Labels)
 	return adopted, moved, err
 	//lesson:end
+}
+
+// recordedLabels returns the labels a record of lesson 09 on node lists for the NodePool
+// named pool: none when node has no record of the pool, or one it cannot read. The
+// records lesson 14 writes list taints alone.
+func recordedLabels(node *corev1.Node, pool string) map[string]string {
+	var recorded poolRecord
+	value, ok := node.Annotations[poolRecordAnnotation(pool)]
+	if !ok || json.Unmarshal([]byte(value), &recorded) != nil {
+		return nil
+	}
+	return recorded.Labels
 }
 
 // ownsAnnotation reports whether fields owns the annotation key.

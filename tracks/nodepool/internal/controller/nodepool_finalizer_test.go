@@ -107,20 +107,22 @@ func TestTheDeletionPassWritesNothingAfterRemovingTheFinalizer(t *testing.T) {
 	//stage:end
 
 	runPass(g, r, pool)
-	g.Expect(latestPool(g, pool).Finalizers).To(ConsistOf(nodesv1.Finalizer))
+	g.Expect(latestPool(g, pool).Finalizers).To(ConsistOf(nodesv1.Finalizer), "the first pass should add the finalizer")
 	firstPass := []string{"NodePool/" + name, "Node/" + member.Name, "RuntimeClass/" + nodesv1.RuntimeClassPrefix + name}
 	//stage:7
 	// The keys the pass gives go into the status before any node gets them, as the
 	// finalizer does; the rest of the status comes last.
 	status := "NodePool/" + name + "/status"
 	firstPass = []string{firstPass[0], status, firstPass[1], firstPass[2], status}
-	g.Expect(takeEvents(recorder)).To(HaveExactElements(HavePrefix("Normal NodeJoined Node " + member.Name)))
+	g.Expect(takeEvents(recorder)).To(HaveExactElements(HavePrefix("Normal NodeJoined Node "+member.Name)),
+		"the first pass should tell of the member that joined, in one event, and of nothing else: "+
+			"an event tells what a pass changed (nodeChange), never that a pass ran")
 	//stage:end
 	g.Expect(writes.take()).To(HaveExactElements(firstPass),
 		"the first pass should store the finalizer (and the keys it gives, if any) before it gives any node anything, "+
 			"and write the rest of the status, if any, last")
 
-	g.Expect(env.Client().Delete(ctx, pool)).To(Succeed())
+	g.Expect(env.Client().Delete(ctx, pool)).To(Succeed(), "deleting the pool")
 	g.Expect(latestPool(g, pool).DeletionTimestamp).NotTo(BeNil(), "the finalizer holds the deleted pool")
 
 	runPass(g, r, pool, "the deletion pass should succeed")
@@ -135,11 +137,11 @@ func TestTheDeletionPassWritesNothingAfterRemovingTheFinalizer(t *testing.T) {
 	err := env.Client().Get(ctx, client.ObjectKeyFromObject(pool), &nodesv1.NodePool{})
 	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "without its finalizer the pool is deleted; got %v", err)
 	got := latestNode(g, member)
-	g.Expect(got.Labels).To(Equal(map[string]string{poolMemberLabel(name): ""}))
-	g.Expect(got.Spec.Taints).To(BeEmpty())
+	g.Expect(got.Labels).To(Equal(map[string]string{poolMemberLabel(name): ""}), "the deletion pass should take back the pool's labels")
+	g.Expect(got.Spec.Taints).To(BeEmpty(), "the deletion pass should take back the pool's taint")
 
 	runPass(g, r, pool, "a pass for a pool that is gone finds NotFound and is done")
-	g.Expect(writes.take()).To(BeEmpty())
+	g.Expect(writes.take()).To(BeEmpty(), "a pass for a pool that is gone should write nothing")
 }
 
 // A pool deleted right after a pass gave a node its labels: the deletion pass may read

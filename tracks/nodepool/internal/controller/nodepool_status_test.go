@@ -55,14 +55,14 @@ func TestNodePoolStatusCountsTheMembersAndTheirResources(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		got := latestPool(g, pool)
 		g.Expect(got.Status.NodeCount).To(BeEquivalentTo(1), "a node that left no longer counts")
-		g.Expect(got.Status.Allocatable).To(haveQuantities("2", "8Gi"))
+		g.Expect(got.Status.Allocatable).To(haveQuantities("2", "8Gi"), "nor do its allocatable resources")
 	}).Should(Succeed())
 
 	labelNode(g, b, poolMemberLabel(name), nil)
 	g.Eventually(func(g Gomega) {
 		got := latestPool(g, pool)
-		g.Expect(got.Status.NodeCount).To(BeZero())
-		g.Expect(got.Status.Allocatable).To(BeEmpty())
+		g.Expect(got.Status.NodeCount).To(BeZero(), "no member left to count")
+		g.Expect(got.Status.Allocatable).To(BeEmpty(), "no member's resources left to add up")
 		g.Expect(got).To(havePoolReady(metav1.ConditionFalse, nodesv1.ReasonNoNodes),
 			"a pool without members has nowhere to run its pods")
 	}).Should(Succeed())
@@ -97,9 +97,11 @@ func TestAFailingNodePoolPassReportsItsErrorOnce(t *testing.T) {
 
 	runPass(g, working, pool)
 	got := latestPool(g, pool)
-	g.Expect(got).To(havePoolReady(metav1.ConditionTrue, nodesv1.ReasonNodesConfigured))
+	g.Expect(got).To(havePoolReady(metav1.ConditionTrue, nodesv1.ReasonNodesConfigured),
+		"the pass that succeeds should take the error back from the Ready condition")
 	g.Expect(got.Status.ObservedGeneration).To(BeEquivalentTo(1), "status.observedGeneration once a pass has succeeded")
-	g.Expect(takeEvents(recorder)).To(HaveExactElements(HavePrefix("Normal NodeJoined")))
+	g.Expect(takeEvents(recorder)).To(HaveExactElements(HavePrefix("Normal NodeJoined")),
+		"the pass that succeeds should tell of the member that joined, in one event, and of nothing else")
 }
 
 // `kubectl get nodepools` asks the API server for a table, whose columns are the CRD's
@@ -110,7 +112,7 @@ func TestKubectlGetNodePoolsShowsStatusAndNodeCount(t *testing.T) {
 	createMember(t, g, name)
 	pool := createPool(t, g, newNodePool(name, sampleLabels))
 	g.Eventually(func(g Gomega) {
-		g.Expect(latestPool(g, pool).Status.NodeCount).To(BeEquivalentTo(1))
+		g.Expect(latestPool(g, pool).Status.NodeCount).To(BeEquivalentTo(1), "the running manager should count the member")
 	}).Should(Succeed())
 
 	table := getTable(g, "/apis/nodes.workshop.dev/v1/nodepools/"+name)
@@ -120,7 +122,7 @@ func TestKubectlGetNodePoolsShowsStatusAndNodeCount(t *testing.T) {
 	}
 	g.Expect(columns).To(Equal([]string{"Name", "Status", "NodeCount", "Handler", "Age"}),
 		"the printer columns of `kubectl get nodepools`")
-	g.Expect(table.Rows).To(HaveLen(1))
+	g.Expect(table.Rows).To(HaveLen(1), "kubectl get nodepools NAME shows one row")
 	g.Expect(table.Rows[0].Cells[:4]).To(Equal([]any{name, nodesv1.ReasonNodesConfigured, float64(1), "runc"}),
 		"STATUS should be the Ready condition's reason and NODECOUNT the number of members")
 }
@@ -175,7 +177,7 @@ func TestAPoolThatLosesAKeyToAnotherPoolReportsTheConflict(t *testing.T) {
 	r := newReconciler(env.Client())
 
 	_, err := r.Reconcile(ctx, requestFor(&nodesv1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: first}}))
-	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(err).NotTo(HaveOccurred(), "the pass of the first pool should succeed")
 	recorder := events.NewFakeRecorder(100)
 	r.Recorder = recorder
 	runPass(g, r, pool)
@@ -189,9 +191,11 @@ func TestAPoolThatLosesAKeyToAnotherPoolReportsTheConflict(t *testing.T) {
 	got := latestPool(g, pool)
 	g.Expect(got.Status.NodeCount).To(BeEquivalentTo(1), "a member that does not carry the pool's labels does not count")
 	g.Expect(got.Status.Allocatable).To(haveQuantities("2", "4Gi"), "nor do its resources")
-	g.Expect(got).To(havePoolReady(metav1.ConditionFalse, nodesv1.ReasonNodesInConflict))
+	g.Expect(got).To(havePoolReady(metav1.ConditionFalse, nodesv1.ReasonNodesInConflict),
+		"a member in conflict makes the pool not Ready")
 	g.Expect(poolReadyCondition(got).Message).To(Equal(fmt.Sprintf(
-		"1 of 2 members carry someone else's value for a key of this pool; first: node %s: label pool.test/tier=1 (pool %s)", shared.Name, first)))
+		"1 of 2 members carry someone else's value for a key of this pool; first: node %s: label pool.test/tier=1 (pool %s)", shared.Name, first)),
+		"the Ready condition's message should be the Conflict condition's")
 }
 
 // The status lists every key the pool gives before a node carries it: a pass that
@@ -286,14 +290,16 @@ func TestAPoolTellsOfARecordItDropped(t *testing.T) {
 	dropped := meta.FindStatusCondition(latestPool(g, pool).Status.Conditions, nodesv1.ConditionUnreadableRecords)
 	g.Expect(dropped).NotTo(BeNil(), "the pool should say that it dropped a record")
 	g.Expect(*dropped).To(And(HaveField("Status", metav1.ConditionTrue), HaveField("Reason", nodesv1.ReasonRecordsDropped),
-		HaveField("Message", ContainSubstring("node "+member.Name))))
+		HaveField("Message", ContainSubstring("node "+member.Name))),
+		"the UnreadableRecords condition should be True RecordsDropped, naming the node")
 	g.Expect(takeEvents(recorder)).To(ContainElement(HavePrefix("Warning RecordDropped")),
 		"a dropped record should be told in a Warning event")
 
 	runPass(g, r, pool)
 	g.Expect(takeEvents(recorder)).To(BeEmpty(), "the record is the pool's own again: nothing more to tell")
 	g.Expect(latestPool(g, pool).Status.Conditions).To(ContainElement(And(
-		HaveField("Type", nodesv1.ConditionUnreadableRecords), HaveField("Status", metav1.ConditionFalse))))
+		HaveField("Type", nodesv1.ConditionUnreadableRecords), HaveField("Status", metav1.ConditionFalse))),
+		"the UnreadableRecords condition should turn False once every record reads")
 }
 
 // setAllocatable gives node allocatable resources, as its kubelet would report them.
@@ -303,7 +309,7 @@ func setAllocatable(g Gomega, node *corev1.Node, cpu, memory string) {
 		corev1.ResourceCPU:    resource.MustParse(cpu),
 		corev1.ResourceMemory: resource.MustParse(memory),
 	}
-	g.ExpectWithOffset(1, env.Client().Status().Update(env.Context(), got)).To(Succeed())
+	g.ExpectWithOffset(1, env.Client().Status().Update(env.Context(), got)).To(Succeed(), "setting the allocatable resources of node %s", node.Name)
 }
 
 // haveQuantities matches a ResourceList of cpu and memory, compared by value.
@@ -326,9 +332,48 @@ func canonical(s string) string {
 	return q.String()
 }
 
-// havePoolReady matches a NodePool whose Ready condition has status and reason.
+// havePoolReady matches a NodePool whose Ready condition has status and reason. Its
+// failure says what the condition holds, message included: "Value for field 'Status'
+// failed to satisfy matcher" would tell a learner neither which condition nor why.
 func havePoolReady(status metav1.ConditionStatus, reason string) types.GomegaMatcher {
-	return WithTransform(poolReadyCondition, And(HaveField("Status", status), HaveField("Reason", reason)))
+	return poolReadyMatcher{status: status, reason: reason}
+}
+
+type poolReadyMatcher struct {
+	status metav1.ConditionStatus
+	reason string
+}
+
+func (m poolReadyMatcher) Match(actual any) (bool, error) {
+	pool, ok := actual.(*nodesv1.NodePool)
+	if !ok {
+		return false, fmt.Errorf("havePoolReady matches a *NodePool, not a %T", actual)
+	}
+	ready := poolReadyCondition(pool)
+	return ready.Status == m.status && ready.Reason == m.reason, nil
+}
+
+func (m poolReadyMatcher) FailureMessage(actual any) string {
+	return fmt.Sprintf("Expected the Ready condition %s %s, found %s", m.status, m.reason, readyOf(actual))
+}
+
+func (m poolReadyMatcher) NegatedFailureMessage(actual any) string {
+	return fmt.Sprintf("Expected a Ready condition other than %s %s, found %s", m.status, m.reason, readyOf(actual))
+}
+
+// readyOf describes the Ready condition of pool: its status, reason and message, or that
+// it has none.
+func readyOf(actual any) string {
+	pool, ok := actual.(*nodesv1.NodePool)
+	if !ok {
+		return fmt.Sprintf("a %T", actual)
+	}
+	ready := meta.FindStatusCondition(pool.Status.Conditions, nodesv1.ConditionReady)
+	if ready == nil {
+		return "no Ready condition (no status patch yet?)"
+	}
+	return fmt.Sprintf("%s %s (observedGeneration %d of %d): %q", ready.Status, ready.Reason,
+		ready.ObservedGeneration, pool.Generation, shorten(ready.Message, 300))
 }
 
 // poolReadyCondition returns pool's Ready condition, or an empty one when it has none.

@@ -17,10 +17,10 @@ import (
 func TestTheCRDHasAStatusSubresourceAndColumns(t *testing.T) {
 	g := NewWithT(t)
 	file, err := os.Open(filepath.Join("..", "..", "..", "config", "crd", "bases", GroupVersion.Group+"_nodepools.yaml"))
-	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(err).NotTo(HaveOccurred(), "the CRD that controller-gen writes from the markers (make check-7 writes it)")
 	defer file.Close()
 	crd := map[string]any{}
-	g.Expect(yaml.NewYAMLOrJSONDecoder(file, 4096).Decode(&crd)).To(Succeed())
+	g.Expect(yaml.NewYAMLOrJSONDecoder(file, 4096).Decode(&crd)).To(Succeed(), "the CRD file should be YAML")
 	versions, _, _ := unstructured.NestedSlice(crd, "spec", "versions")
 	g.Expect(versions).To(HaveLen(1), "the CRD's versions")
 	version := versions[0].(map[string]any)
