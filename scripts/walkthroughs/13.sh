@@ -22,6 +22,8 @@ remove_leftovers namespace/$NS
 
 step "Before the upgrade: lesson 02's v1-only CRD and manager, an ImoocPod written in v1"
 stop_manager
+# Lesson 02 has no webhook: v1's validating webhook comes with the upgrade.
+manager_remove_webhooks "$STAGE_DIR"
 # A CRD that has stored v2 cannot go back to v1 alone: the walkthrough starts from a
 # cluster that never knew v2, which deletes every ImoocPod of the cluster.
 run kubectl delete crd $CRD --ignore-not-found --wait=true

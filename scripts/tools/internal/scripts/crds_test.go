@@ -7,9 +7,9 @@ import (
 	"testing"
 )
 
-// What the API server answered kubectl apply of lesson 01's CRD after lesson 13's
-// walkthrough had migrated the ImoocPods to v2 (main 1b4c92a, embedded cluster).
-const storedVersionsRefusal = `Error from server (Invalid): CustomResourceDefinition.apiextensions.k8s.io "imoocpods.apps.workshop.dev" is invalid: status.storedVersions[0]: Invalid value: "v2": missing from spec.versions`
+// What kubectl apply of lesson 01's CRD printed on the embedded cluster after lesson 13's
+// CRD and its storage migration (storedVersions ["v2"]).
+const storedVersionsRefusal = `The CustomResourceDefinition "imoocpods.apps.workshop.dev" is invalid: status.storedVersions[0]: Invalid value: "v2": missing from spec.versions; v2 was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in v2 and removes v2 from status.storedVersions`
 
 // applyCRDs runs apply_crds with a kubectl whose apply fails with refusal, and returns
 // what it printed.
