@@ -48,29 +48,6 @@ func TestConvertToMakesTheImageTheTemplatesOnlyContainer(t *testing.T) {
 	}
 }
 
-func TestConvertFromTakesTheImageOfTheFirstContainer(t *testing.T) {
-	src := &appsv2.ImoocPod{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", Annotations: map[string]string{"note": "x"}},
-		Spec: appsv2.ImoocPodSpec{Replicas: ptr.To[int32](2), Template: appsv2.PodTemplate{
-			Spec: appsv2.PodTemplateSpec{Containers: []corev1.Container{{Name: ContainerName, Image: pause}}},
-		}},
-		Status: appsv2.ImoocPodStatus(someStatus()),
-	}
-	var dst ImoocPod
-	if err := dst.ConvertFrom(src); err != nil {
-		t.Fatalf("ConvertFrom: %v", err)
-	}
-	want := ImoocPod{
-		ObjectMeta: src.ObjectMeta,
-		Spec:       ImoocPodSpec{Replicas: ptr.To[int32](2), Image: pause},
-		Status:     someStatus(),
-	}
-	if !equality.Semantic.DeepEqual(&dst, &want) {
-		t.Errorf("a v2 ImoocPod converted to v1: spec.image from the first container; the metadata, "+
-			"replicas and status as they were:\n got: %s\nwant: %s", show(&dst), show(&want))
-	}
-}
-
 // A v1 ImoocPod stored before v1's validating webhook existed may hold anything in its
 // TemplateAnnotation. The API server converts it at every read: ConvertTo must not fail on
 // it, nor use a template v2 would refuse, or the ImoocPod and every list of ImoocPods
@@ -104,6 +81,29 @@ func TestConvertToIgnoresATemplateAnnotationV2CannotUse(t *testing.T) {
 					"got annotations %v", dst.Annotations)
 			}
 		})
+	}
+}
+
+func TestConvertFromTakesTheImageOfTheFirstContainer(t *testing.T) {
+	src := &appsv2.ImoocPod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", Annotations: map[string]string{"note": "x"}},
+		Spec: appsv2.ImoocPodSpec{Replicas: ptr.To[int32](2), Template: appsv2.PodTemplate{
+			Spec: appsv2.PodTemplateSpec{Containers: []corev1.Container{{Name: ContainerName, Image: pause}}},
+		}},
+		Status: appsv2.ImoocPodStatus(someStatus()),
+	}
+	var dst ImoocPod
+	if err := dst.ConvertFrom(src); err != nil {
+		t.Fatalf("ConvertFrom: %v", err)
+	}
+	want := ImoocPod{
+		ObjectMeta: src.ObjectMeta,
+		Spec:       ImoocPodSpec{Replicas: ptr.To[int32](2), Image: pause},
+		Status:     someStatus(),
+	}
+	if !equality.Semantic.DeepEqual(&dst, &want) {
+		t.Errorf("a v2 ImoocPod converted to v1: spec.image from the first container; the metadata, "+
+			"replicas and status as they were:\n got: %s\nwant: %s", show(&dst), show(&want))
 	}
 }
 
