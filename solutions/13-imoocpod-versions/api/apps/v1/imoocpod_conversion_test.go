@@ -48,42 +48,6 @@ func TestConvertToMakesTheImageTheTemplatesOnlyContainer(t *testing.T) {
 	}
 }
 
-// A v1 ImoocPod stored before v1's validating webhook existed may hold anything in its
-// TemplateAnnotation. The API server converts it at every read: ConvertTo must not fail on
-// it, nor use a template v2 would refuse, or the ImoocPod and every list of ImoocPods
-// become unreadable. The template is then what spec.image says, and the annotation stays,
-// for the controller to report.
-func TestConvertToIgnoresATemplateAnnotationV2CannotUse(t *testing.T) {
-	for name, saved := range map[string]string{
-		"not JSON":                       "{",
-		"no container":                   `{"spec":{"containers":[]}}`,
-		"a container without an image":   `{"spec":{"containers":[{"name":"app","image":"x"},{"name":"sidecar"}]}}`,
-		"two containers of one name":     `{"spec":{"containers":[{"name":"app","image":"x"},{"name":"app","image":"y"}]}}`,
-		"a template of the wrong shape":  `{"spec":{"containers":"app"}}`,
-		"a JSON value that is no object": `"app"`,
-	} {
-		t.Run(name, func(t *testing.T) {
-			src := &ImoocPod{
-				ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", Annotations: map[string]string{TemplateAnnotation: saved}},
-				Spec:       ImoocPodSpec{Replicas: ptr.To[int32](2), Image: pause},
-			}
-			var dst appsv2.ImoocPod
-			if err := src.ConvertTo(&dst); err != nil {
-				t.Fatalf("ConvertTo failed on a v1 ImoocPod whose %s annotation holds %s: the API server could then read "+
-					"it in no version, nor list any ImoocPod; ignore the annotation instead: %v", TemplateAnnotation, saved, err)
-			}
-			if want := templateOf(pause); !equality.Semantic.DeepEqual(dst.Spec.Template, want) {
-				t.Errorf("a v1 ImoocPod whose %s annotation holds %s, converted to v2: want the template spec.image says, "+
-					"%s; got %s", TemplateAnnotation, saved, show(want), show(dst.Spec.Template))
-			}
-			if dst.Annotations[TemplateAnnotation] != saved {
-				t.Errorf("an annotation the conversion ignored should stay on the v2 ImoocPod, for the controller to report; "+
-					"got annotations %v", dst.Annotations)
-			}
-		})
-	}
-}
-
 func TestConvertFromTakesTheImageOfTheFirstContainer(t *testing.T) {
 	src := &appsv2.ImoocPod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", Annotations: map[string]string{"note": "x"}},
@@ -157,8 +121,9 @@ func FuzzRoundTripThroughV2(f *testing.F) {
 			delete(want.Annotations, TemplateAnnotation)
 			if v2.Annotations[TemplateAnnotation] != value || !equality.Semantic.DeepEqual(v2.Spec.Template, templateOf(image)) ||
 				!equality.Semantic.DeepEqual(want, &back) {
-				t.Errorf("the %s annotation, which v2 cannot use (%v), should be ignored: v2 with the template spec.image says and "+
-					"the annotation left for the controller to report, v1 back without it:\n  v1: %s\n  v2: %s\nback: %s",
+				t.Errorf("the %s annotation, which v2 cannot use (%v), should be ignored: v2 with the template spec.image says, "+
+					"the annotation left on it for the controller to report, and v1 back without it (ConvertFrom drops one "+
+					"that a v2 client wrote):\n  v1: %s\n  v2: %s\nback: %s",
 					TemplateAnnotation, errs.ToAggregate(), show(v1), show(&v2), show(&back))
 			}
 			return
@@ -272,6 +237,54 @@ func TestAV1ClientsNewImageWinsAndTheLabelsStay(t *testing.T) {
 	}
 	if _, ok := written.Annotations[TemplateAnnotation]; ok {
 		t.Errorf("a v1 client's write, in v2: the %s annotation is v1's alone and should be gone", TemplateAnnotation)
+	}
+}
+
+// A v1 ImoocPod stored before v1's validating webhook existed may hold anything in its
+// TemplateAnnotation. The API server converts it at every read: ConvertTo must not fail on
+// it, nor use a template v2 would refuse, or the ImoocPod and every list of ImoocPods
+// become unreadable. The template is then what spec.image says, and the annotation stays,
+// for the controller to report. An annotation that holds a template v2 accepts is used.
+func TestConvertToUsesTheTemplateAnnotationOnlyWhenV2AcceptsIt(t *testing.T) {
+	used := `{"metadata":{"labels":{"tier":"web"}},"spec":{"containers":[{"name":"app","image":"x"}]}}`
+	for name, saved := range map[string]string{
+		"a template v2 accepts":          used,
+		"not JSON":                       "{",
+		"no container":                   `{"spec":{"containers":[]}}`,
+		"a container without an image":   `{"spec":{"containers":[{"name":"app","image":"x"},{"name":"sidecar"}]}}`,
+		"two containers of one name":     `{"spec":{"containers":[{"name":"app","image":"x"},{"name":"app","image":"y"}]}}`,
+		"a template of the wrong shape":  `{"spec":{"containers":"app"}}`,
+		"a JSON value that is no object": `"app"`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			src := &ImoocPod{
+				ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", Annotations: map[string]string{TemplateAnnotation: saved}},
+				Spec:       ImoocPodSpec{Replicas: ptr.To[int32](2), Image: pause},
+			}
+			var dst appsv2.ImoocPod
+			if err := src.ConvertTo(&dst); err != nil {
+				t.Fatalf("ConvertTo failed on a v1 ImoocPod whose %s annotation holds %s: the API server could then read "+
+					"it in no version, nor list any ImoocPod; ignore the annotation instead: %v", TemplateAnnotation, saved, err)
+			}
+			if saved == used {
+				want := templateOf(pause)
+				want.Metadata.Labels = map[string]string{"tier": "web"}
+				if !equality.Semantic.DeepEqual(dst.Spec.Template, want) || len(dst.Annotations) > 0 {
+					t.Errorf("a v1 ImoocPod whose %s annotation holds %s, converted to v2: want the saved template, with "+
+						"spec.image in its first container, and no annotation; got template %s, annotations %v",
+						TemplateAnnotation, saved, show(dst.Spec.Template), dst.Annotations)
+				}
+				return
+			}
+			if want := templateOf(pause); !equality.Semantic.DeepEqual(dst.Spec.Template, want) {
+				t.Errorf("a v1 ImoocPod whose %s annotation holds %s, converted to v2: want the template spec.image says, "+
+					"%s; got %s", TemplateAnnotation, saved, show(want), show(dst.Spec.Template))
+			}
+			if dst.Annotations[TemplateAnnotation] != saved {
+				t.Errorf("an annotation the conversion ignored should stay on the v2 ImoocPod, for the controller to report; "+
+					"got annotations %v", dst.Annotations)
+			}
+		})
 	}
 }
 
