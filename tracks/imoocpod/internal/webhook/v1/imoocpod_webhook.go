@@ -79,4 +79,3 @@ func validateTemplateAnnotation(ip *appsv1.ImoocPod) error {
 }
 
 var _ admission.Validator[*appsv1.ImoocPod] = ImoocPodV1Validator{}
-
