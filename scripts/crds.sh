@@ -23,7 +23,7 @@ case $action in
 install)
   workshop generate-lesson "$dir"
   say "Installing the CRDs of $name"
-  kubectl apply --server-side --force-conflicts -f "$crds"
+  apply_crds "$crds"
   wait_established crd --all
   refresh_discovery
   ;;

@@ -100,6 +100,34 @@ now_ms() {
 # it gets "the server could not find the requested resource" for objects that exist.
 refresh_discovery() { kubectl api-resources >/dev/null; }
 
+# apply_crds DIR applies the CRDs in DIR server-side. The stages of a track share their
+# kinds: a stage's CRD takes over the fields another stage's version of it set
+# (--force-conflicts). A refusal is said with what it means (crd_apply_problem).
+apply_crds() {
+  local out
+  if out=$(kubectl apply --server-side --force-conflicts -f "$1" 2>&1); then
+    printf '%s\n' "$out"
+    return 0
+  fi
+  printf '%s\n' "$out" >&2
+  die "installing the CRDs of ${1#"$ROOT"/} failed$(crd_apply_problem "$out")"
+}
+
+# crd_apply_problem OUTPUT prints, after a colon, what a failed CRD apply's OUTPUT means
+# and the command that clears it, for the refusals the workshop leads to; nothing for
+# others. A CRD whose status.storedVersions names a version the new CRD lacks (lesson
+# 13's v2, after its storage migration, under lesson 01, 02 or 12's v1-only CRD) is
+# refused: the API server will not forget a version objects may still be stored in.
+crd_apply_problem() {
+  local stored='"([^"]+)" is invalid: status\.storedVersions\[[0-9]+\]: Invalid value: "([^"]+)": missing from spec\.versions'
+  [[ $1 =~ $stored ]] || return 0
+  local crd=${BASH_REMATCH[1]} version=${BASH_REMATCH[2]}
+  printf "%s" ": the cluster's CRD $crd has stored objects in $version (its status.storedVersions)," \
+    " a version this CRD does not have, so the API server will not replace it: a later lesson of" \
+    " the track left it (lesson 13 migrates ImoocPods to v2). \`kubectl delete crd $crd\` clears it," \
+    " and deletes every object of its kind; see shared/TROUBLESHOOTING.md, entry 20"
+}
+
 # wait_established ARGS... waits, for at most 30s, until the CRDs that ARGS name to
 # kubectl (crd --all, crd NAME, -f DIR) are Established. A CRD read before the API
 # server's controller gave it any condition has status.conditions null, and kubectl

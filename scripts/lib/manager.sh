@@ -22,11 +22,10 @@ manager_build() {
   (cd "$1" && go build -o "$2" ./cmd)
 }
 
-# manager_install_crds DIR applies the CRDs of the stage in DIR server-side and waits
-# until the API server serves them. The stages of a track share their kinds: a stage's
-# CRD takes over the fields another stage's version of it set (--force-conflicts).
+# manager_install_crds DIR applies the CRDs of the stage in DIR (apply_crds) and waits
+# until the API server serves them.
 manager_install_crds() {
-  kubectl apply --server-side --force-conflicts -f "$1/config/crd/bases" >/dev/null
+  apply_crds "$1/config/crd/bases" >/dev/null
   wait_established -f "$1/config/crd/bases"
   refresh_discovery
 }

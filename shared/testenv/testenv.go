@@ -101,6 +101,7 @@ type Env struct {
 	stop func() error
 
 	config  *rest.Config
+	etcdURL string
 	client  client.Client
 	manager ctrl.Manager
 	ctx     context.Context
@@ -216,6 +217,7 @@ func (e *Env) start() error {
 		return errors.Join(fmt.Errorf("starting the API server from %s: %w", assets, s.err), stopControlPlane())
 	}
 	cfg := s.cfg
+	e.etcdURL = te.ControlPlane.Etcd.URL.String()
 	if err := backdateEstablished(cfg, te.CRDs); err != nil {
 		return errors.Join(err, stopControlPlane())
 	}

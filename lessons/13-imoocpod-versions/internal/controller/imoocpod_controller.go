@@ -65,7 +65,8 @@ type ImoocPodReconciler struct {
 // it), which the API server allows only to who may update the ImoocPod's finalizers.
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods/finalizers,verbs=update
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
+// Patch moves the owner references of lesson 02's pods to v2 (ownInV2).
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete;patch
 
 // Reconcile compares the pods that exist with spec.replicas and creates or deletes the
 // difference, all in one pass. It is called for every change of an ImoocPod and of the
@@ -139,6 +140,10 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv2
 		if podcontrol.IsPodReady(&active[i]) {
 			imoocPod.Status.ReadyReplicas++
 		}
+	}
+	setTemplateAnnotationCondition(ctx, imoocPod)
+	if err := r.ownInV2(ctx, imoocPod, pods.Items); err != nil {
+		return ctrl.Result{}, err
 	}
 
 	// Until the cache shows our last creates and deletes, its list is out of date, and

@@ -69,7 +69,11 @@ type ImoocPodReconciler struct {
 //lesson:2.5
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods/status,verbs=get;update;patch
 //lesson:end
-// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
+//stage:13
+// Patch moves the owner references of lesson 02's pods to v2 (ownInV2).
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete;patch
+//stage:old // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
+//stage:end
 
 // Reconcile compares the pods that exist with spec.replicas and creates or deletes the
 // difference, all in one pass. It is called for every change of an ImoocPod and of the
@@ -151,6 +155,12 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv2
 		}
 	}
 	//lesson:end
+	//stage:end
+	//stage:13
+	setTemplateAnnotationCondition(ctx, imoocPod)
+	if err := r.ownInV2(ctx, imoocPod, pods.Items); err != nil {
+		return ctrl.Result{}, err
+	}
 	//stage:end
 
 	// Until the cache shows our last creates and deletes, its list is out of date, and

@@ -1,9 +1,11 @@
 package v1
 
 import (
+	"encoding/json"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/conversion"
 
 	appsv2 "github.com/kube-workshop/operator-workshop/lessons/13-imoocpod-versions/api/apps/v2"
@@ -18,7 +20,9 @@ const TemplateAnnotation = "apps.workshop.dev/v2-template"
 // ContainerName is the name of the one container a v1 ImoocPod describes.
 const ContainerName = "app"
 
-// ConvertTo converts this v1 ImoocPod to the hub, v2.
+// ConvertTo converts this v1 ImoocPod to the hub, v2. It never fails on what a user
+// stored: the API server converts every ImoocPod etcd still holds in v1 at every read,
+// and one that cannot be converted fails every list of ImoocPods, the controller's too.
 func (src *ImoocPod) ConvertTo(dstRaw conversion.Hub) error {
 	dst, ok := dstRaw.(*appsv2.ImoocPod)
 	if !ok {
@@ -27,8 +31,10 @@ func (src *ImoocPod) ConvertTo(dstRaw conversion.Hub) error {
 	// TODO(1): Convert a v1 ImoocPod to v2.
 	// Copy the metadata (DeepCopy: the maps must not be shared), spec.replicas and
 	// the status, which v2 has unchanged, and make spec.image the template's one
-	// container (templateOf). Then return restoreTemplate(dst, src.Spec.Image), which
-	// task 3 writes. See "Hub and spokes" in docs/lesson-13.md.
+	// container (templateOf). Then call restoreTemplate(dst, src.Spec.Image), which
+	// task 3 writes, and return nil: a conversion to v2 runs at every read of an object
+	// stored in v1, and must not fail on what a user stored. See "Hub and spokes" in
+	// docs/lesson-13.md.
 	return fmt.Errorf("converting to %T is not written yet", dst)
 }
 
@@ -57,12 +63,30 @@ func saveTemplate(dst *ImoocPod, template appsv2.PodTemplate) error {
 }
 
 // restoreTemplate gives dst the template saved in its TemplateAnnotation, if any, with
-// image, the v1 spec.image, in its first container, and removes the annotation.
-func restoreTemplate(dst *appsv2.ImoocPod, image string) error {
-	// TODO(3): Restore the template from dst's TemplateAnnotation, if it has one.
-	// The v1 spec.image (image) wins over the saved first container's image:
-	// a v1 client may have changed it. Remove the annotation: v2 says it all.
-	return nil
+// image, the v1 spec.image, in its first container, and removes the annotation. An
+// annotation that holds no template v2 accepts is ignored and left on dst, whose
+// template stays the one spec.image says: the controller reports it in the condition
+// TemplateAnnotationIgnored.
+func restoreTemplate(dst *appsv2.ImoocPod, image string) {
+	// TODO(3): Restore the template from dst's TemplateAnnotation, if it has one and it
+	// holds a template v2 accepts (ParseTemplateAnnotation). Ignore any other,
+	// and leave it on dst: it was stored before anything checked it, and a
+	// conversion that fails makes every list of ImoocPods fail. The v1
+	// spec.image (image) wins over the saved first container's image: a v1
+	// client may have changed it. Remove a restored annotation: v2 says it all.
+}
+
+// ParseTemplateAnnotation reads the template a TemplateAnnotation holds and checks it as
+// v2's schema would (appsv2.ValidateTemplate). Each error names the field, under
+// metadata.annotations[apps.workshop.dev/v2-template]. v1's validating webhook refuses
+// a write with such errors; the conversion to v2 ignores an annotation that has them.
+func ParseTemplateAnnotation(saved string) (appsv2.PodTemplate, field.ErrorList) {
+	path := field.NewPath("metadata", "annotations").Key(TemplateAnnotation)
+	var template appsv2.PodTemplate
+	if err := json.Unmarshal([]byte(saved), &template); err != nil {
+		return template, field.ErrorList{field.Invalid(path, saved, "not the JSON of a v2 pod template: "+err.Error())}
+	}
+	return template, appsv2.ValidateTemplate(&template, path)
 }
 
 // templateOf returns the v2 template that a v1 spec.image says: one container, named

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 
 	appsv2 "github.com/kube-workshop/operator-workshop/lessons/13-imoocpod-versions/api/apps/v2"
@@ -71,16 +72,22 @@ func TestConvertFromTakesTheImageOfTheFirstContainer(t *testing.T) {
 }
 
 // FuzzRoundTripThroughV2 converts v1 ImoocPods to v2 and back: what a v1 client writes
-// must read back the same, now that the API server stores v2.
+// must read back the same, now that the API server stores v2. A TemplateAnnotation that
+// holds a template v2 accepts reads back the same in v2; one that does not is ignored,
+// and goes at the first write in v2.
 func FuzzRoundTripThroughV2(f *testing.F) {
 	f.Add(int32(3), false, pause, "team", "a")
 	f.Add(int32(0), false, "", "", "")
 	f.Add(int32(-1), false, "nginx@sha256:0", "note", `{"spec":{}}`)
 	f.Add(int32(0), true, pause, "", "")
+	f.Add(int32(1), false, pause, TemplateAnnotation, `{"metadata":{"labels":{"tier":"web"}},"spec":{"containers":[{"name":"app","image":"x"}]}}`)
+	f.Add(int32(1), false, pause, TemplateAnnotation, `{"spec":{"containers":[{"name":"app","image":"x"},{"name":"sidecar","image":"busybox"}]}}`)
+	f.Add(int32(1), false, pause, TemplateAnnotation, `{"spec":{"containers":[{"name":"app","image":"x","ports":[{"containerPort":80}]}]}}`)
+	f.Add(int32(1), false, pause, TemplateAnnotation, `{"spec":{"containers":[{"name":"app","image":"x"},{"name":"sidecar"}]}}`)
+	f.Add(int32(1), false, pause, TemplateAnnotation, `{"spec":{"containers":[{"name":"app","image":"x"},{"name":"app","image":"y"}]}}`)
+	f.Add(int32(1), false, pause, TemplateAnnotation, `{"spec":{"containers":[]}}`)
+	f.Add(int32(1), false, pause, TemplateAnnotation, `{`)
 	f.Fuzz(func(t *testing.T, replicas int32, noReplicas bool, image, key, value string) {
-		if key == TemplateAnnotation {
-			t.Skip("the annotation the conversion writes")
-		}
 		if !validUTF8(image, key, value) {
 			t.Skip("the API server holds JSON: valid UTF-8 only")
 		}
@@ -94,14 +101,42 @@ func FuzzRoundTripThroughV2(f *testing.F) {
 		}
 		var v2 appsv2.ImoocPod
 		if err := v1.ConvertTo(&v2); err != nil {
-			t.Fatalf("ConvertTo: %v", err)
+			t.Fatalf("ConvertTo failed: a v1 ImoocPod stored with this would be unreadable, and every list of "+
+				"ImoocPods with it: %v\nv1: %s", err, show(v1))
 		}
 		var back ImoocPod
 		if err := back.ConvertFrom(&v2); err != nil {
 			t.Fatalf("ConvertFrom: %v", err)
 		}
-		if !equality.Semantic.DeepEqual(v1, &back) {
-			t.Errorf("v1 -> v2 -> v1 changed the ImoocPod:\n  v1: %s\n  v2: %s\nback: %s", show(v1), show(&v2), show(&back))
+		if key != TemplateAnnotation {
+			if !equality.Semantic.DeepEqual(v1, &back) {
+				t.Errorf("v1 -> v2 -> v1 changed the ImoocPod:\n  v1: %s\n  v2: %s\nback: %s", show(v1), show(&v2), show(&back))
+			}
+			return
+		}
+		if _, errs := ParseTemplateAnnotation(value); len(errs) > 0 {
+			// Ignored: v2 runs what spec.image says, and keeps the annotation for the
+			// controller to report; v1 reads it no more.
+			want := v1.DeepCopy()
+			delete(want.Annotations, TemplateAnnotation)
+			if v2.Annotations[TemplateAnnotation] != value || !equality.Semantic.DeepEqual(v2.Spec.Template, templateOf(image)) ||
+				!equality.Semantic.DeepEqual(want, &back) {
+				t.Errorf("the %s annotation, which v2 cannot use (%v), should be ignored: v2 with the template spec.image says, "+
+					"the annotation left on it for the controller to report, and v1 back without it (ConvertFrom drops one "+
+					"that a v2 client wrote):\n  v1: %s\n  v2: %s\nback: %s",
+					TemplateAnnotation, errs.ToAggregate(), show(v1), show(&v2), show(&back))
+			}
+			return
+		}
+		// The saved JSON comes back as ConvertFrom writes it, not as the user did: what
+		// must not change is what it says, in v2.
+		var again appsv2.ImoocPod
+		if err := back.ConvertTo(&again); err != nil {
+			t.Fatalf("ConvertTo: %v", err)
+		}
+		if !equality.Semantic.DeepEqual(&v2, &again) {
+			t.Errorf("v1 -> v2 -> v1 -> v2 changed the ImoocPod, whose template travels in the %s annotation:\n  v1: %s\n  v2: %s\n"+
+				"back: %s\nagain: %s", TemplateAnnotation, show(v1), show(&v2), show(&back), show(&again))
 		}
 	})
 }
@@ -122,6 +157,8 @@ func FuzzRoundTripThroughV1(f *testing.F) {
 		`{"metadata":{"labels":{"tier":"web"}},"spec":{"containers":[{"name":"app"},{"name":"sidecar","image":"busybox"}]}}`)
 	f.Add(pause, ContainerName, "", "", "", "", int32(0), TemplateAnnotation, "{")
 	f.Add(pause, ContainerName, "tier", "web", "", "", int32(0), TemplateAnnotation, "{")
+	f.Add(pause, ContainerName, "", "", ContainerName, "busybox", int32(0), "", "")
+	f.Add(pause, ContainerName, "", "", "sidecar", "", int32(0), "", "")
 	f.Fuzz(func(t *testing.T, image, name, labelKey, labelValue, secondName, secondImage string, port int32, annotationKey, annotationValue string) {
 		if !validUTF8(image, name, labelKey, labelValue, secondName, secondImage, annotationKey, annotationValue) {
 			t.Skip("the API server holds JSON: valid UTF-8 only")
@@ -146,6 +183,9 @@ func FuzzRoundTripThroughV1(f *testing.F) {
 		case secondName != "" || secondImage != "":
 			v2.Spec.Template.Spec.Containers = append(v2.Spec.Template.Spec.Containers,
 				corev1.Container{Name: secondName, Image: secondImage})
+		}
+		if errs := appsv2.ValidateTemplate(&v2.Spec.Template, field.NewPath("spec", "template")); len(errs) > 0 {
+			t.Skip("the API server refuses this v2 ImoocPod: no conversion ever sees it")
 		}
 		var v1 ImoocPod
 		if err := v1.ConvertFrom(v2); err != nil {
@@ -197,6 +237,54 @@ func TestAV1ClientsNewImageWinsAndTheLabelsStay(t *testing.T) {
 	}
 	if _, ok := written.Annotations[TemplateAnnotation]; ok {
 		t.Errorf("a v1 client's write, in v2: the %s annotation is v1's alone and should be gone", TemplateAnnotation)
+	}
+}
+
+// A v1 ImoocPod stored before v1's validating webhook existed may hold anything in its
+// TemplateAnnotation. The API server converts it at every read: ConvertTo must not fail on
+// it, nor use a template v2 would refuse, or the ImoocPod and every list of ImoocPods
+// become unreadable. The template is then what spec.image says, and the annotation stays,
+// for the controller to report. An annotation that holds a template v2 accepts is used.
+func TestConvertToUsesTheTemplateAnnotationOnlyWhenV2AcceptsIt(t *testing.T) {
+	used := `{"metadata":{"labels":{"tier":"web"}},"spec":{"containers":[{"name":"app","image":"x"}]}}`
+	for name, saved := range map[string]string{
+		"a template v2 accepts":          used,
+		"not JSON":                       "{",
+		"no container":                   `{"spec":{"containers":[]}}`,
+		"a container without an image":   `{"spec":{"containers":[{"name":"app","image":"x"},{"name":"sidecar"}]}}`,
+		"two containers of one name":     `{"spec":{"containers":[{"name":"app","image":"x"},{"name":"app","image":"y"}]}}`,
+		"a template of the wrong shape":  `{"spec":{"containers":"app"}}`,
+		"a JSON value that is no object": `"app"`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			src := &ImoocPod{
+				ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", Annotations: map[string]string{TemplateAnnotation: saved}},
+				Spec:       ImoocPodSpec{Replicas: ptr.To[int32](2), Image: pause},
+			}
+			var dst appsv2.ImoocPod
+			if err := src.ConvertTo(&dst); err != nil {
+				t.Fatalf("ConvertTo failed on a v1 ImoocPod whose %s annotation holds %s: the API server could then read "+
+					"it in no version, nor list any ImoocPod; ignore the annotation instead: %v", TemplateAnnotation, saved, err)
+			}
+			if saved == used {
+				want := templateOf(pause)
+				want.Metadata.Labels = map[string]string{"tier": "web"}
+				if !equality.Semantic.DeepEqual(dst.Spec.Template, want) || len(dst.Annotations) > 0 {
+					t.Errorf("a v1 ImoocPod whose %s annotation holds %s, converted to v2: want the saved template, with "+
+						"spec.image in its first container, and no annotation; got template %s, annotations %v",
+						TemplateAnnotation, saved, show(dst.Spec.Template), dst.Annotations)
+				}
+				return
+			}
+			if want := templateOf(pause); !equality.Semantic.DeepEqual(dst.Spec.Template, want) {
+				t.Errorf("a v1 ImoocPod whose %s annotation holds %s, converted to v2: want the template spec.image says, "+
+					"%s; got %s", TemplateAnnotation, saved, show(want), show(dst.Spec.Template))
+			}
+			if dst.Annotations[TemplateAnnotation] != saved {
+				t.Errorf("an annotation the conversion ignored should stay on the v2 ImoocPod, for the controller to report; "+
+					"got annotations %v", dst.Annotations)
+			}
+		})
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/conversion"
 
 	appsv2 "github.com/kube-workshop/operator-workshop/solutions/13-imoocpod-versions/api/apps/v2"
@@ -20,7 +21,9 @@ const TemplateAnnotation = "apps.workshop.dev/v2-template"
 // ContainerName is the name of the one container a v1 ImoocPod describes.
 const ContainerName = "app"
 
-// ConvertTo converts this v1 ImoocPod to the hub, v2.
+// ConvertTo converts this v1 ImoocPod to the hub, v2. It never fails on what a user
+// stored: the API server converts every ImoocPod etcd still holds in v1 at every read,
+// and one that cannot be converted fails every list of ImoocPods, the controller's too.
 func (src *ImoocPod) ConvertTo(dstRaw conversion.Hub) error {
 	dst, ok := dstRaw.(*appsv2.ImoocPod)
 	if !ok {
@@ -30,7 +33,8 @@ func (src *ImoocPod) ConvertTo(dstRaw conversion.Hub) error {
 	dst.Spec.Replicas = src.Spec.Replicas
 	dst.Spec.Template = templateOf(src.Spec.Image)
 	dst.Status = appsv2.ImoocPodStatus(*src.Status.DeepCopy())
-	return restoreTemplate(dst, src.Spec.Image)
+	restoreTemplate(dst, src.Spec.Image)
+	return nil
 }
 
 // ConvertFrom converts the hub, v2, to this v1 ImoocPod.
@@ -71,24 +75,42 @@ func saveTemplate(dst *ImoocPod, template appsv2.PodTemplate) error {
 }
 
 // restoreTemplate gives dst the template saved in its TemplateAnnotation, if any, with
-// image, the v1 spec.image, in its first container, and removes the annotation.
-func restoreTemplate(dst *appsv2.ImoocPod, image string) error {
+// image, the v1 spec.image, in its first container, and removes the annotation. An
+// annotation that holds no template v2 accepts is ignored and left on dst, whose
+// template stays the one spec.image says: the controller reports it in the condition
+// TemplateAnnotationIgnored.
+func restoreTemplate(dst *appsv2.ImoocPod, image string) {
 	saved, ok := dst.Annotations[TemplateAnnotation]
 	if !ok {
-		return nil
+		return
+	}
+	// Anyone who may write an ImoocPod may write this annotation, and objects stored in v1
+	// before v1's validating webhook existed were never checked: a conversion that failed
+	// on one would make it unreadable in v2, and every list of ImoocPods with it.
+	template, errs := ParseTemplateAnnotation(saved)
+	if len(errs) > 0 {
+		return
 	}
 	delete(dst.Annotations, TemplateAnnotation)
-	var template appsv2.PodTemplate
-	if err := json.Unmarshal([]byte(saved), &template); err != nil {
-		return fmt.Errorf("converting ImoocPod %s/%s to v2: annotation %s: %w", dst.Namespace, dst.Name, TemplateAnnotation, err)
-	}
 	// A v1 client may have changed spec.image since the annotation was written: its
 	// image wins over the saved one.
 	if len(template.Spec.Containers) > 0 {
 		template.Spec.Containers[0].Image = image
 	}
 	dst.Spec.Template = template
-	return nil
+}
+
+// ParseTemplateAnnotation reads the template a TemplateAnnotation holds and checks it as
+// v2's schema would (appsv2.ValidateTemplate). Each error names the field, under
+// metadata.annotations[apps.workshop.dev/v2-template]. v1's validating webhook refuses
+// a write with such errors; the conversion to v2 ignores an annotation that has them.
+func ParseTemplateAnnotation(saved string) (appsv2.PodTemplate, field.ErrorList) {
+	path := field.NewPath("metadata", "annotations").Key(TemplateAnnotation)
+	var template appsv2.PodTemplate
+	if err := json.Unmarshal([]byte(saved), &template); err != nil {
+		return template, field.ErrorList{field.Invalid(path, saved, "not the JSON of a v2 pod template: "+err.Error())}
+	}
+	return template, appsv2.ValidateTemplate(&template, path)
 }
 
 // templateOf returns the v2 template that a v1 spec.image says: one container, named

@@ -64,6 +64,19 @@ const (
 	ReasonReconcileError   = "ReconcileError"
 )
 
+// ConditionTemplateAnnotationIgnored is True while the ImoocPod carries the v1
+// annotation apps.workshop.dev/v2-template, which v2 does not read: one a conversion
+// from v1 could not use (not JSON, or a template v2's schema refuses; the reason
+// InvalidTemplate), or one a v2 client wrote (WrittenInV2). The pods are made from
+// spec.template. It is absent when there is no such annotation.
+const ConditionTemplateAnnotationIgnored = "TemplateAnnotationIgnored"
+
+// The reasons of the TemplateAnnotationIgnored condition.
+const (
+	ReasonInvalidTemplate = "InvalidTemplate"
+	ReasonWrittenInV2     = "WrittenInV2"
+)
+
 // ImoocPodStatus is what the controller observed on its last pass. It is the same in v1.
 type ImoocPodStatus struct {
 	// Replicas is the number of pods that exist and are active: controlled by this
@@ -83,7 +96,7 @@ type ImoocPodStatus struct {
 	// acted on.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-	// Conditions hold the Ready condition.
+	// Conditions hold the Ready condition, and TemplateAnnotationIgnored while it holds.
 	// +listType=map
 	// +listMapKey=type
 	// +optional

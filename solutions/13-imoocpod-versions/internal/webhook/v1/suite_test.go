@@ -13,10 +13,9 @@ var env *testenv.Env
 
 // The API server of these tests calls the conversion webhook of the manager: envtest
 // points the CRD's spec.conversion at the manager's webhook server, as the types in the
-// scheme are convertible. No controller runs: the tests read and write ImoocPods only.
+// scheme are convertible, and installs v1's validating webhook (config/webhook). No
+// controller runs: the tests read and write ImoocPods only.
 func TestMain(m *testing.M) {
-	os.Exit(testenv.Run(m, testenv.Options{
-		Scheme: testenv.Scheme(appsv1.AddToScheme, appsv2.AddToScheme),
-		Setup:  SetupImoocPodWebhookWithManager,
-	}, &env))
+	os.Exit(testenv.RunWebhooks(m, testenv.Scheme(appsv1.AddToScheme, appsv2.AddToScheme),
+		SetupImoocPodWebhookWithManager, &env))
 }

@@ -1,6 +1,8 @@
 package v1
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -84,4 +86,69 @@ func TestAV2ContainerWithoutAnImageIsRefused(t *testing.T) {
 	g.Expect(err).To(HaveOccurred(), "an ImoocPod whose container sidecar has no image was stored")
 	g.Expect(err.Error()).To(ContainSubstring("spec.template.spec.containers"), "the error should name the field")
 	g.Expect(err.Error()).To(ContainSubstring("every container needs an image"), err.Error())
+}
+
+// v1 says its template in the apps.workshop.dev/v2-template annotation, a string that
+// no schema reads: the API server validates a v1 write in v1, then stores it converted
+// to v2, unchecked. What v2 refuses must be refused in v1 too, naming the field, or an
+// ImoocPod whose pods the API server refuses is stored through v1. Each template below
+// is refused by v2's schema, then written through v1, by a create and by an update.
+func TestAV1WriteIsRefusedWhatV2Refuses(t *testing.T) {
+	ns := env.WebhookNamespace(t)
+	for name, tc := range map[string]struct {
+		containers []corev1.Container
+		field      string
+	}{
+		"no container": {nil, "spec.containers"},
+		"a container without an image": {
+			[]corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}, {Name: "sidecar"}}, "spec.containers[1].image",
+		},
+		"two containers of one name": {
+			[]corev1.Container{{Name: "app", Image: "registry.k8s.io/pause:3.10"}, {Name: "app", Image: "busybox"}}, "spec.containers[1]",
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			g := NewWithT(t)
+			inV2 := withTemplateLabels(ns, "refused-in-v2")
+			inV2.Spec.Template.Spec.Containers = tc.containers
+			g.Expect(env.Client().Create(env.Context(), inV2, client.DryRunAll)).NotTo(Succeed(), "v2's schema should refuse %s", name)
+
+			template, err := json.Marshal(inV2.Spec.Template)
+			g.Expect(err).NotTo(HaveOccurred())
+			inV1 := &appsv1.ImoocPod{
+				ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "in-v1",
+					Annotations: map[string]string{appsv1.TemplateAnnotation: string(template)}},
+				Spec: appsv1.ImoocPodSpec{Replicas: ptr.To[int32](1), Image: "registry.k8s.io/pause:3.10"},
+			}
+			want := "metadata.annotations[" + appsv1.TemplateAnnotation + "]." + tc.field
+			err = env.Client().Create(env.Context(), inV1.DeepCopy(), client.DryRunAll)
+			g.Expect(err).To(HaveOccurred(), "a v1 create whose %s annotation holds %s was accepted: v2's schema "+
+				"refuses it, and v1's validating webhook should too", appsv1.TemplateAnnotation, name)
+			g.Expect(err.Error()).To(ContainSubstring(want), "the error should name the field")
+
+			valid := inV1.DeepCopy()
+			valid.Name = "updated-in-v1-" + strings.ReplaceAll(name, " ", "-")
+			delete(valid.Annotations, appsv1.TemplateAnnotation)
+			g.Expect(env.Client().Create(env.Context(), valid)).To(Succeed())
+			valid.Annotations = inV1.Annotations
+			err = env.Client().Update(env.Context(), valid)
+			g.Expect(err).To(HaveOccurred(), "a v1 update that writes %s into the %s annotation was accepted",
+				name, appsv1.TemplateAnnotation)
+			g.Expect(err.Error()).To(ContainSubstring(want), "the error should name the field")
+		})
+	}
+}
+
+// An annotation that is not JSON is refused as well, naming it.
+func TestAV1WriteOfATemplateAnnotationThatIsNotJSONIsRefused(t *testing.T) {
+	g := NewWithT(t)
+	ip := &appsv1.ImoocPod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: env.WebhookNamespace(t), Name: "not-json",
+			Annotations: map[string]string{appsv1.TemplateAnnotation: "{"}},
+		Spec: appsv1.ImoocPodSpec{Replicas: ptr.To[int32](1), Image: "registry.k8s.io/pause:3.10"},
+	}
+	err := env.Client().Create(env.Context(), ip)
+	g.Expect(err).To(HaveOccurred(), "a v1 ImoocPod whose %s annotation is not JSON was stored", appsv1.TemplateAnnotation)
+	g.Expect(err.Error()).To(ContainSubstring("metadata.annotations["+appsv1.TemplateAnnotation+"]"),
+		"the error should name the annotation")
 }
