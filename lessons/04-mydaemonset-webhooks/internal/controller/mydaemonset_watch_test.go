@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/workqueue"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -18,7 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/lessons/04-mydaemonset-webhooks/api/apps/v1"
-	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
 
@@ -331,56 +329,6 @@ func TestMyDaemonSetStatusCountsNodesAndReadyPods(t *testing.T) {
 		g.Expect(latestMyDaemonSet(g, mds)).To(haveMyDaemonSetReady(metav1.ConditionTrue, appsv1.ReasonAllPodsAvailable),
 			"the Ready condition")
 	}).Should(Succeed())
-}
-
-func TestMyDaemonSetIdlePassWritesNothing(t *testing.T) {
-	g := NewWithT(t)
-	ctx := env.Context()
-	ns := env.Namespace(t)
-	createNode(g, ns, "a", true, nil)
-	createNode(g, ns, "b", true, nil)
-	mds := create(g, newMyDaemonSet(ns, "idle", nil))
-
-	// A reconciler of its own reads the manager's cache, so that only the writes of its
-	// passes are counted.
-	cache := env.Manager().GetClient()
-	var writes testenv.WriteCounter
-	r := &MyDaemonSetReconciler{Client: writes.Wrap(cache), Scheme: env.Scheme()}
-	idlePass := func(why string) {
-		t.Helper()
-		before := writes.Count()
-		result, err := r.Reconcile(ctx, requestFor(mds))
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(result).To(Equal(ctrl.Result{}), "a pass with nothing to do should not requeue")
-		g.Expect(writes.Count()-before).To(BeZero(), "a pass with nothing to do should write nothing: "+why)
-	}
-	settled := func(available int) {
-		t.Helper()
-		g.Eventually(func(g Gomega) {
-			var cached appsv1.MyDaemonSet
-			g.Expect(cache.Get(ctx, client.ObjectKeyFromObject(mds), &cached)).To(Succeed())
-			g.Expect(cached.Status.CurrentNumberScheduled).To(BeEquivalentTo(2), "status.currentNumberScheduled")
-			g.Expect(cached.Status.NumberAvailable).To(BeEquivalentTo(available), "status.numberAvailable")
-			g.Expect(cached.Status.ObservedGeneration).To(Equal(cached.Generation), "status.observedGeneration")
-			var pods corev1.PodList
-			g.Expect(cache.List(ctx, &pods, client.InNamespace(ns))).To(Succeed())
-			readyPods := 0
-			for _, pod := range pods.Items {
-				if podcontrol.IsPodReady(&pod) {
-					readyPods++
-				}
-			}
-			g.Expect(readyPods).To(Equal(available), "ready pods in the cache")
-		}).Should(Succeed())
-	}
-
-	settled(0)
-	idlePass("2 nodes, 2 pods, none ready")
-	for _, pod := range daemonPodsOf(g, mds) {
-		env.MarkReady(g, ns, pod.Name)
-	}
-	settled(2)
-	idlePass("2 nodes, 2 ready pods")
 }
 
 func TestTheManagerCachesOnlyItsOwnPods(t *testing.T) {

@@ -323,6 +323,53 @@ func TestTheStatusCountsMatchedAndInjectedPods(t *testing.T) {
 	}).Should(Succeed(), "deleted pods leave the counts")
 }
 
+// A pass that finds what the last one wrote sends nothing: the API server drops a patch
+// that changes nothing, so no resourceVersion shows such a write; only counting the
+// writes does. The pass runs by hand, through a reconciler of the test's own that reads
+// the manager's cache, once the running controller has written the status and the cache
+// shows it: only the writes of that pass are counted.
+func TestAPassWithNothingToDoWritesNothing(t *testing.T) {
+	g := NewWithT(t)
+	ns := env.WebhookNamespace(t)
+	value := newCase("idle")
+	createPods(g, ns, "early", value, 1)
+	set := createSidecarSet(t, g, value, "busybox:1.37")
+	createPods(g, ns, "late", value, 1)
+
+	cache := env.Manager().GetClient()
+	var writes testenv.WriteCounter
+	r := &SidecarSetReconciler{
+		Client:             writes.Wrap(cache),
+		APIReader:          env.Client(),
+		Scheme:             env.Scheme(),
+		Recorder:           events.NewFakeRecorder(100),
+		ExcludedNamespaces: sidecars.ExcludedNamespaces(sidecars.DefaultManagerNamespace),
+	}
+	idlePass := func(want counts, injected, why string) {
+		t.Helper()
+		g.Eventually(func(g Gomega) {
+			var cached sidecarsv1.SidecarSet
+			g.Expect(cache.Get(env.Context(), client.ObjectKeyFromObject(set), &cached)).To(Succeed())
+			g.Expect(countsOf(cached.Status)).To(Equal(want), "the counts in the cache")
+			g.Expect(condition(cached.Status, sidecarsv1.ConditionInjected)).To(Equal(injected), "the Injected condition in the cache")
+			g.Expect(cached.Status.ObservedGeneration).To(Equal(cached.Generation), "status.observedGeneration in the cache")
+		}).Should(Succeed(), "the running controller writes the status and the cache shows it: %s", why)
+		before := writes.Count()
+		result, err := r.Reconcile(env.Context(), ctrl.Request{NamespacedName: client.ObjectKeyFromObject(set)})
+		g.Expect(testenv.ErrorText(err)).To(BeEmpty(), "the pass's error")
+		g.Expect(result).To(Equal(ctrl.Result{}), "a pass with nothing to do should not requeue")
+		g.Expect(writes.Count()-before).To(BeZero(), "a pass with nothing to do should write nothing, "+
+			"not even an unchanged status (%s): patch only a status that differs from the one the pass read, "+
+			"and keep what changes on every pass, such as a time, out of the conditions", why)
+	}
+
+	idlePass(counts{Matched: 2, Injected: 1}, "False "+sidecarsv1.ReasonPodsNotInjected, "2 pods match, 1 runs the sidecar")
+	pod := &corev1.Pod{}
+	pod.Namespace, pod.Name = ns, "early-0"
+	g.Expect(env.Client().Delete(env.Context(), pod, client.GracePeriodSeconds(0))).To(Succeed())
+	idlePass(counts{Matched: 1, Injected: 1}, "True "+sidecarsv1.ReasonAllPodsInjected, "the one pod that matches runs the sidecar")
+}
+
 // A failed pass counted nothing it can trust: it says so in Injected, and leaves UpToDate
 // as the last pass that counted set it.
 func TestAFailedPassChangesOnlyInjected(t *testing.T) {
