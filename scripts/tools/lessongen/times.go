@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"maps"
 	"math"
@@ -11,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kube-workshop/operator-workshop/scripts/tools/internal/checktimes"
 )
 
 // How long make check-N's tests run is measured, never written by hand: every step of
@@ -18,50 +19,24 @@ import (
 // record-times` keeps the last full run's figures in docs/check-times.tsv, and from
 // that file make generate writes each lesson page's line and the README's range, which
 // make verify then checks. A figure typed into a page drifts the day a test changes.
-const checkTimesFile = "docs/check-times.tsv"
+const checkTimesFile = checktimes.File
 
 // A checkTime is one lesson's figures from the proof: how long the tests ran, the build
 // left out, on the untouched lesson (step 0) and at the lesson's slowest step.
-type checkTime struct {
-	Folder    string  // 05-nodepool
-	Untouched float64 // seconds
-	Slowest   float64 // seconds
-	SlowestAt int     // the tasks solved at the slowest step
-}
+type checkTime = checktimes.Time
 
-// readCheckTimes reads docs/check-times.tsv: a line a lesson, "folder untouched slowest
-// tasks-solved" separated by tabs; lines starting with # are comments.
+// readCheckTimes reads docs/check-times.tsv, by lesson number.
 func readCheckTimes(path string) (map[int]checkTime, error) {
-	f, err := os.Open(path)
+	list, err := checktimes.Read(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	times := map[int]checkTime{}
-	s := bufio.NewScanner(f)
-	for n := 1; s.Scan(); n++ {
-		line := s.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		var t checkTime
-		fields := strings.Split(line, "\t")
-		bad := len(fields) != 4
-		if !bad {
-			t.Folder = fields[0]
-			var e1, e2, e3 error
-			t.Untouched, e1 = strconv.ParseFloat(fields[1], 64)
-			t.Slowest, e2 = strconv.ParseFloat(fields[2], 64)
-			t.SlowestAt, e3 = strconv.Atoi(fields[3])
-			bad = e1 != nil || e2 != nil || e3 != nil
-		}
-		lesson, err := strconv.Atoi(strings.SplitN(t.Folder, "-", 2)[0])
-		if bad || err != nil {
-			return nil, fmt.Errorf("%s:%d: want \"NN-name<TAB>seconds<TAB>seconds<TAB>tasks solved\", got %q", path, n, line)
-		}
-		times[lesson] = t
+	for _, t := range list {
+		n, _ := t.Lesson() // Read checked it
+		times[n] = t
 	}
-	return times, s.Err()
+	return times, nil
 }
 
 // The generated lines begin with these words; make generate owns the rest of the line.

@@ -19,14 +19,7 @@ import (
 // failing row is what a learner reads first, so it must show the mistake's words, under
 // the task the mistake belongs to (any row, or a test of no task, for a mistake of none).
 func mistakesCommand(root string, args []string) error {
-	if len(args) > 1 {
-		return fmt.Errorf("usage: workshop mistakes [TRACK]")
-	}
-	track := ""
-	if len(args) == 1 {
-		track = args[0]
-	}
-	c, err := newChecks(root, "mistakes")
+	c, track, indexed, err := prepareChecks(root, "mistakes", args)
 	if err != nil {
 		return err
 	}
@@ -37,14 +30,7 @@ func mistakesCommand(root string, args []string) error {
 	if len(mistakes) == 0 {
 		return fmt.Errorf("no mistakes in %s's lessons.yaml", cmp.Or(track, "any track"))
 	}
-	results := filepath.Join(root, ".cache", "test", "mistakes")
-	if err := os.RemoveAll(results); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(results, 0o755); err != nil {
-		return err
-	}
-	indexed, err := index.Read(filepath.Join(root, "lessons", "index.json"))
+	results, err := freshFolder(root, "mistakes")
 	if err != nil {
 		return err
 	}

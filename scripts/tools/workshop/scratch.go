@@ -137,6 +137,34 @@ func newChecks(root, name string) (*checks, error) {
 		buildFlags: append(flags, "-toolexec=nice -n 19"), mark: processMark(name)}, nil
 }
 
+// prepareChecks reads the arguments of workshop steps and mistakes ([TRACK]) and
+// returns their checks, the track ("" for every one) and the lessons' index.
+func prepareChecks(root, name string, args []string) (*checks, string, []index.Lesson, error) {
+	if len(args) > 1 {
+		return nil, "", nil, fmt.Errorf("usage: workshop %s [TRACK]", name)
+	}
+	track := ""
+	if len(args) == 1 {
+		track = args[0]
+	}
+	c, err := newChecks(root, name)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	indexed, err := index.Read(filepath.Join(root, "lessons", "index.json"))
+	return c, track, indexed, err
+}
+
+// freshFolder empties, or makes, the folder .cache/test/NAME of the checkout root, for
+// a run's logs and results, and returns it.
+func freshFolder(root, name string) (string, error) {
+	dir := filepath.Join(root, ".cache", "test", name)
+	if err := os.RemoveAll(dir); err != nil {
+		return "", err
+	}
+	return dir, os.MkdirAll(dir, 0o755)
+}
+
 // jobs is how many steps run at a time: JOBS, or 2. A step keeps about one core busy;
 // three at a time on two cores took as long in all, and each step's tests a third
 // longer.

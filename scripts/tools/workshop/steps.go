@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kube-workshop/operator-workshop/scripts/tools/internal/checktimes"
 	"github.com/kube-workshop/operator-workshop/scripts/tools/internal/index"
 	"github.com/kube-workshop/operator-workshop/scripts/tools/internal/result"
 )
@@ -26,14 +27,7 @@ import (
 // docs/check-times.tsv records; a run of every track that passes leaves its figures in
 // .cache/test/todos-all/times.tsv for workshop record-times.
 func stepsCommand(root string, args []string) error {
-	if len(args) > 1 {
-		return fmt.Errorf("usage: workshop steps [TRACK]")
-	}
-	track := ""
-	if len(args) == 1 {
-		track = args[0]
-	}
-	c, err := newChecks(root, "steps")
+	c, track, indexed, err := prepareChecks(root, "steps", args)
 	if err != nil {
 		return err
 	}
@@ -49,14 +43,7 @@ func stepsCommand(root string, args []string) error {
 			return fmt.Errorf("lessons/%s has no task in tracks/%s/lessons.yaml", l.folder, l.track)
 		}
 	}
-	results := filepath.Join(root, ".cache", "test", "todos-"+cmp.Or(track, "all"))
-	if err := os.RemoveAll(results); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(results, 0o755); err != nil {
-		return err
-	}
-	indexed, err := index.Read(filepath.Join(root, "lessons", "index.json"))
+	results, err := freshFolder(root, "todos-"+cmp.Or(track, "all"))
 	if err != nil {
 		return err
 	}
@@ -136,15 +123,20 @@ func (c *checks) step(results string, l index.Lesson, folder string, solved int)
 // reportSteps says, lesson by lesson, whether every step went as its tests say, with
 // the tests' time at each step, and fails if one did not.
 func (c *checks) reportSteps(results string, lessons []lessonRow) error {
-	recorded, _ := readCheckTimes(c.root)
-	var partial []checkTime
+	recorded := map[string]checktimes.Time{}
+	if times, err := checktimes.Read(filepath.Join(c.root, checktimes.File)); err == nil {
+		for _, t := range times {
+			recorded[t.Folder] = t
+		}
+	}
+	var partial []checktimes.Time
 	var slowest []string
 	bad := false
 	count := 0
 	for _, l := range lessons {
 		var failed []int
 		var times []string
-		worst := checkTime{folder: l.folder, slowest: -1}
+		worst := checktimes.Time{Folder: l.folder, Slowest: -1}
 		first := ""
 		for k := range l.tasks {
 			count++
@@ -157,10 +149,10 @@ func (c *checks) reportSteps(results string, lessons []lessonRow) error {
 			if err == nil {
 				seconds = fmt.Sprintf("%.1f", res.TestSeconds)
 				if k == 0 {
-					worst.untouched = res.TestSeconds
+					worst.Untouched = res.TestSeconds
 				}
-				if math.Round(res.TestSeconds) >= math.Round(worst.slowest) {
-					worst.slowest, worst.solvedAt = res.TestSeconds, k
+				if math.Round(res.TestSeconds) >= math.Round(worst.Slowest) {
+					worst.Slowest, worst.SlowestAt = res.TestSeconds, k
 					first = ""
 					if res.FirstFailure != "" {
 						first = fmt.Sprintf(" (task %d failed first in %s, after %.1fs)", k+1, res.FirstFailure, res.FirstSeconds)
@@ -180,19 +172,19 @@ func (c *checks) reportSteps(results string, lessons []lessonRow) error {
 		say("  the tests' time at each step (tasks solved:seconds, the build before them left out): %s", strings.Join(times, " "))
 		was := "nothing"
 		if r, ok := recorded[l.folder]; ok {
-			was = fmt.Sprintf("%gs untouched, %gs at the slowest step", r.untouched, r.slowest)
+			was = fmt.Sprintf("%gs untouched, %gs at the slowest step", r.Untouched, r.Slowest)
 		}
-		worst.slowest = max(worst.slowest, 0)
-		say("  %s records %s; this run: %.1fs untouched, %.0fs at the slowest step", checkTimesFile, was, worst.untouched, math.Round(worst.slowest))
+		worst.Slowest = max(worst.Slowest, 0)
+		say("  %s records %s; this run: %.1fs untouched, %.0fs at the slowest step", checktimes.File, was, worst.Untouched, math.Round(worst.Slowest))
 		partial = append(partial, worst)
-		solved := fmt.Sprintf("tasks 1-%d solved", worst.solvedAt)
-		switch worst.solvedAt {
+		solved := fmt.Sprintf("tasks 1-%d solved", worst.SlowestAt)
+		switch worst.SlowestAt {
 		case 0:
 			solved = "no task solved"
 		case 1:
 			solved = "task 1 solved"
 		}
-		slowest = append(slowest, fmt.Sprintf("%4.0fs  lessons/%s with %s%s", math.Round(worst.slowest), l.folder, solved, first))
+		slowest = append(slowest, fmt.Sprintf("%4.0fs  lessons/%s with %s%s", math.Round(worst.Slowest), l.folder, solved, first))
 	}
 	say("The slowest step of each lesson (%d steps at a time; the goal is 15s or less):", jobs())
 	fmt.Fprintf(stderr, "  %s\n", strings.Join(slowest, "\n  "))
@@ -203,7 +195,7 @@ func (c *checks) reportSteps(results string, lessons []lessonRow) error {
 		return fmt.Errorf("some tasks are not what turns their tests green (logs: %s)", rel(c.root, results))
 	}
 	// Only a run that passed has figures to record (workshop record-times).
-	if err := writeCheckTimes(filepath.Join(results, "times.tsv"), partial, ""); err != nil {
+	if err := checktimes.Write(filepath.Join(results, "times.tsv"), partial, ""); err != nil {
 		return err
 	}
 	say("All %d steps of the lessons' tasks are as their tests say", count)

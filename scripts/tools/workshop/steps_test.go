@@ -1,7 +1,6 @@
 package main
 
 import (
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -77,20 +76,5 @@ func TestAMistakeIsCaughtOnlyByItsOwnRowSayingItsWords(t *testing.T) {
 		if got := m.caught(res); got != "" {
 			t.Errorf("a mistake of no task with %+v: caught says %q, want it caught", res.Failure, got)
 		}
-	}
-}
-
-func TestCheckTimesReadWhatTheyWrite(t *testing.T) {
-	name := filepath.Join(t.TempDir(), "times.tsv")
-	rows := []checkTime{{"02-b", 3, 11.24, 3}, {"01-a", 2.8, 2.8, 5}}
-	if err := writeCheckTimes(name, rows, checkTimesHeader); err != nil {
-		t.Fatal(err)
-	}
-	got, err := readTimes(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 2 || got["02-b"] != (checkTime{"02-b", 3, 11.2, 3}) || got["01-a"] != rows[1] {
-		t.Errorf("read back %+v, want %+v (to a tenth of a second)", got, rows)
 	}
 }
