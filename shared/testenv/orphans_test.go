@@ -21,10 +21,6 @@ import (
 // start a control plane, print its processes and end without stopping it, as it says.
 const dieEnv = "TESTENV_TEST_END_BY"
 
-// superviseEnv tells that test binary to run its control plane under supervisors, as
-// where the kernel cannot kill it (orphans_unix.go).
-const superviseEnv = "TESTENV_TEST_SUPERVISE"
-
 // crdsEnv names the folder of the CRDs that control plane installs: an empty one, as
 // this module has none of its own.
 const crdsEnv = "TESTENV_TEST_CRDS"
@@ -35,7 +31,7 @@ const crdsEnv = "TESTENV_TEST_CRDS"
 // and on every unix by the supervisors, which Linux runs here too.
 func TestTheControlPlaneDiesWithTheTests(t *testing.T) {
 	if how := os.Getenv(dieEnv); how != "" {
-		endWithoutStopping(how, os.Getenv(superviseEnv) != "")
+		endWithoutStopping(how)
 	}
 	if testing.Short() {
 		t.Skip("starts control planes")
@@ -54,10 +50,11 @@ func TestTheControlPlaneDiesWithTheTests(t *testing.T) {
 				cmd.Env = append(os.Environ(), dieEnv+"="+how, crdsEnv+"="+t.TempDir())
 				// The kernel's way starts etcd and kube-apiserver; a supervisor's, a
 				// supervisor for each, which starts the real binary.
-				want := 2
+				want, supervised := 2, "0"
 				if way == "supervisor" {
-					cmd.Env, want = append(cmd.Env, superviseEnv+"=1"), 4
+					want, supervised = 4, "1"
 				}
+				cmd.Env = append(cmd.Env, superviseEnv+"="+supervised)
 				out, err := cmd.StdoutPipe()
 				if err != nil {
 					t.Fatal(err)
@@ -97,10 +94,9 @@ func TestTheControlPlaneDiesWithTheTests(t *testing.T) {
 	}
 }
 
-// endWithoutStopping starts a control plane, under supervisors if supervised, prints
-// its processes' ids and ends as how says, never stopping it.
-func endWithoutStopping(how string, supervised bool) {
-	supervise = supervised
+// endWithoutStopping starts a control plane, prints its processes' ids and ends as how
+// says, never stopping it.
+func endWithoutStopping(how string) {
 	e := &Env{opts: Options{Scheme: scheme.Scheme, CRDDirectoryPaths: []string{os.Getenv(crdsEnv)}}}
 	if err := e.start(); err != nil {
 		fmt.Fprintln(os.Stderr, err)

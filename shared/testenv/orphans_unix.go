@@ -29,8 +29,8 @@ import (
 //     starts the real binary as its child, in its own process group, and kills it when
 //     a pipe reaches its end: the test binary holds the only write end and never writes,
 //     so the kernel closes it, and the supervisor reads the end of the pipe, the instant
-//     the test binary ends, however it ends. Linux uses it too when supervise is set (its
-//     tests do, to prove it where they run).
+//     the test binary ends, however it ends. Linux uses it too when superviseEnv is 1
+//     (tests do, to prove it where they run).
 //
 // Windows is no target: controller-runtime v0.25's envtest does not compile there (WSL 2
 // is the Windows route); orphans_other.go only keeps the package whole.
@@ -44,6 +44,9 @@ const (
 	// the read end of the pipe that ends with it. When set, the control plane runs under
 	// a supervisor.
 	testsEndEnv = "TESTENV_CONTROL_PLANE_TESTS_END"
+	// superviseEnv, set to 1 in the tests' environment, makes the control plane run
+	// under a supervisor even where the kernel could kill it.
+	superviseEnv = "TESTENV_CONTROL_PLANE_SUPERVISE"
 	// controlPlaneGOGC is the control plane's GOGC, unless the tests' environment sets
 	// one. A test's API server lives for seconds: collecting its garbage a quarter as
 	// often spares about a tenth of a test package's CPU time for some 150 MB more
@@ -54,7 +57,7 @@ const (
 
 // supervise says whether the control plane runs under a supervisor (see above) rather
 // than being killed by the kernel: always where the kernel cannot do it.
-var supervise = !kernelKillsOrphans
+var supervise = !kernelKillsOrphans || os.Getenv(superviseEnv) == "1"
 
 // testsEnd is the pipe whose write end only the test binary holds, made once.
 var testsEnd struct {
