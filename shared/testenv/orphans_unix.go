@@ -25,8 +25,8 @@ import (
 //
 //   - Linux: it asks the kernel to kill it when its parent dies (PR_SET_PDEATHSIG), then
 //     becomes the real binary, which keeps that wish. No process is added.
-//   - Other unix (macOS): no kernel does that, so it stays, as a small supervisor. It
-//     starts the real binary as its child, in its own process group, and kills it when
+//   - Other unix (macOS): no kernel does that, so it stays, as a supervisor. It starts
+//     the real binary as its child, in the group envtest made for it, and kills it when
 //     a pipe reaches its end: the test binary holds the only write end and never writes,
 //     so the kernel closes it, and the supervisor reads the end of the pipe, the instant
 //     the test binary ends, however it ends. A supervisor is the test binary, idle:
