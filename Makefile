@@ -114,7 +114,7 @@ test: binaries ## Everything green: unit, envtest and end-to-end tests; each les
 	@scripts/test.sh
 
 .PHONY: verify
-verify: binaries ## Generated code, lessons and version pins are up to date.
+verify: binaries ## Generated code, lessons and version pins are up to date; everything builds for macOS.
 	@scripts/verify.sh
 
 .PHONY: generate

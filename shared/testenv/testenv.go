@@ -192,7 +192,7 @@ func (e *Env) start() error {
 	if err != nil {
 		return fmt.Errorf("preparing the API server: %w", err)
 	}
-	// The kernel kills the control plane with the thread that started it
+	// On Linux, the kernel kills the control plane with the thread that started it
 	// (dieWithTheTests): a goroutine locked to its thread starts it, and keeps the thread
 	// until the control plane is stopped. Returning, still locked, ends the thread.
 	type started struct {
