@@ -46,8 +46,8 @@ scratch_dir() {
 }
 
 # Background jobs, a few at a time: start one with `CMD & JOB_PIDS+=($!)` once
-# wait_for_slot N returned. bash 3.2 (a stock Mac's) has no wait -n, which waits for
-# whichever job ends first: wait_for_slot looks at the jobs every tenth of a second
+# wait_for_slot N returned. bash 3.2 (a stock Mac's) cannot wait for whichever job
+# ends first (bash 4.3 can): wait_for_slot looks at the jobs every tenth of a second
 # instead (each takes seconds), and collects the exit status of those that ended.
 JOB_PIDS=()
 JOBS_FAILED=0

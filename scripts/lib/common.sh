@@ -64,8 +64,8 @@ workshop() {
 }
 
 # copy_listed FROM TO copies the files listed on stdin, one per line and relative to
-# FROM, into the same places under TO, making the folders they need (cp --parents, which
-# a Mac's cp lacks).
+# FROM, into the same places under TO, making the folders they need (what GNU cp's parents
+# option does, which a Mac's cp lacks).
 copy_listed() {
   local file
   while IFS= read -r file; do

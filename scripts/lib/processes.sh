@@ -22,7 +22,7 @@ survivors() {
   [[ -n $PROCESS_MARK && -d /proc/self ]] || return 0
   # This shell and its ancestors, as " PID PID ... " (bash 3.2 has no associative
   # arrays). This shell is a subshell, $(survivors), whose pid is not $$, and bash 3.2
-  # has no $BASHPID: it is the parent of a command it runs.
+  # has no variable for a subshell's own pid: it is the parent of a command it runs.
   local mine=" " pid
   pid=$(sh -c 'echo "$PPID"')
   while [[ -n $pid && $pid != 0 ]]; do
