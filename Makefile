@@ -121,6 +121,10 @@ verify: binaries ## Generated code, lessons and version pins are up to date; eve
 generate: binaries ## Regenerate everything derived from tracks/: every solution and lesson, their CRDs and RBAC.
 	@scripts/lessons.sh write
 
+.PHONY: words
+words: ## The prose words of each lesson page (main path, going further) and of all, against their budgets.
+	@scripts/lessons.sh words
+
 .PHONY: pins
 pins: ## Carry scripts/versions.env into every go.mod.
 	@scripts/pins.sh apply

@@ -25,6 +25,9 @@
 #   scripts/lessons.sh record-times   keep the times of the last full todos run in
 #                                     docs/check-times.tsv, and write them into the
 #                                     lesson pages and the README
+#   scripts/lessons.sh words [-check] print each lesson page's prose words against the
+#                                     budgets; -check fails on a page over its budget or
+#                                     out of the template's sections (CONTRIBUTING.md)
 #   JOBS=2                            steps of todos and mistakes run at a time
 #   BUILD_FLAGS=-trimpath             their go vet and go test build flags
 source "$(dirname "$0")/lib/common.sh"
@@ -161,5 +164,6 @@ case ${1:-} in
   mistakes) shift; workshop mistakes "$@" ;;
   todos) shift; workshop steps "$@" ;;
   record-times) workshop record-times ;;
+  words) shift; tool lessongen -root "$ROOT" words "$@" ;;
   *) sed -n '2,/^source/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 esac

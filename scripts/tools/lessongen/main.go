@@ -49,6 +49,7 @@ func main() {
 	to := fs.String("to", "", "lesson, solution: the folder to write")
 	done := fs.Int("done", 0, "lesson: leave the tasks numbered up to this one solved")
 	mistake := fs.String("mistake", "", "solution: make this mistake (see lessons.yaml)")
+	check := fs.Bool("check", false, "words: fail when a page departs from the template or a budget is passed")
 	if err := fs.Parse(args); err != nil {
 		usage()
 	}
@@ -70,6 +71,8 @@ func main() {
 		err = lint(*root)
 	case "docs":
 		err = writeDocs(*root)
+	case "words":
+		err = printWords(*root, os.Stdout, *check)
 	default:
 		usage()
 	}
@@ -83,6 +86,7 @@ func usage() {
 	fmt.Fprintln(os.Stderr, `usage: lessongen [-root DIR] write [-out DIR]
        lessongen [-root DIR] lesson -to DIR [-done K] N
        lessongen [-root DIR] solution -to DIR [-mistake NAME] N
+       lessongen [-root DIR] words [-check]
        lessongen [-root DIR] tracks|mistakes|lint|docs`)
 	os.Exit(2)
 }
@@ -347,6 +351,7 @@ func docDrifts(root string, write bool) ([]docDrift, error) {
 		func() ([]docDrift, error) { return syncDocs(root, write) },
 		func() ([]docDrift, error) { return syncCatches(root) },
 		func() ([]docDrift, error) { return syncTimes(root, write) },
+		func() ([]docDrift, error) { return syncTaskLists(root, write) },
 	} {
 		drifts, err := sync()
 		if err != nil {
