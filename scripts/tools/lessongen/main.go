@@ -318,7 +318,16 @@ func lint(root string) error {
 	for _, d := range drifts {
 		fmt.Fprintln(os.Stderr, d)
 	}
+	broken, err := ruleProblems(root)
+	if err != nil {
+		return err
+	}
+	for _, p := range broken {
+		fmt.Fprintln(os.Stderr, p)
+	}
 	switch {
+	case len(broken) > 0:
+		return fmt.Errorf("%d breaks of the lessons' rules (test order, mistakes, walkthrough hints): fix the track", len(broken))
 	case len(problems) > 0:
 		return fmt.Errorf("%d texts of the lessons name what their solutions lack: fix them in tracks/*/lessons.yaml", len(problems))
 	case len(drifts) > 0:
