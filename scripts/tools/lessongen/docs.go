@@ -199,7 +199,8 @@ func sampleDrifts(page string, lines []string, files map[string][]byte) ([]docDr
 // proof keeps (scripts/lessons.sh mistakes makes each mistake of lessons.yaml and
 // requires its words in the checklist), so the two must say the same: every marked
 // mistake is on its page with its words, and every catch the page claims is a marked
-// mistake's. A pitfall no check catches belongs under "Other pitfalls", without words.
+// mistake's. A pitfall no check catches belongs under "Going further" (its "Other
+// pitfalls"), without words.
 var caughtBy = regexp.MustCompile("\\*Caught by\\*[^(]*?\\(\"((?:[^\"]|\"[^\"(]*\")*)\"\\)")
 
 // catchDrifts compares the "Common mistakes" of lesson l's page (src) with the words of
@@ -214,7 +215,7 @@ func catchDrifts(page, src string, says map[string]string) []docDrift {
 		body, _, _ := strings.Cut(after, "\n## ")
 		return strings.Join(strings.Fields(body), " ")
 	}
-	common, other := section("Common mistakes"), section("Other pitfalls")
+	common, other := section("Common mistakes"), section("Going further")
 	var drifts []docDrift
 	names := slices.Sorted(maps.Keys(says))
 	promised := map[string]bool{}
@@ -226,7 +227,7 @@ func catchDrifts(page, src string, says map[string]string) []docDrift {
 				"the mistake %s is caught, saying %q, but Common mistakes does not say so", name, says[name])})
 		case strings.Contains(other, says[name]):
 			drifts = append(drifts, docDrift{Page: page, Problem: fmt.Sprintf(
-				"Other pitfalls quotes %q, which the checks catch (the mistake %s)", says[name], name)})
+				"Going further quotes %q, which the checks catch (the mistake %s): say it under Common mistakes", says[name], name)})
 		}
 	}
 	for _, m := range caughtBy.FindAllStringSubmatch(common+" "+other, -1) {

@@ -39,7 +39,7 @@ func TestDocLineBringsAChecklistInLineWithTheLesson(t *testing.T) {
 func TestCatchDriftsHoldsThePageToTheMarkedMistakes(t *testing.T) {
 	says := map[string]string{"event-per-node": "should be told by one event"}
 	page := func(common, other string) string {
-		return "# Lesson\n\n## Common mistakes\n\n" + common + "\n\n## Other pitfalls\n\n" + other + "\n\n## Next\n"
+		return "# Lesson\n\n## Common mistakes\n\n" + common + "\n\n## Going further\n\n### Other pitfalls\n\n" + other + "\n\n## Next\n"
 	}
 	for _, tc := range []struct {
 		name, src, problem string
@@ -52,7 +52,7 @@ func TestCatchDriftsHoldsThePageToTheMarkedMistakes(t *testing.T) {
 			page("- **An event per node.** *Caught by* `TestEvents` (\"should be told by one event\").\n- **A loop.** *Caught by* `TestLoop` (\"\"not found\" is no error\").", ""),
 			`"\"not found\" is no error"`},
 		{"a caught mistake among the pitfalls no check catches",
-			page("- *Caught by* `TestEvents` (\"should be told by one event\")", "- **Also** should be told by one event"), "Other pitfalls quotes"},
+			page("- *Caught by* `TestEvents` (\"should be told by one event\")", "- **Also** should be told by one event"), "Going further quotes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			wantDrift(t, "catchDrifts", catchDrifts("docs/lesson-07.md", tc.src, says), tc.problem)
