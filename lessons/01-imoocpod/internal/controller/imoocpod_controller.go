@@ -89,10 +89,10 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 	// pass. Returning an error retries with backoff; there is never a reason to requeue
 	// when all is well: the next change of the ImoocPod or its pods brings us back.
 	// TODO(6): Scale to spec.replicas.
-	// Compare len(active) with spec.replicas (it defaults to 1: ptr.Deref) and
-	// create the missing pods with r.createPods, or delete the surplus with
-	// r.deletePods(ctx, imoocPod, podsToDelete(...)); never more than maxBurst
-	// in one pass. Return their error.
+	// One pass brings the active pods to spec.replicas (1 when missing): it creates the
+	// missing pods or deletes the surplus podsToDelete picks, at most maxBurst, and
+	// returns their error. A pass with nothing to do writes nothing and asks for no
+	// requeue. See "Reconcile is level-triggered" in docs/lesson-01.md.
 	_ = active
 	return ctrl.Result{}, nil
 }
@@ -126,10 +126,11 @@ func (r *ImoocPodReconciler) createPods(ctx context.Context, imoocPod *appsv1.Im
 // newPod returns the pod imoocPod asks for, labelled with its name and controlled by it.
 func (r *ImoocPodReconciler) newPod(imoocPod *appsv1.ImoocPod) (*corev1.Pod, error) {
 	// TODO(3): Build the pod.
-	// Build the pod: a generated name starting with the ImoocPod's name, the
-	// NameLabel label, one container running spec.image, and a controller
-	// OwnerReference to imoocPod (controllerutil.SetControllerReference), which
-	// lets the garbage collector delete the pod with its ImoocPod.
+	// newPod returns a pod named uniquely in the ImoocPod's namespace, its name starting
+	// with the ImoocPod's, labelled NameLabel with the ImoocPod's name, with one container
+	// running spec.image, and controlled by the ImoocPod: the next pass counts it as its
+	// own, and the garbage collector deletes it with its ImoocPod. See "Owner references
+	// and garbage collection" in docs/lesson-01.md.
 	return nil, errors.New("newPod is not written yet")
 }
 

@@ -11,8 +11,10 @@ import (
 // another controller, or none, belongs to someone else and is never touched.
 func activePods(owner *appsv1.ImoocPod, pods []corev1.Pod) []corev1.Pod {
 	// TODO(4): Keep only the pods that count.
-	// Keep only the pods that owner controls (metav1.IsControlledBy) and that
-	// are still running or about to: not being deleted, not Succeeded or Failed.
+	// activePods keeps the pods that count towards spec.replicas: those the ImoocPod
+	// controls (a copied label is not enough), not being deleted and not finished
+	// (Succeeded or Failed). It leaves its input as it was. See "Which pods count, and
+	// which pods go" in docs/lesson-01.md.
 	return pods
 }
 
@@ -20,8 +22,9 @@ func activePods(owner *appsv1.ImoocPod, pods []corev1.Pod) []corev1.Pod {
 // that are not ready yet, then the newest, whose work is least likely to be warmed up.
 func podsToDelete(pods []corev1.Pod, count int) []corev1.Pod {
 	// TODO(5): Choose the pods to delete.
-	// Return count pods: not-ready pods before ready ones (podcontrol.IsPodReady),
-	// and within each group the newest first (CreationTimestamp). Sort a copy:
-	// pods comes from the cache and must not be changed.
+	// podsToDelete returns count pods (all if fewer), those whose loss hurts least: not
+	// ready before ready, and within each group the newest first. Its input comes from the
+	// cache and must stay as it was. See "Which pods count, and which pods go" in
+	// docs/lesson-01.md.
 	return nil
 }

@@ -9,10 +9,9 @@ import (
 // pass that finds the same counts leaves the condition as it was.
 func setReadyCondition(imoocPod *appsv1.ImoocPod, passErr error) {
 	// TODO(2): Set the Ready condition.
-	// Set the Ready condition with meta.SetStatusCondition. It is False with
-	// reason ReconcileError and the error as its message when passErr is set;
-	// else False with ScalingUp when fewer pods exist than spec.replicas asks
-	// for, ScalingDown when more, PodsNotReady when some are not ready; else
-	// True with AllReplicasReady. The reasons are constants in api/apps/v1; say the
-	// counts in the message. See "Conditions" in docs/lesson-02.md.
+	// The Ready condition says what the pass found, judged in this order: False with
+	// ReconcileError and the error when the pass failed; False with ScalingUp (too few
+	// pods), ScalingDown (too many) or PodsNotReady; else True with AllReplicasReady. Its
+	// message gives the counts, so the same counts give the same condition. See
+	// "Conditions" in docs/lesson-02.md.
 }

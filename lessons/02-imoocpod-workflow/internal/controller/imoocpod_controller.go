@@ -61,8 +61,8 @@ type ImoocPodReconciler struct {
 // it), which the API server allows only to who may update the ImoocPod's finalizers.
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=imoocpods/finalizers,verbs=update
 // TODO(5): Allow the status writes.
-// Let the manager write the status subresource: an RBAC marker for
-// imoocpods/status with the verbs get, update and patch.
+// The manager's generated role lets it get, update and patch the status subresource of
+// ImoocPods, which every status patch of a deployed manager needs.
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
 
 // Reconcile compares the pods that exist with spec.replicas and creates or deletes the
@@ -90,13 +90,12 @@ func (r *ImoocPodReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	// the deferred patch sends the difference from the snapshot, once, so that an error
 	// shows in the Ready condition and not only in this log.
 	// TODO(3): Patch the status once per pass.
-	// When the ImoocPod the cache gave predates your last status patch
-	// (r.statusWrites.Predates), read it again through r.APIReader; NotFound
-	// there means the ImoocPod was deleted since, which is no error. Then
-	// snapshot imoocPod (DeepCopy) and defer a call of r.patchStatus with the
-	// snapshot and the pass's error (retErr, the named result); join the
-	// patch's own error into retErr. See "One status patch per pass" in
-	// docs/lesson-02.md.
+	// Every return of the pass, errors included, ends in one patchStatus that
+	// sees the pass's final error (retErr, the named result), with the patch's
+	// own error joined into retErr. The snapshot it compares with must be no
+	// older than your last status patch: read a cache copy that predates it
+	// again from the API server, where NotFound is no error. See "One status
+	// patch per pass" in docs/lesson-02.md.
 
 	return r.reconcilePods(ctx, &imoocPod)
 }
@@ -122,8 +121,9 @@ func (r *ImoocPodReconciler) reconcilePods(ctx context.Context, imoocPod *appsv1
 	// subresource tells an autoscaler which pods to measure.
 	imoocPod.Status.Selector = labels.SelectorFromSet(labels.Set{NameLabel: imoocPod.Name}).String()
 	// TODO(4): Count the pods into the status.
-	// Count the active pods and the ready ones among them (podcontrol.IsPodReady) into
-	// status.replicas and status.readyReplicas.
+	// status.replicas and status.readyReplicas count the active pods and the ready ones
+	// among them, as this pass found them, before its own creates and deletes: counted
+	// afresh on every pass. See "One status patch per pass" in docs/lesson-02.md.
 
 	// Until the cache shows our last creates and deletes, its list is out of date, and
 	// acting on it would create or delete the same pods twice. The events of those pods
@@ -219,9 +219,9 @@ func (r *ImoocPodReconciler) deletePods(ctx context.Context, imoocPod *appsv1.Im
 // pod gets replaced.
 func (r *ImoocPodReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	// TODO(8): Put the filters on the watches.
-	// Give For and Owns the predicates of r.eventFilters (builder.WithPredicates,
-	// one list per watch) and give the controller r.MaxConcurrentReconciles
-	// (WithOptions). See "Filtering events" in docs/lesson-02.md.
+	// The ImoocPod watch and the pod watch each carry their own filters from
+	// r.eventFilters, and the controller runs r.MaxConcurrentReconciles workers. See
+	// "Filtering events" and "Concurrent workers" in docs/lesson-02.md.
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&appsv1.ImoocPod{}).
 		Owns(&corev1.Pod{}).

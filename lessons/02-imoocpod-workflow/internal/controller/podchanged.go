@@ -11,8 +11,9 @@ import (
 // them).
 func podChanged(oldPod, newPod *corev1.Pod) bool {
 	// TODO(6): Say which pod updates matter.
-	// Compare what the controller reads of the two pods: phase, whether the
-	// pod is ready (podcontrol.IsPodReady), deletionTimestamp, labels and owner
-	// references. See "Filtering events" in docs/lesson-02.md.
+	// podChanged is true when an update changed something a pass reads of a pod: its
+	// phase, whether it is ready, its deletionTimestamp, its labels or its owner
+	// references; false for anything else, annotations and restart counts included. See
+	// "Filtering events" in docs/lesson-02.md.
 	return true
 }

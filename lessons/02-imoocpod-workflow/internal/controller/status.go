@@ -14,12 +14,10 @@ import (
 // such a pass moves observedGeneration.
 func (r *ImoocPodReconciler) patchStatus(ctx context.Context, orig, imoocPod *appsv1.ImoocPod, passErr error) error {
 	// TODO(3): Patch the status once per pass.
-	// Set the Ready condition (setReadyCondition) and, when the pass succeeded,
-	// status.observedGeneration. Then, only when the status differs from
-	// orig's (equality.Semantic.DeepEqual), patch it: r.Status().Patch with
-	// client.MergeFrom(orig); NotFound means the ImoocPod was deleted since the
-	// pass read it, which is no error. Record the patch (r.statusWrites.Wrote),
-	// so that the next pass can tell whether the cache shows it yet. See "One
+	// patchStatus sets the Ready condition and, only when the pass succeeded,
+	// observedGeneration; then, only when the status differs from orig's, writes the
+	// difference to the status subresource. An ImoocPod deleted meanwhile is no error, and
+	// the next pass must be able to tell whether its copy shows this write. See "One
 	// status patch per pass" in docs/lesson-02.md.
 	return nil
 }

@@ -18,9 +18,10 @@ func (r *ImoocPodReconciler) eventFilters() (imoocPods, pods []predicate.Predica
 		return nil, nil
 	}
 	// TODO(7): Choose a filter for each watch.
-	// Return predicate.GenerationChangedPredicate for the ImoocPods (the API
-	// server bumps metadata.generation only for a change of spec, never for a
-	// status patch) and podChangedPredicate for the pods.
+	// eventFilters gives each watch its filters: an ImoocPod update starts a pass only
+	// when the spec changed, never for our own status patches; a pod update only when
+	// podChanged says so. Creates and deletes always pass. See "Filtering events" in
+	// docs/lesson-02.md.
 	return nil, nil
 }
 

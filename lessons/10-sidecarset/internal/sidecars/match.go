@@ -32,11 +32,10 @@ func ExcludedNamespaces(managerNamespace string) []string {
 // sidecars to every pod of the cluster.
 func Selects(set *sidecarsv1.SidecarSet, podLabels, namespaceLabels map[string]string) (bool, error) {
 	// TODO(2): Decide which pods a SidecarSet selects.
-	// Convert spec.selector with metav1.LabelSelectorAsSelector and match it
-	// against podLabels (labels.Set); a nil or empty one (no matchLabels, no
-	// matchExpressions) selects nothing. Then, when
-	// spec.namespaceSelector is set, do the same with namespaceLabels. Return
-	// false and the error, wrapped with the field's name, when a selector does
-	// not convert. See "Which pods a SidecarSet selects" in docs/lesson-10.md.
+	// Selects is true when the pod's labels match spec.selector and, if
+	// spec.namespaceSelector is set, the namespace's labels match it. A missing or
+	// empty spec.selector selects nothing; a selector that does not convert selects
+	// nothing, with an error naming its field. See "Which pods a SidecarSet selects"
+	// in docs/lesson-10.md.
 	return false, nil
 }

@@ -9,8 +9,8 @@ import (
 // keeps of it, a small part of each pod the API server sends.
 func CacheOptions() cache.Options {
 	// TODO(7): Give the pods' cache the transform TrimPod.
-	// Return cache options whose ByObject gives the pods (&corev1.Pod{}) the
-	// Transform TrimPod. See "Cache only what you read" in docs/lesson-11.md.
+	// The manager's cache runs TrimPod on every pod it receives, before it stores it,
+	// and on no other kind. See "Cache only what you read" in docs/lesson-11.md.
 	return cache.Options{}
 }
 
@@ -30,10 +30,10 @@ func TrimPod(obj any) (any, error) {
 		return obj, nil
 	}
 	// TODO(6): Keep only what the controller reads of a pod.
-	// Return a new *corev1.Pod with pod's TypeMeta, only the metadata fields
-	// named above, and a spec of the names of its init containers and
-	// containers (namesOnly). See "Cache only what you read" in
-	// docs/lesson-11.md.
+	// TrimPod returns a new pod holding only what is read of it: its TypeMeta, name,
+	// namespace, UID, resourceVersion, labels, deletion time, the record alone of its
+	// annotations, and the names of its init containers and containers. The pod it is
+	// given stays as it is. See "Cache only what you read" in docs/lesson-11.md.
 	return pod, nil
 }
 

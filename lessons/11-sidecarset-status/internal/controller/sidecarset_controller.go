@@ -114,13 +114,11 @@ func (r *SidecarSetReconciler) countPods(ctx context.Context, set *sidecarsv1.Si
 func countPod(status *sidecarsv1.SidecarSetStatus, pod *corev1.Pod, set *sidecarsv1.SidecarSet, revision string,
 	excluded []string, namespaceSelector labels.Selector, namespaceLabels map[string]map[string]string) {
 	// TODO(1): Count the pods a SidecarSet selects.
-	// Skip the pods being deleted, those of the excluded namespaces
-	// (excluded) and, when namespaceSelector is not nil, those whose
-	// namespace's labels (namespaceLabels) it does not match. Count the rest as
-	// matched; of those, count as injected the pods whose record
-	// (sidecars.Injected) names the SidecarSet and that run the sidecars the
-	// record's entry names (sidecars.RunsRecorded), and as outdated those whose
-	// entry's Revision is not revision. See "What the status counts" in docs/lesson-11.md.
+	// countPod counts a pod as matched unless it is being deleted, lives in an
+	// excluded namespace, or in one the namespace selector (when not nil) does not
+	// match. Of those, injected when its record names the SidecarSet and it runs the
+	// sidecars that entry names; of those, outdated when the recorded revision is not
+	// revision. See "What the status counts" in docs/lesson-11.md.
 }
 
 // selectorsOf converts set's selectors; the namespace selector is nil when the spec has
@@ -171,12 +169,11 @@ func (r *SidecarSetReconciler) namespaceLabels(ctx context.Context, namespaceSel
 // changed.
 func (r *SidecarSetReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	// TODO(2): Hear of SidecarSets, pods and namespaces.
-	// Watch SidecarSets (For), with no predicate: every change of one, its
-	// status included, is a pass; pods (Watches &corev1.Pod{}), mapped to their
-	// SidecarSets by r.sidecarSetsOfPod, with the predicate podChanged();
-	// and namespaces, mapped by r.sidecarSetsWithNamespaceSelector, with
-	// predicate.LabelChangedPredicate. See "Watching every pod" in
-	// docs/lesson-11.md.
+	// A pass runs on every change of a SidecarSet, its status included (the
+	// controller's own write must bring a pass that checks it); on a pod change that
+	// can change a count, for the SidecarSets that select the pod or that its record
+	// names; and on a change of a namespace's labels, for the SidecarSets with a
+	// namespace selector. See "Watching every pod" in docs/lesson-11.md.
 	return ctrl.NewControllerManagedBy(mgr).For(&sidecarsv1.SidecarSet{}).Named("sidecarset").Complete(r)
 }
 
@@ -224,9 +221,9 @@ func (r *SidecarSetReconciler) sidecarSetsWithNamespaceSelector(ctx context.Cont
 // change no count.
 func podChanged() predicate.Predicate {
 	// TODO(3): Let through only pod updates that change a count.
-	// Return a predicate.Funcs whose UpdateFunc passes an update only when the
-	// labels, the sidecars.InjectedAnnotation or the deletion timestamp differ
-	// between e.ObjectOld and e.ObjectNew. See "Watching every pod" in
-	// docs/lesson-11.md.
+	// podChanged lets every create and delete through, and an update only when it can
+	// change a count, that is when something countPod reads of a pod differs between
+	// the old and the new object. A kubelet's status update must not pass. See
+	// "Watching every pod" in docs/lesson-11.md.
 	return predicate.Funcs{}
 }

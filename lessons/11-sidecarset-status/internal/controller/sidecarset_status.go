@@ -80,12 +80,11 @@ func (r *SidecarSetReconciler) patchStatus(ctx context.Context, orig, set *sidec
 // the same leaves them as they were.
 func setConditions(set *sidecarsv1.SidecarSet, passErr error) {
 	// TODO(4): Set the Injected and UpToDate conditions.
-	// Set the Injected condition (meta.SetStatusCondition, with the
-	// observedGeneration): False ReconcileError with the error when passErr is
-	// set (and nothing else changes); else True NoMatchingPods when no pod
-	// matches, True AllPodsInjected when every matched pod is injected, False
-	// PodsNotInjected otherwise. Then UpToDate: True AllPodsUpToDate when no pod
-	// is outdated, else False OlderRevisions. Each message gives the counts. See
+	// setConditions sets Injected and UpToDate with the generation they observed.
+	// After a failed pass only Injected changes: False, ReconcileError, the error.
+	// Else, from the counts, Injected is True NoMatchingPods, True AllPodsInjected or
+	// False PodsNotInjected, and UpToDate True AllPodsUpToDate or False
+	// OlderRevisions. Messages give counts and revisions, never times. See
 	// "Conditions" in docs/lesson-11.md.
 }
 
@@ -95,10 +94,9 @@ func setConditions(set *sidecarsv1.SidecarSet, passErr error) {
 // of these: an event repeated on every pass drowns the ones that matter.
 func (r *SidecarSetReconciler) tellChanges(orig, set *sidecarsv1.SidecarSet, passErr error) {
 	// TODO(5): Tell real changes with events.
-	// Emit, with r.Recorder.Eventf(set, nil, type, reason, action, note...):
-	// a Normal EventRevisionChanged when status.revision changed from a
-	// non-empty one and some pods are outdated; a Warning EventPodsNotInjected
-	// when Injected turned False with reason PodsNotInjected; a Warning
-	// EventReconcileError when passErr is set and Injected's message is new. See
+	// tellChanges emits an event only for a change between the status before the pass
+	// (orig) and after it (set): a Normal one when the revision changed from an
+	// earlier one and pods run the old one; a Warning when Injected turns to
+	// PodsNotInjected; a Warning when a failed pass gives Injected a new message. See
 	// "Events only on real change" in docs/lesson-11.md.
 }

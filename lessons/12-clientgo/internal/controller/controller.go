@@ -152,12 +152,10 @@ func (c *Controller) updatePod(oldObj, newObj any) {
 // belongs to someone else and enqueues nothing.
 func (c *Controller) enqueueController(obj any) {
 	// TODO(2): Enqueue the ImoocPod that controls a pod.
-	// Find the pod's controller and enqueue the ImoocPod it names, in the
-	// pod's namespace. Unwrap a cache.DeletedFinalStateUnknown tombstone
-	// first (a delete event may carry one instead of the pod);
-	// metav1.GetControllerOf returns the controller reference, which must be
-	// of kind ImoocPod in the group apps.workshop.dev
-	// (schema.ParseGroupVersion). See "From an event to a key" in
+	// A pod event, a delete the informer missed (a tombstone) included, must
+	// enqueue the ImoocPod that controls the pod, in the pod's namespace;
+	// nothing for an owner that does not control it or a controller of
+	// another kind or group (any version of apps.workshop.dev counts). See "From an event to a key" in
 	// docs/lesson-12.md.
 }
 
@@ -176,9 +174,9 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 
 	// A pass that read a half-filled cache would see pods missing and create them again.
 	// TODO(6): Wait for the caches before the workers start.
-	// Wait until c.cacheSynced all report true before starting any worker
-	// (cache.WaitForNamedCacheSyncWithContext); if ctx ends first, return an
-	// error. See "Waiting for the caches" in docs/lesson-12.md.
+	// No worker may start before every informer in c.cacheSynced has listed
+	// its objects once; if ctx ends first, Run returns an error and starts
+	// none. See "Waiting for the caches" in docs/lesson-12.md.
 
 	log.Info("Starting workers", "count", workers)
 	var wg sync.WaitGroup
@@ -200,11 +198,11 @@ func (c *Controller) Run(ctx context.Context, workers int) error {
 // pass went. It returns false once the queue is shut down.
 func (c *Controller) processNextWorkItem(ctx context.Context) bool {
 	// TODO(5): Process one key of the work queue.
-	// Get a key from c.queue (return false when it is shut down) and mark it
-	// Done when the pass ends, whatever happens. Sync it with c.sync, then:
-	// on an error, log it (utilruntime.HandleErrorWithContext) and requeue
-	// with backoff (AddRateLimited); when sync asks to wait, Forget the
-	// key's failures and AddAfter the wait; else Forget. Count each result
-	// in c.Syncs. See "The work queue" in docs/lesson-12.md.
+	// Take one key (false once the queue shuts down), sync it and tell the
+	// queue the result: a failure retries with a backoff that grows per key,
+	// a wait comes back after it, a success or a wait clears the key's
+	// failures. Release the key whatever happens; count each result in
+	// c.Syncs.
+	// See "The work queue" in docs/lesson-12.md.
 	return false
 }

@@ -34,14 +34,13 @@ func (c *Controller) sync(ctx context.Context, key types.NamespacedName) (_ time
 	// The lister reads the cache. NotFound means the ImoocPod is gone: the garbage
 	// collector deletes its pods through their OwnerReferences, so we are done.
 	// TODO(3): Read the ImoocPod and defer its status patch.
-	// Read the ImoocPod from c.imoocPodLister. When it is gone (NotFound),
-	// forget its expectations and return; return any other error. Leave an
-	// ImoocPod that is being deleted alone. When it predates your last status
-	// patch (c.statusWrites.Predates), read it again from the API server
-	// (c.imoocPods.Get), where NotFound means gone too. The object is the
-	// cache's own: DeepCopy it before the pass changes its status, keep a
-	// second copy, orig, as the snapshot, and defer c.patchStatus(ctx, orig,
-	// imoocPod, retErr) in a closure that joins its error into retErr. See
+	// The pass must work on an ImoocPod no older than your last status patch
+	// (a cached copy that predates it is read again from the API server);
+	// NotFound from
+	// either read means forget its expectations and return nil; one being
+	// deleted needs nothing. Never change the cache's object; every return,
+	// errors included, ends in one status patch against a snapshot taken
+	// before the pass. See
 	// "sync, the Reconcile of client-go" in docs/lesson-12.md.
 	return 0, nil
 }
@@ -137,10 +136,10 @@ func newPod(imoocPod *appsv1.ImoocPod) *corev1.Pod {
 			// controllerutil.SetControllerReference finds the kind in the scheme; here
 			// we name it. NewControllerRef sets controller and blockOwnerDeletion.
 			// TODO(4): Make each pod controlled by its ImoocPod.
-			// Give the pod a controller OwnerReference to imoocPod
-			// (metav1.NewControllerRef with appsv1.GroupVersion.WithKind),
-			// which lets the garbage collector delete the pod with its
-			// ImoocPod and the pod's events find their ImoocPod.
+			// Each pod created names its ImoocPod as its controller (controller and
+			// blockOwnerDeletion true), so that the garbage collector deletes it with
+			// the ImoocPod and its events find their ImoocPod. See "sync, the Reconcile
+			// of client-go" in docs/lesson-12.md.
 		},
 		Spec: corev1.PodSpec{
 			Containers: []corev1.Container{{Name: "app", Image: imoocPod.Spec.Image}},

@@ -49,12 +49,10 @@ func Informer(factory dynamicinformer.DynamicSharedInformerFactory) (cache.Share
 // reads, as the workshop's other managers do (bootstrap.WithDefaults).
 func toImoocPod(obj any) (any, error) {
 	// TODO(1): Convert the informer's objects to ImoocPods.
-	// When obj is an *unstructured.Unstructured, convert its Object (a
-	// map[string]any) into a new appsv1.ImoocPod with
-	// runtime.DefaultUnstructuredConverter.FromUnstructured, drop its
-	// ManagedFields, and return it; pass anything else through unchanged (a
-	// transform may see an object twice). See "A typed client of our own" in
-	// docs/lesson-12.md.
+	// The transform must turn each *unstructured.Unstructured into an
+	// *appsv1.ImoocPod without managed fields, and pass anything else
+	// through: a transform may see an object twice.
+	// See "A typed client of our own" in docs/lesson-12.md.
 	return obj, nil
 }
 

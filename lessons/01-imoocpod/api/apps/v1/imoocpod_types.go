@@ -9,16 +9,16 @@ type ImoocPodSpec struct {
 	// Replicas is the number of pods to keep running. It is a pointer so that an explicit
 	// 0 differs from "not set", which the API server defaults to 1.
 	// TODO(1): Validate and default the replica count.
-	// Add validation markers so that the API server itself rejects a negative
-	// count and anything over 1000, and defaults a missing count to 1.
-	// See "Validation markers" in docs/lesson-01.md.
+	// The API server itself refuses a negative replica count and one over 1000 (0 is
+	// allowed), and fills in 1 when the count is missing: no bad count reaches the
+	// controller. See "Validation markers" in docs/lesson-01.md.
 	// +optional
 	Replicas *int32 `json:"replicas,omitempty"`
 
 	// Image is the container image every pod runs.
 	// TODO(2): Require an image, with a default.
-	// Add markers so that an empty image is rejected and a missing one defaults
-	// to registry.k8s.io/pause:3.10.
+	// The API server refuses an empty image, and fills in registry.k8s.io/pause:3.10 when
+	// the image is missing. See "Validation markers" in docs/lesson-01.md.
 	// +optional
 	Image string `json:"image,omitempty"`
 }

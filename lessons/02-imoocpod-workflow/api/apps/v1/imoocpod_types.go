@@ -73,11 +73,11 @@ type ImoocPodStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:shortName=imp
 // TODO(1): Give ImoocPod its subresources and columns.
-// Give ImoocPod a status subresource, a scale subresource that maps
-// spec.replicas, status.replicas and status.selector (so that `kubectl scale`
-// and an autoscaler work), and the printer columns DESIRED, CURRENT, READY and
-// AGE of `kubectl get rs`.
-// See "Subresources and printer columns" in docs/lesson-02.md.
+// ImoocPod gets a status subresource, so that the user and the controller each write
+// their own half; a scale subresource over spec.replicas, status.replicas and
+// status.selector, for `kubectl scale` and an autoscaler; and the columns DESIRED,
+// CURRENT, READY and AGE of `kubectl get rs`. See "Subresources and printer columns"
+// in docs/lesson-02.md.
 
 // ImoocPod keeps a number of identical pods running, like a small ReplicaSet.
 //

@@ -29,15 +29,11 @@ import (
 //   - a sidecar validateContainer refuses (a SidecarSet stored without the webhook).
 func Inject(pod *corev1.Pod, sets []sidecarsv1.SidecarSet) []string {
 	// TODO(4): Inject each SidecarSet once, and record it.
-	// Read the pod's record (sidecars.Injected). For each SidecarSet the record
-	// does not list, or lists while the pod lacks its sidecars (sidecars.Runs:
-	// anyone can write the record), call injectSet; when it added something,
-	// record under the SidecarSet's name a sidecars.Entry: sidecars.Revision of
-	// its spec, and the names (namesOf) of the init containers injectSet
-	// appended after those the pod had. When anything was
-	// added, write the record back (sidecars.FormatInjected) into the pod's
-	// annotations, creating the map when it is nil. Return every warning. See
-	// "Injecting" in docs/lesson-10.md.
+	// Inject adds each SidecarSet's sidecars once: it skips a SidecarSet the record
+	// lists only if the pod also runs its sidecars (anyone can write a record). Each
+	// SidecarSet that added a sidecar gets an entry: the revision of its spec and the
+	// names added. The record is written only when something was added, into
+	// annotations that may be nil. See "The record" in docs/lesson-10.md.
 	return nil
 }
 
@@ -72,13 +68,11 @@ func injectSet(pod *corev1.Pod, set *sidecarsv1.SidecarSet) (bool, []string) {
 	}
 
 	// TODO(3): Add the sidecars of one SidecarSet that fit.
-	// For each container of the SidecarSet: skip it, with a warning (warn),
-	// when validateContainer refuses it, when containerNamesIn(pod) has its name, or
-	// when missingVolume finds a volume it cannot mount. Else append
-	// asSidecar(c), a native sidecar, to pod.Spec.InitContainers and remember
-	// its name. When none was added, return false and the warnings; else
-	// append volumes to pod.Spec.Volumes and return true. See "Injecting" and
-	// "Native sidecars" in docs/lesson-10.md.
+	// injectSet appends each sidecar that fits, as a native sidecar after the pod's
+	// init containers, and the SidecarSet's volumes only if a sidecar went in. A
+	// sidecar that is invalid, whose name the pod or an earlier sidecar has, or that
+	// mounts a volume it will not find is left out, with a warning. See "Injecting"
+	// and "Native sidecars" in docs/lesson-10.md.
 	return false, warnings
 }
 

@@ -150,9 +150,9 @@ func validateSpec(spec *sidecarsv1.SidecarSetSpec, path *field.Path) field.Error
 // needs them.
 func validateSelector(selector *metav1.LabelSelector, path *field.Path) field.ErrorList {
 	// TODO(7): Validate the label selectors.
-	// Return the errors of metav1validation.ValidateLabelSelector for selector
-	// at path (default options). See "Validating a SidecarSet" in
-	// docs/lesson-10.md.
+	// validateSelector returns every problem of a label selector (its keys, values and
+	// operators) at its path, by the rules the API server itself applies to selectors.
+	// See "Validating a SidecarSet" in docs/lesson-10.md.
 	return nil
 }
 
@@ -161,10 +161,9 @@ func validateSelector(selector *metav1.LabelSelector, path *field.Path) field.Er
 // only be found when a pod is created: the pod webhook skips that sidecar then.
 func validateContainers(containers []corev1.Container, path *field.Path) field.ErrorList {
 	// TODO(8): Validate the list of sidecars.
-	// Return field.Required(path, ...) when there is no container. Else add the
-	// errors of validateContainer for each one, at path.Index(i), and a
-	// field.Duplicate at path.Index(i).Child("name") for a name an earlier
-	// container has. See "Validating a SidecarSet" in docs/lesson-10.md.
+	// validateContainers requires a sidecar, reports every problem of every sidecar at
+	// its index, and a name an earlier sidecar has as a duplicate at its name; an
+	// empty name is no duplicate. See "Validating a SidecarSet" in docs/lesson-10.md.
 	return nil
 }
 
@@ -215,9 +214,9 @@ func validateContainer(c *corev1.Container, path *field.Path) field.ErrorList {
 // names the API server gives pods itself.
 func validateVolumes(volumes []corev1.Volume, path *field.Path) field.ErrorList {
 	// TODO(9): Refuse two volumes of one name.
-	// For each volume, add validateVolume's errors at path.Index(i), and a
-	// field.Duplicate at path.Index(i).Child("name") for a name an earlier volume
-	// has. See "Reserved names" in docs/lesson-10.md.
+	// validateVolumes reports every problem of every volume at its index, and a name
+	// an earlier volume has as a duplicate at that volume's name; no volume at all is
+	// fine. See "Reserved names" in docs/lesson-10.md.
 	return nil
 }
 
@@ -225,9 +224,9 @@ func validateVolumes(volumes []corev1.Volume, path *field.Path) field.ErrorList 
 // volume cannot have. Its source is the CRD schema's to check.
 func validateVolume(v *corev1.Volume, path *field.Path) field.ErrorList {
 	// TODO(10): Refuse bad and reserved volume names.
-	// Return validateName's errors for the name; when there are none and the
-	// name starts with ReservedVolumePrefix, a field.Forbidden that says why.
-	// See "Reserved names" in docs/lesson-10.md.
+	// validateVolume refuses a name that is not a DNS label, and one with the prefix
+	// of the API server's own token volumes, saying whose names those are. See
+	// "Reserved names" in docs/lesson-10.md.
 	return nil
 }
 

@@ -29,11 +29,10 @@ func (src *ImoocPod) ConvertTo(dstRaw conversion.Hub) error {
 		return fmt.Errorf("converting ImoocPod %s/%s to v2: got a %T", src.Namespace, src.Name, dstRaw)
 	}
 	// TODO(1): Convert a v1 ImoocPod to v2.
-	// Copy the metadata (DeepCopy: the maps must not be shared), spec.replicas and
-	// the status, which v2 has unchanged, and make spec.image the template's one
-	// container (templateOf). Then call restoreTemplate(dst, src.Spec.Image), which
-	// task 3 writes, and return nil: a conversion to v2 runs at every read of an object
-	// stored in v1, and must not fail on what a user stored. See "Hub and spokes" in
+	// ConvertTo gives v2 all that v1 holds: the metadata (not shared with src),
+	// spec.replicas, the status, and spec.image as the template's one container; then
+	// restoreTemplate (task 3) adds what the annotation saved. It returns no error: it
+	// runs at every read of an object stored in v1. See "Hub and spokes" in
 	// docs/lesson-13.md.
 	return fmt.Errorf("converting to %T is not written yet", dst)
 }
@@ -45,9 +44,10 @@ func (dst *ImoocPod) ConvertFrom(srcRaw conversion.Hub) error {
 		return fmt.Errorf("converting to ImoocPod %s/%s from v2: got a %T", dst.Namespace, dst.Name, srcRaw)
 	}
 	// TODO(2): Convert a v2 ImoocPod to v1.
-	// Copy the metadata, spec.replicas and the status; spec.image is the image of the
-	// template's first container ("" when there is none). Then return
-	// saveTemplate(dst, src.Spec.Template), which task 3 writes.
+	// ConvertFrom gives v1 the metadata, spec.replicas, the status and, as spec.image, the
+	// image of the template's first container ("" when there is none, without a panic);
+	// saveTemplate (task 3) keeps the rest, and its error is ConvertFrom's. See "Hub and
+	// spokes" in docs/lesson-13.md.
 	return fmt.Errorf("converting from %T is not written yet", src)
 }
 
@@ -55,10 +55,11 @@ func (dst *ImoocPod) ConvertFrom(srcRaw conversion.Hub) error {
 // it all.
 func saveTemplate(dst *ImoocPod, template appsv2.PodTemplate) error {
 	// TODO(3): Keep what v1 cannot say in an annotation.
-	// Drop any TemplateAnnotation dst got with v2's metadata. Then, unless the
-	// template is exactly what dst's spec.image says (templateOf), save it as JSON
-	// in dst's TemplateAnnotation, so that a v1 client that writes the object back
-	// sends it back too. See "Nothing lost" in docs/lesson-13.md.
+	// A v2 ImoocPod converted to v1 and back comes back unchanged, and a v1 client that
+	// writes it back keeps what it never saw. saveTemplate stores the template in
+	// TemplateAnnotation when dst's spec.image cannot say it all, after dropping any
+	// TemplateAnnotation that came with v2's metadata. See "Nothing lost" in
+	// docs/lesson-13.md.
 	return nil
 }
 
@@ -68,12 +69,11 @@ func saveTemplate(dst *ImoocPod, template appsv2.PodTemplate) error {
 // template stays the one spec.image says: the controller reports it in the condition
 // TemplateAnnotationIgnored.
 func restoreTemplate(dst *appsv2.ImoocPod, image string) {
-	// TODO(3): Restore the template from dst's TemplateAnnotation, if it has one and it
-	// holds a template v2 accepts (ParseTemplateAnnotation). Ignore any other,
-	// and leave it on dst: it was stored before anything checked it, and a
-	// conversion that fails makes every list of ImoocPods fail. The v1
-	// spec.image (image) wins over the saved first container's image: a v1
-	// client may have changed it. Remove a restored annotation: v2 says it all.
+	// TODO(3): Restore the template saved in dst's TemplateAnnotation, when it holds a
+	// template v2 accepts, with the v1 spec.image (image) in its first container:
+	// a v1 client may have changed it. Then remove the annotation: v2 says it
+	// all. Ignore any other annotation and leave it on dst: a conversion that
+	// fails makes every list of ImoocPods fail.
 }
 
 // ParseTemplateAnnotation reads the template a TemplateAnnotation holds and checks it as

@@ -21,10 +21,9 @@ func SetupImoocPodWebhookWithManager(mgr ctrl.Manager) error {
 	// too, which is the task.
 	mgr.GetWebhookServer().Register(validatePath, admission.WithValidator[*appsv1.ImoocPod](mgr.GetScheme(), ImoocPodV1Validator{}))
 	// TODO(4): Serve the conversions.
-	// Register ImoocPod with the manager's webhook server
-	// (ctrl.NewWebhookManagedBy): as v1 converts to the hub, it serves /convert, and
-	// the CRD's spec.conversion sends the API server there. See "The conversion
-	// webhook" in docs/lesson-13.md.
+	// The manager's webhook server serves ImoocPod's conversions at /convert, where the
+	// CRD's spec.conversion sends the API server: every ImoocPod then reads and writes in
+	// both versions. See "The conversion webhook" in docs/lesson-13.md.
 	return nil
 }
 
