@@ -42,8 +42,8 @@ func setup(mgr ctrl.Manager) error {
 		Scheme:    mgr.GetScheme(),
 		APIReader: mgr.GetAPIReader(),
 		// TODO(2): Give the controller an event recorder.
-		// Give the reconciler the manager's recorder of events.k8s.io Events,
-		// reporting as nodepool-controller. See "Events" in docs/lesson-07.md.
+		// The reconciler writes events.k8s.io Events, which name nodepool-controller
+		// as the controller that reports them. See "Events" in docs/lesson-07.md.
 	}).SetupWithManager(mgr)
 	if err != nil {
 		return fmt.Errorf("setting up the NodePool controller: %w", err)

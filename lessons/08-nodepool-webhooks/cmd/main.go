@@ -47,9 +47,9 @@ func setup(mgr ctrl.Manager) error {
 		return fmt.Errorf("setting up the NodePool controller: %w", err)
 	}
 	// TODO(1): Register the webhooks with the manager.
-	// Register the NodePool webhooks: import internal/webhook/nodes/v1 as
-	// webhooknodesv1 and call its SetupNodePoolWebhookWithManager. See
-	// "Registering the webhooks" in docs/lesson-08.md.
+	// The manager serves the NodePool webhooks: while nobody answers them, the API
+	// server refuses every NodePool. See "Registering the webhooks" in
+	// docs/lesson-08.md.
 
 	// Ready only once the webhook server answers: until then the API server refuses
 	// every NodePool (failurePolicy=fail), so a Service must not send it requests

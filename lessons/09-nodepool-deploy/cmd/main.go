@@ -107,20 +107,19 @@ func readYourWrites(o *ctrl.Options) {
 // A leader that stops cleanly (SIGTERM, a rolling update) releases the Lease at once.
 func leaderElection(o *ctrl.Options) {
 	// TODO(2): Time the leader election.
-	// Set the lease's timing: LeaseDuration 10s, RenewDeadline 6s, RetryPeriod
-	// 2s (ptr.To from k8s.io/utils/ptr), and LeaderElectionReleaseOnCancel,
-	// so that a replica stopped by a rolling update hands the Lease over at once.
-	// See "Leader election" in docs/lesson-09.md.
+	// A crashed leader's work waits about ten seconds at most: a lease of 10s,
+	// renewed within 6s, tried every 2s. A replica stopped cleanly, as by a
+	// rolling update, hands the Lease over at once. See "Leader election" in
+	// docs/lesson-09.md.
 }
 
 // The manager's own permissions, beyond its controller's (internal/controller): the
 // metrics filter (secureMetrics, below) asks the API server who a scraper is and
 // whether it may read /metrics. controller-gen writes them into config/rbac/role.yaml.
 // TODO(1): Let the manager's role check who scrapes its metrics.
-// Grant what the secure metrics endpoint asks the API server: create on
-// tokenreviews (group authentication.k8s.io) and create on
-// subjectaccessreviews (group authorization.k8s.io), one +kubebuilder:rbac
-// marker each. See "RBAC from markers" in docs/lesson-09.md.
+// The manager's role lets the secure metrics endpoint ask the API server who
+// a scraper is and whether it may read /metrics, and nothing more. See "RBAC
+// from markers" in docs/lesson-09.md.
 
 // secureMetrics serves /metrics over HTTPS to whoever the API server says may read it,
 // as kubebuilder's scaffold does: the filter checks the caller's bearer token with a

@@ -38,10 +38,9 @@ type NodePoolReconciler struct {
 // only to a client that may update the pool's finalizers.
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools/finalizers,verbs=update
 // TODO(8): Let the manager's role patch nodes and manage RuntimeClasses.
-// Let the manager read, watch and patch nodes (never update them: see "Patching
-// a node you do not own"), and read, watch, create, patch and delete
-// RuntimeClasses (group node.k8s.io): two RBAC markers like the ones above. See
-// "Your tasks" in docs/lesson-05.md.
+// The manager's role must allow what a pass does, and no more: read, watch and
+// patch nodes (never update them), and read, watch, create, patch and delete
+// RuntimeClasses. See "Patching a node you do not own" in docs/lesson-05.md.
 
 // Reconcile brings the nodes that concern the pool and the pool's RuntimeClass in line
 // with its spec: the members get the pool's labels and taints, the nodes that left lose
@@ -49,15 +48,13 @@ type NodePoolReconciler struct {
 // NodePool's spec, of its RuntimeClass and of the nodes that concern it.
 func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
 	// TODO(5): Write the pass: get the pool, patch the nodes that need it.
-	// Get the NodePool the request names (it has a name and no namespace). When it
-	// is gone (apierrors.IsNotFound), the pass is done: return no error. Any other
-	// error goes back to the queue, wrapped. See "The Reconcile skeleton" in
-	// docs/lesson-05.md.
+	// Read the pool the request names. A pool that is gone ends the pass with no
+	// error; any other failure to read it goes back to the queue, wrapped. See
+	// "The Reconcile skeleton" in docs/lesson-05.md.
 
 	// TODO(5): Write the pass: bring the nodes and the RuntimeClass in line.
-	// Bring the nodes (r.reconcileNodes) and the RuntimeClass
-	// (r.reconcileRuntimeClass) in line with the pool. Do both even when the first
-	// fails, and return both errors (errors.Join): the queue retries the pass.
+	// Bring the nodes and the RuntimeClass in line with the pool, the second even
+	// when the first fails, and return both errors: the queue retries the pass.
 	return ctrl.Result{}, nil
 }
 
@@ -147,12 +144,11 @@ func (r *NodePoolReconciler) syncNodes(ctx context.Context, pool *nodesv1.NodePo
 // lifecycle controller does for its own taints. Nothing anyone else wrote is lost.
 func (r *NodePoolReconciler) syncNode(ctx context.Context, pool *nodesv1.NodePool, node *corev1.Node) (nodeChange, error) {
 	// TODO(5): Write the pass: patch a node only when it changed.
-	// Compute the node the pool wants (withPool) and patch it only
-	// when it changed, with client.MergeFromWithOptions(node,
-	// client.MergeFromWithOptimisticLock{}); on a conflict read the node again
-	// through r.APIReader and start over (retry.RetryOnConflict). Ignore NotFound;
-	// log "Patched node" with the node and the change. See "Patching a node you
-	// do not own" in docs/lesson-05.md.
+	// Patch the node only when what the pool wants differs, sending only what
+	// changes, and so that the API server refuses a write based on a stale copy;
+	// after a refusal, compute again from a fresh read of the node. A node that is
+	// gone needs nothing. Log "Patched node" with the node and the change. See
+	// "Patching a node you do not own" in docs/lesson-05.md.
 	return nodeUnchanged, nil
 }
 
@@ -165,10 +161,9 @@ func (r *NodePoolReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&nodesv1.NodePool{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		// TODO(7): Watch the RuntimeClass and the nodes.
-		// Reconcile a pool when its RuntimeClass changes (Owns) and when a node that
-		// concerns it changes: Watches with handler.EnqueueRequestsFromMapFunc(poolsOfNode)
-		// and the predicate poolNodeChangedPredicate(). See "Watching nodes" in
-		// docs/lesson-05.md.
+		// A pool's pass must start when its RuntimeClass changes and when a node that
+		// concerns it changes, but not for the node updates no pass reads (the
+		// kubelet's heartbeats). See "Watching nodes" in docs/lesson-05.md.
 		Named("nodepool").
 		Complete(r)
 }

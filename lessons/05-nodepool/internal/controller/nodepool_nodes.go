@@ -17,9 +17,9 @@ import (
 // the pool's record has left and must lose what the pool gave it.
 func concernsPool(node *corev1.Node, pool string) bool {
 	// TODO(3): Pick the nodes a pass looks at.
-	// Return true for a member of the pool (isPoolMember) and for a node that
-	// carries the pool's record annotation (poolRecordAnnotation), member or not.
-	// See "Who a pass looks at" in docs/lesson-05.md.
+	// A pass looks at the pool's members and at every node that still carries the
+	// pool's record, member or not: report true for those, false for any other
+	// node. See "Who a pass looks at" in docs/lesson-05.md.
 	return isPoolMember(node, pool)
 }
 
@@ -75,10 +75,10 @@ func withPool(node *corev1.Node, pool *nodesv1.NodePool) (*corev1.Node, nodeChan
 // returns the labels it set: the pool's from now on.
 func setPoolLabels(node *corev1.Node, held, want map[string]string) map[string]string {
 	// TODO(1): Set the pool's labels on a node.
-	// Delete every label of held whose key want does not list. Then set each label
-	// of want whose key the node lacks or the pool holds (in held), and return the
-	// labels you set; a key that carries someone else's value stays theirs
-	// (node.Labels may be nil). See "Remembering what the pool gave" in
+	// The node loses each label of held that want no longer lists, and gets each
+	// label of want whose key it lacks or the pool holds; return the labels you
+	// set. A key the pool does not hold stays as it is, whatever its value, and a
+	// node may have no labels at all. See "Remembering what the pool gave" in
 	// docs/lesson-05.md.
 	return nil
 }

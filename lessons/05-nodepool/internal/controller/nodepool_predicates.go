@@ -21,10 +21,10 @@ import (
 // (node-role.kubernetes.io/control-plane) costs a pass that finds nothing.
 func poolsOfNode(_ context.Context, obj client.Object) []reconcile.Request {
 	// TODO(4): Map a node to the pools it concerns.
-	// Return one request (the pool's name, no namespace) for each label key of
-	// obj that starts with nodesv1.MemberLabelPrefix and each annotation key that
-	// starts with nodesv1.RecordAnnotationPrefix, each pool once. See "Watching
-	// nodes" in docs/lesson-05.md.
+	// Return one request for each pool the node names, by a membership label or by
+	// a record annotation, each pool once and never an empty name. A request names
+	// the pool and no namespace: NodePool is cluster-scoped. See "Watching nodes"
+	// in docs/lesson-05.md.
 	return nil
 }
 

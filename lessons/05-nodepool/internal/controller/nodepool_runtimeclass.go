@@ -32,10 +32,11 @@ func (r *NodePoolReconciler) newRuntimeClass(pool *nodesv1.NodePool) (*nodev1.Ru
 // has no scheduling at all, as the API server stores it.
 func poolScheduling(pool *nodesv1.NodePool) *nodev1.Scheduling {
 	// TODO(6): Create the pool's RuntimeClass and keep it in line.
-	// Return nil for a pool without labels and taints; else the pool's labels as
-	// the node selector (a copy, nil when there are none) and, for each taint, a
-	// toleration with the operator Equal and the taint's key, value and effect.
-	// See "The RuntimeClass" in docs/lesson-05.md.
+	// Every pod of the class must land on a member and be accepted there: the
+	// pool's labels (a copy) as the node selector, and for each taint a toleration
+	// of exactly that taint. A pool without labels has no selector, and a pool
+	// with neither labels nor taints no scheduling at all. See "The RuntimeClass"
+	// in docs/lesson-05.md.
 	return nil
 }
 
@@ -47,12 +48,12 @@ func (r *NodePoolReconciler) reconcileRuntimeClass(ctx context.Context, pool *no
 		return err
 	}
 	// TODO(6): Create the RuntimeClass, or fix the one there.
-	// Get the RuntimeClass named like want. Create want when there is none (a
-	// Create refused with AlreadyExists means the cache is behind: no error);
-	// return an error when the one there is not controlled by the pool; delete it
-	// (with a UID precondition) when its handler differs; patch its scheduling
-	// (client.MergeFrom) when that differs; else write nothing. Log what you do.
-	// See "The RuntimeClass" in docs/lesson-05.md.
+	// Bring the RuntimeClass named like want in line, writing only what differs:
+	// create it when there is none (one the cache does not show yet is no error);
+	// never take over one the pool does not control (an error); replace one with
+	// another handler, deleting the very object you compared; correct its
+	// scheduling; else write nothing. Log each write. See "The RuntimeClass" in
+	// docs/lesson-05.md.
 	_ = want
 	return nil
 }

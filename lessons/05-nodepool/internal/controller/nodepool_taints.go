@@ -18,11 +18,10 @@ func sameTaint(a, b corev1.Taint) bool { return taintID(a) == taintID(b) && a.Va
 // its value. It returns the taints it set.
 func setPoolTaints(node *corev1.Node, held, want []corev1.Taint) []corev1.Taint {
 	// TODO(2): Set the pool's taints on a node.
-	// Build node.Spec.Taints anew, every taint in its place: one whose taintID
-	// is in held goes when want does not list it, and takes want's value when it
-	// does; any other taint stays as it is, one of want's key and effect with
-	// someone else's value included. Then append the taints of want the node
-	// lacks. Return the taints you set. See "Remembering what the pool gave" in
-	// docs/lesson-05.md.
+	// A taint the pool holds (in held) goes when want no longer lists it, and
+	// takes want's value when it does; every other taint stays as it is, where it
+	// is, even one with want's key and effect but someone else's value. The taints
+	// of want the node lacks come last. Return the taints you set. See
+	// "Remembering what the pool gave" in docs/lesson-05.md.
 	return nil
 }

@@ -38,8 +38,8 @@ type NodePoolReconciler struct {
 }
 
 // TODO(4): Let the manager's role patch NodePools.
-// Let the manager patch NodePools, to add and remove its finalizer. See "Your
-// tasks" in docs/lesson-06.md.
+// The manager's role must let it add and remove the pool's finalizer. See
+// "Adding the finalizer" in docs/lesson-06.md.
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools,verbs=get;list;watch
 // The RuntimeClass's OwnerReference blocks the pool's deletion (blockOwnerDeletion); an
 // API server with the OwnerReferencesPermissionEnforcement admission plugin allows that
@@ -65,10 +65,9 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	}
 
 	// TODO(1): Give every pool the finalizer.
-	// Send a pool being deleted (pool.DeletionTimestamp) to r.reconcileDelete and
-	// return; give any other pool the finalizer (r.addPoolFinalizer) when it
-	// lacks it (controllerutil.ContainsFinalizer), then go on with the pass. See
-	// "The order of a pass" in docs/lesson-06.md.
+	// A pool being deleted gets its deletion pass, and nothing else. Any other pool
+	// carries the finalizer before the pass gives a node anything, and the pass goes
+	// on once it is added. See "The order of a pass" in docs/lesson-06.md.
 
 	// The nodes and the RuntimeClass do not depend on each other: a failure of one must
 	// not hold the other back. Both errors are returned, and the queue retries the pass.

@@ -29,8 +29,9 @@ func poolShare(node *corev1.Node, pool *nodesv1.NodePool) (labels map[string]str
 		return nil, nil, false
 	}
 	// TODO(2): A pool being deleted gives nothing.
-	// A pool being deleted gives nothing to anyone, members included. See
-	// "Deleting a pool" in docs/lesson-06.md.
+	// A pool being deleted gives nothing to anyone, members included, so that its
+	// last pass takes back everything it gave. See "Deleting a pool" in
+	// docs/lesson-06.md.
 	return pool.Spec.Labels, pool.Spec.Taints, true
 }
 

@@ -52,10 +52,9 @@ type NodePoolReconciler struct {
 // only to a client that may update the pool's finalizers.
 // +kubebuilder:rbac:groups=nodes.workshop.dev,resources=nodepools/finalizers,verbs=update
 // TODO(9): Let the manager's role write the status and Events.
-// Let the manager write the pools' status subresource, and create and patch
-// the Events the recorder writes (group events.k8s.io) in the namespace
-// default, where they go, and nowhere else. See "Events" in
-// docs/lesson-07.md.
+// The manager's role lets it write the pools' status, and create and patch
+// Events in the namespace default only, where the Events of a cluster-scoped
+// pool go. See "Events" in docs/lesson-07.md.
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=node.k8s.io,resources=runtimeclasses,verbs=get;list;watch;create;patch;delete
 
@@ -95,12 +94,11 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	}
 
 	// TODO(5): Patch the status once per pass.
-	// Snapshot the pool and defer r.patchStatus with the snapshot and the pass's
-	// error (retErr), joining the patch's own error into retErr, as in lesson 02.
-	// Here, after the deletion branch: see "The status patch and the finalizer"
-	// in docs/lesson-07.md. Before the snapshot, read the pool again through
-	// r.APIReader when r.statusWrites says it predates your last status write;
-	// NotFound there means the pool was deleted since, which is no error.
+	// Every pass but a deletion's ends with the status patch of what it found,
+	// whatever path it took, and that patch's error joins the pass's. The
+	// snapshot it compares with is never older than your last status write: when
+	// the cache's copy is, read the pool from the API server (gone by then: no
+	// error). See "The status patch and the finalizer" in docs/lesson-07.md.
 
 	// The nodes and the RuntimeClass do not depend on each other: a failure of one must
 	// not hold the other back. Both errors are returned, and the queue retries the pass.
@@ -137,8 +135,8 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 		return 0, err
 	}
 	// TODO(8): Count the members, from zero.
-	// Start the pool's status.nodeCount and status.allocatable from zero; the
-	// loop below counts each member in (countMember).
+	// Each pass counts the members from zero, never on from the status it read. See
+	// "Status and printer columns" in docs/lesson-07.md.
 	changes := map[nodeChange][]*corev1.Node{}
 	var conflicts []string
 	var concerned []*corev1.Node
@@ -149,9 +147,9 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 		}
 		concerned = append(concerned, node)
 		// TODO(8): Count a member, or report its conflict.
-		// Count node into the status when it is a member that carries none of the
-		// pool's keys with someone else's value (conflictsOn returns nothing); else
-		// add "node NAME: " and what it carries, joined by ", ", to conflicts.
+		// A member counts into the status only when it carries none of the pool's
+		// keys with someone else's value; else it adds one line to conflicts, "node
+		// NAME: " and what it carries, joined by ", ".
 	}
 	// Results come back in the nodes' order, however the patches interleaved.
 	results := r.syncNodes(ctx, pool, concerned)

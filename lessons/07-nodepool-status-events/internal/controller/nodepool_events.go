@@ -25,11 +25,11 @@ const (
 // sorted by name). A pass that changed nothing tells nothing.
 func (r *NodePoolReconciler) recordNodeChanges(pool *nodesv1.NodePool, changes map[nodeChange][]*corev1.Node) {
 	// TODO(6): Tell what the pass did to the nodes.
-	// For each of nodeJoined, nodeUpdated and nodeLeft, in that order, emit one
-	// Normal event about the pool when changes holds nodes of that kind:
-	// EventNodeJoined, EventNodeUpdated or EventNodeLeft, with an action and a
-	// note; the node as the related object when there is one, a count of them
-	// when there are more. See "Events" in docs/lesson-07.md.
+	// Each kind of change the pass made to nodes (joined, updated, left, in that
+	// order) is told by one Normal event about the pool: about one node, naming it,
+	// with it as the related object; about several, counting them and naming the
+	// first. A pass that changed nothing tells nothing. See "Events" in
+	// docs/lesson-07.md.
 }
 
 // maxEventNote is the longest note the API server accepts in an events.k8s.io Event. The

@@ -64,8 +64,9 @@ func poolNodeChangedPredicate() predicate.Predicate {
 // taints.
 func poolNodeChanged(oldNode, newNode *corev1.Node) bool {
 	// TODO(7): Let a change of a node's resources through.
-	// The status now reads the nodes' allocatable resources: let a change of
-	// them through too. See "Status and printer columns" in docs/lesson-07.md.
+	// A change of a node's allocatable resources starts a pass, as a change of its
+	// labels, records or taints does; a heartbeat still does not. See "Status and
+	// printer columns" in docs/lesson-07.md.
 	return !maps.Equal(oldNode.Labels, newNode.Labels) ||
 		!maps.Equal(poolRecords(oldNode), poolRecords(newNode)) ||
 		!equality.Semantic.DeepEqual(oldNode.Spec.Taints, newNode.Spec.Taints)

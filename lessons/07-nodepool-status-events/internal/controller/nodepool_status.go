@@ -20,9 +20,9 @@ import (
 // allocatable resources added to the pool's.
 func countMember(pool *nodesv1.NodePool, node *corev1.Node) {
 	// TODO(3): Count a member into the status.
-	// Add one to status.nodeCount and add each of node's allocatable quantities
-	// to status.allocatable (a nil map at first). See "Status and printer
-	// columns" in docs/lesson-07.md.
+	// Count node into the pool's status: one more node, and each of its
+	// allocatable resources added to the pool's sum, which may not exist yet. See
+	// "Status and printer columns" in docs/lesson-07.md.
 }
 
 // poolKeys are the label keys and taints (key:effect) a pool lists: what it may give a
@@ -179,12 +179,11 @@ func addListedKeys(pool *nodesv1.NodePool, labels, taints []string) {
 // Warning event, once: a failure that repeats on every retry changes nothing.
 func (r *NodePoolReconciler) patchStatus(ctx context.Context, orig, pool *nodesv1.NodePool, passErr error) error {
 	// TODO(5): Patch the status when it changed, and tell a new error.
-	// As in lesson 02: set the Ready condition, and observedGeneration when the
-	// pass succeeded; patch the status only when it differs from orig's. Then,
-	// when passErr is set and the Ready message is new (to orig, and to the API
-	// server: r.toldAlready, asked before the patch), emit one Warning event
-	// (EventReconcileError, note eventNote(message)). Record the patch in
-	// r.statusWrites (Wrote). See "Events" in docs/lesson-07.md.
+	// As in lesson 02: the Ready condition set, observedGeneration moved only by a
+	// pass that succeeded, and the status written only when it differs from
+	// orig's, each write remembered for the next pass. A failed pass tells its
+	// error in one Warning event, only when the message is new to orig and to the
+	// API server. See "Events" in docs/lesson-07.md.
 	return nil
 }
 
@@ -209,12 +208,11 @@ func (r *NodePoolReconciler) toldAlready(ctx context.Context, pool *nodesv1.Node
 // the same leaves the condition as it was.
 func setPoolReadyCondition(pool *nodesv1.NodePool, passErr error) {
 	// TODO(4): Set the Ready condition.
-	// Set the Ready condition (meta.SetStatusCondition), with the pool's
-	// generation: False ReconcileError with the error (cut to maxConditionMessage:
-	// shorten) when passErr is set; else False NodesInConflict with the message
-	// of the Conflict condition when that one is True; else False NoNodes when the
-	// pool has no member; else True NodesConfigured. See "Status and printer
-	// columns" in docs/lesson-07.md.
+	// The Ready condition, for the pool's generation, says the first case that
+	// holds: the pass failed (False, ReconcileError, its error cut to what a
+	// condition may hold); the Conflict condition is True (False, NodesInConflict,
+	// its message); no member (False, NoNodes); else True, NodesConfigured. See
+	// "Status and printer columns" in docs/lesson-07.md.
 }
 
 // reportConflicts sets the Conflict condition from conflicts, one line per member that

@@ -41,10 +41,10 @@ func poolFieldManager(pool string) string {
 func appliedLabels(node *corev1.Node, pool string) map[string]string {
 	var labels map[string]string
 	// TODO(2): Read what the pool owns from managedFields.
-	// Fill labels with the labels the pool's field manager owns on node, each with
-	// the value the node carries: those labelKeys finds in the managedFields entry
-	// of poolFieldManager(pool), of operation Apply and no subresource. See
-	// "managedFields" in docs/lesson-14.md.
+	// labels holds each label that the pool's field manager owns on node by its
+	// apply to the node itself (no subresource), with the value the node carries;
+	// a key the node no longer has is left out. See "managedFields" in
+	// docs/lesson-14.md.
 	return labels
 }
 
@@ -200,11 +200,10 @@ func (r *NodePoolReconciler) applyLabels(ctx context.Context, pool *nodesv1.Node
 // apply sends config, as the pool's field manager.
 func (r *NodePoolReconciler) apply(ctx context.Context, pool *nodesv1.NodePool, config *corev1ac.NodeApplyConfiguration) error {
 	// TODO(1): Apply the pool's labels with a field manager of its own.
-	// Send config with r.Apply as the pool's field manager (client.FieldOwner,
-	// poolFieldManager), and return its error. Never force: a label another
-	// manager owns with another value stays theirs, and the API server refuses
-	// it with a conflict that names that manager. See "Apply" in
-	// docs/lesson-14.md.
+	// Apply config as the pool's own field manager, one per pool, and return the
+	// API server's answer. Never force: a label another manager owns with another
+	// value stays theirs, and the conflict, which names that manager, is the error.
+	// See "Apply" in docs/lesson-14.md.
 	return errors.New("the labels are not applied yet")
 }
 
@@ -275,13 +274,12 @@ func (r *NodePoolReconciler) adoptRecordedLabels(ctx context.Context, pool *node
 // owns: a forged record (someone else owns the annotation) moves what its writer owns.
 func withRecordAdopted(node *corev1.Node, pool *nodesv1.NodePool) (*corev1.Node, bool, error) {
 	// TODO(3): Take over the labels a record of lesson 09 lists.
-	// When node carries a record of the pool that lists labels (recordedLabels),
-	// return a copy of node in which they have moved, values untouched, from the
-	// managedFields entry (operation Update) that owns the record annotation
-	// (ownsAnnotation) to the pool's field manager (moveLabels), and whether any
-	// moved. Move only what the record lists within listedKeys and the node
-	// still carries (heldOn). adoptRecordedLabels writes the copy. See "The
-	// migration" in docs/lesson-14.md.
+	// When node carries a record of lesson 09 that lists labels, return a copy of
+	// node in which those labels, values untouched, are owned by the pool's field
+	// manager instead of the manager that wrote the record, and whether any moved.
+	// Only labels the pool lists and the node still carries with the recorded
+	// value move, and only from that manager. See "The migration" in
+	// docs/lesson-14.md.
 	return node, false, nil
 }
 

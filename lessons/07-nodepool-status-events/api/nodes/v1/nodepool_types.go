@@ -126,9 +126,10 @@ type NodePoolStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Cluster,shortName=np
 // TODO(1): Give NodePool a status subresource and columns.
-// Give NodePool a status subresource, and the printer columns STATUS (the
-// Ready condition's reason) and NODECOUNT before HANDLER. See "Status and
-// printer columns" in docs/lesson-07.md.
+// The status is written through a subresource of its own, which a write of the
+// spec never touches, and kubectl get shows STATUS (the Ready condition's
+// reason) and NODECOUNT before HANDLER. See "Status and printer columns" in
+// docs/lesson-07.md.
 // +kubebuilder:printcolumn:name="Handler",type=string,JSONPath=`.spec.handler`,description="The RuntimeClass handler"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 63",message="a NodePool's name is the name part of the label node-role.kubernetes.io/<name>, so at most 63 characters"

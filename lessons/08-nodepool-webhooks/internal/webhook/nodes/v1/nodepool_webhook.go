@@ -53,9 +53,9 @@ var _ admission.Defaulter[*nodesv1.NodePool] = &NodePoolCustomDefaulter{}
 // it.
 func (d *NodePoolCustomDefaulter) Default(_ context.Context, pool *nodesv1.NodePool) error {
 	// TODO(2): Fill in the defaults.
-	// Set spec.handler to DefaultHandler when it is empty, and the effect of
-	// every taint that has none to corev1.TaintEffectNoSchedule. Change nothing
-	// else. See "Defaulting" in docs/lesson-08.md.
+	// A pool without a handler gets the default one, and a taint without an effect
+	// gets NoSchedule; nothing else changes. See "Defaulting" in
+	// docs/lesson-08.md.
 	return nil
 }
 
@@ -81,10 +81,10 @@ func (v *NodePoolCustomValidator) ValidateCreate(_ context.Context, pool *nodesv
 // touched would land in the manager's log on every finalizer patch.
 func (v *NodePoolCustomValidator) ValidateUpdate(_ context.Context, oldPool, pool *nodesv1.NodePool) (admission.Warnings, error) {
 	// TODO(8): Check an update only when it changes the spec.
-	// Admit the update with no warning when the spec is unchanged
-	// (equality.Semantic.DeepEqual of the old and new spec); else check the new
-	// pool as ValidateCreate does. See "Updates, and the controller's own
-	// writes" in docs/lesson-08.md.
+	// An update that leaves the spec as it was goes through, with no warning,
+	// whatever it changes in the metadata; an update of the spec is checked as a
+	// create is. See "Updates, and the controller's own writes" in
+	// docs/lesson-08.md.
 	return nil, nil
 }
 
@@ -99,10 +99,10 @@ func (v *NodePoolCustomValidator) ValidateDelete(context.Context, *nodesv1.NodeP
 // nothing but pool, so that the tests and the fuzzer can call it directly.
 func validateNodePool(pool *nodesv1.NodePool) (admission.Warnings, error) {
 	// TODO(6): Refuse every problem in one answer.
-	// Collect the errors of validateName (path metadata.name) and of
-	// validateSpec (path spec). When there are any, return them as
-	// apierrors.NewInvalid with NodePool's group and kind and the pool's name;
-	// else return warningsFor(...). See "Validating" in docs/lesson-08.md.
+	// Refuse a pool with problems in one answer that names every field, as the API
+	// server reports its own checks: those of its name (at metadata.name) and of
+	// its spec (at spec), for NodePool's group and kind and the pool's name. A pool
+	// without problems gets its warnings. See "Validating" in docs/lesson-08.md.
 	return nil, nil
 }
 
@@ -168,9 +168,10 @@ const nodeRestrictionPrefix = "node-restriction.kubernetes.io"
 // that only ends in those words (example-kubernetes.io), is the user's.
 func reservedPrefix(key string) (string, bool) {
 	// TODO(3): Tell a reserved prefix.
-	// Split key at its "/". Return the prefix and true when it is kubernetes.io
-	// or k8s.io or ends in ".kubernetes.io" or ".k8s.io"; else "" and false. See
-	// "Reserved prefixes" in docs/lesson-08.md.
+	// Tell a key whose prefix (before its "/") Kubernetes reserves: kubernetes.io,
+	// k8s.io and every subdomain of them, returned with true. A key without a
+	// prefix, or a lookalike such as example-kubernetes.io, gives "" and false.
+	// See "Reserved prefixes" in docs/lesson-08.md.
 	return "", false
 }
 
@@ -181,13 +182,12 @@ func reservedPrefix(key string) (string, bool) {
 // Keys are checked in sorted order, so that the message is the same on every call.
 func validateLabels(labels map[string]string, path *field.Path) field.ErrorList {
 	// TODO(4): Check the labels.
-	// For every key, in sorted order: a field.Invalid at path.Key(key) for each
-	// message of content.IsLabelKey(key) (the key as the value); for a valid key
-	// under a reserved prefix, a field.Forbidden with membershipLabelMessage (for
-	// node-role.kubernetes.io) or reservedLabelMessage, unless the prefix is
-	// nodeRestrictionPrefix; and a field.Invalid for each message of
-	// content.IsLabelValue (the value as the value). See "Validating" in
-	// docs/lesson-08.md.
+	// Report every problem of the labels, key by key in sorted order, at the
+	// label's path: each reason a node would refuse the key or the value, as
+	// invalid; and a valid key under a reserved prefix as forbidden, with the
+	// node-role message for node-role.kubernetes.io and the reserved-label message
+	// otherwise, except under the prefix NodeRestriction leaves to admins. See
+	// "Validating" in docs/lesson-08.md.
 	return nil
 }
 
@@ -199,14 +199,11 @@ func validateLabels(labels map[string]string, path *field.Path) field.ErrorList 
 // Kubernetes' (node-restriction.kubernetes.io/ included: it is a prefix for labels).
 func validateTaints(taints []corev1.Taint, path *field.Path) field.ErrorList {
 	// TODO(5): Check the taints.
-	// For every taint, at path.Index(i): field.Required for an empty key, else
-	// a field.Invalid for each message of content.IsLabelKey, else a
-	// field.Forbidden with reservedTaintMessage for a reserved prefix (at
-	// .Child("key")); a field.Invalid for each message of content.IsLabelValue
-	// (at .Child("value")); validateEffect (at .Child("effect")); and a
-	// field.Duplicate, with the detail "taints must be unique by key and
-	// effect", for a key and effect seen before. See "Validating" in
-	// docs/lesson-08.md.
+	// Report every problem of each taint, at its own path: a missing key as
+	// required, else a key a node would refuse as invalid, else a reserved one as
+	// forbidden; a bad value as invalid; a bad effect; and a key and effect seen
+	// before as a duplicate, saying "taints must be unique by key and effect". See
+	// "Validating" in docs/lesson-08.md.
 	return nil
 }
 
@@ -247,8 +244,8 @@ func validateHandler(handler string, path *field.Path) field.ErrorList {
 //     for it may run on any node, not only the pool's.
 func warningsFor(pool *nodesv1.NodePool, path *field.Path) admission.Warnings {
 	// TODO(7): Warn about what is allowed but unwise.
-	// Return one warning per NoExecute taint, starting with its path, and one
-	// for a pool without labels, starting with the path of spec.labels; nil when
-	// there is nothing to warn about. See "Warnings" in docs/lesson-08.md.
+	// Warn, without refusing, about each NoExecute taint and about a pool without
+	// labels, each warning starting with the path of its field; nothing when there
+	// is nothing to warn about. See "Warnings" in docs/lesson-08.md.
 	return nil
 }
