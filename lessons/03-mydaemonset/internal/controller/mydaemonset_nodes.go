@@ -25,12 +25,9 @@ import (
 // since it placed its pod, and a delete whose last state the informer missed.
 func (r *MyDaemonSetReconciler) mydaemonsetsForNode(ctx context.Context, obj client.Object) []reconcile.Request {
 	// TODO(10): Map a node event to its MyDaemonSets.
-	// List every MyDaemonSet (all namespaces) and return a request for each one
-	// whose spec.nodeSelector matches the node's labels. Then list the pods on
-	// the node (client.MatchingFields{podNodeNameField: name}) and add the
-	// MyDaemonSet that controls each (metav1.GetControllerOf; compare the kind and
-	// the API group). No duplicates. See "Watching objects you do not own" in
-	// docs/lesson-03.md.
+	// Return, once each, every MyDaemonSet of any namespace whose node selector matches
+	// the node's labels, and every MyDaemonSet that controls a pod on the node. Read
+	// only the cache. See "Watching objects you do not own" in docs/lesson-03.md.
 	return nil
 }
 
@@ -47,10 +44,9 @@ func nodeChangedPredicate() predicate.Predicate {
 // (taintsAllow) and whether it is Ready.
 func nodeChanged(oldNode, newNode *corev1.Node) bool {
 	// TODO(9): Let through only the node changes that matter.
-	// Compare what the controller reads of the two nodes: labels,
-	// spec.unschedulable, spec.taints (equality.Semantic.DeepEqual) and whether
-	// the node is Ready (isNodeReady). See
-	// "Filtering node events" in docs/lesson-03.md.
+	// True when an update changed what a pass reads of a node: its labels, its cordon,
+	// its taints or whether it is Ready; no other kubelet report. See "Filtering node
+	// events" in docs/lesson-03.md.
 	return true
 }
 

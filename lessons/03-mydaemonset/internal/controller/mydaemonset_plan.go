@@ -49,27 +49,19 @@ func planPods(mds *appsv1.MyDaemonSet, nodes []corev1.Node, pods []corev1.Pod) d
 	// Sort the pods into the one active pod of each node and the pods on their way out.
 	// A pod of someone else, even with our label, is never touched.
 	// TODO(3): Sort the pods into running and to remove.
-	// Sort the pods that mds controls (metav1.IsControlledBy; skip the others).
-	// A terminating pod marks its node leaving. A pod whose node is gone, does
-	// not match (nodeMatches) or has a NoExecute taint the pod does not tolerate
-	// (podMayStay) goes into plan.remove. So does a pod not named
-	// podName(mds.Name, node.Name), and a finished one (Succeeded or Failed);
-	// both also mark the node leaving. Every other pod is its node's entry in
-	// running. See "Which nodes get a pod" in docs/lesson-03.md.
+	// Only the pods mds controls count. running gets each node's one active pod;
+	// plan.remove the pods that must go (their node is gone, does not match, or has a
+	// NoExecute taint they do not tolerate; a copy not named after its node; a finished
+	// pod); leaving the nodes whose pod is terminating, a copy or finished. See "Which
+	// nodes get a pod" in docs/lesson-03.md.
 
 	// Walk the nodes in name order, so that a pass's choices do not depend on the
 	// order of the cache's list.
 	// TODO(4): Walk the nodes and fill in the plan.
-	// Walk the nodes that match (nodeMatches) in name order and fill in the
-	// plan. A node with a running pod is desired and current; its pod is updated
-	// when it runs spec.image (podImage), else outdated; the node is available
-	// when the pod is ready (podcontrol.IsPodReady), else unavailable. A node
-	// whose taints keep every pod off (the stay of taintsAllow) counts for
-	// nothing, and so does a node without a pod that is NotReady (isNodeReady) or
-	// whose taints let no new pod start (the start of taintsAllow). A leaving node is
-	// desired and unavailable. Any other node is desired, unavailable and gets
-	// a pod (plan.create). Last, outdatedPodsToDelete picks plan.replace. See
-	// "Which nodes get a pod" and "The rolling budget" in docs/lesson-03.md.
+	// Walk the matching nodes in name order and fill in the counts and plan.create by
+	// the table of nodes; a desired node without a ready pod is unavailable. Last,
+	// plan.replace gets the outdated pods the rolling budget lets go. See "Which nodes
+	// get a pod" and "The rolling budget" in docs/lesson-03.md.
 	_, _ = running, leaving
 	return plan
 }
@@ -79,9 +71,9 @@ func planPods(mds *appsv1.MyDaemonSet, nodes []corev1.Node, pods []corev1.Pod) d
 // Ready decides only whether a pod is created there; a NotReady node keeps its pod.
 func nodeMatches(mds *appsv1.MyDaemonSet, node *corev1.Node) bool {
 	// TODO(2): Decide whether a pod belongs on a node.
-	// Return true when the node is not cordoned and its labels match
-	// spec.nodeSelector (an empty selector matches every node). See "Which nodes
-	// get a pod" in docs/lesson-03.md.
+	// True when the node carries every label of spec.nodeSelector (an empty selector
+	// matches every node) and is not cordoned. Readiness does not count here: a NotReady
+	// node keeps its pod. See "Which nodes get a pod" in docs/lesson-03.md.
 	return false
 }
 
@@ -101,10 +93,10 @@ func isNodeReady(node *corev1.Node) bool {
 // which keeps long names apart.
 func podName(mds, node string) string {
 	// TODO(1): Name each pod after its node.
-	// Return "<mds>-<node>". When that is longer than maxPodNameLength, cut it
-	// and end it with "-" and 10 hex digits of a SHA-256 of mds+"/"+node, so that
-	// it stays a valid, unique name. See "Deterministic names instead of create expectations" in
-	// docs/lesson-03.md.
+	// A pod's name is "<mds>-<node>". One longer than maxPodNameLength is cut and ends
+	// in "-" and the first 10 hex digits of the SHA-256 of mds+"/"+node, so that long
+	// names that differ only after the cut stay apart. See "Deterministic names instead
+	// of create expectations" in docs/lesson-03.md.
 	return ""
 }
 
@@ -125,8 +117,8 @@ func podImage(pod *corev1.Pod) string {
 // so that at most maxUnavailable nodes are without a ready pod because of the change.
 func outdatedPodsToDelete(outdated []*corev1.Pod, unavailable int) []*corev1.Pod {
 	// TODO(5): Pick the outdated pods the rolling budget lets go.
-	// Return every outdated pod that is not ready, and, while unavailable is
-	// below maxUnavailable, as many ready ones (in order) as the difference
-	// allows. See "The rolling budget" in docs/lesson-03.md.
+	// Every outdated pod that is not ready goes. Ready ones go, in the given order, only
+	// as far as maxUnavailable minus unavailable allows, none when that is zero or less.
+	// See "The rolling budget" in docs/lesson-03.md.
 	return nil
 }

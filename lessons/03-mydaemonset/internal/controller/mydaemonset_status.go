@@ -56,9 +56,8 @@ func (r *MyDaemonSetReconciler) patchStatus(ctx context.Context, orig, mds *apps
 //	otherwise                              True   AllPodsAvailable
 func setMyDaemonSetReadyCondition(mds *appsv1.MyDaemonSet, passErr error) {
 	// TODO(8): Set the Ready condition.
-	// Set the Ready condition with meta.SetStatusCondition, from the first row
-	// of the table above that applies, with its reason (constants in api/apps/v1)
-	// and a message that says the counts, or the error. Set its
-	// observedGeneration. See "The status and the Ready condition" in
+	// The Ready condition holds the first row of the table above that applies, a message
+	// with the counts or the error (never a time), and the MyDaemonSet's generation as
+	// its observedGeneration. See "The status and the Ready condition" in
 	// docs/lesson-03.md.
 }

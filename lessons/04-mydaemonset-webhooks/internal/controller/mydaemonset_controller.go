@@ -408,7 +408,8 @@ func (r *MyDaemonSetReconciler) newDaemonPod(mds *appsv1.MyDaemonSet, node *core
 // daemonContainer returns the container every pod of mds runs.
 func daemonContainer(mds *appsv1.MyDaemonSet) corev1.Container {
 	// TODO(2): Run the pods with spec.imagePullPolicy.
-	// Run the container with the MyDaemonSet's spec.imagePullPolicy. See
+	// Every pod runs its container with the MyDaemonSet's spec.imagePullPolicy, even an
+	// empty one: the API server then defaults the pod's, as in lesson 03. See
 	// "Defaulting" in docs/lesson-04.md.
 	return corev1.Container{Name: "app", Image: mds.Spec.Image}
 }

@@ -40,8 +40,8 @@ var _ admission.Defaulter[*appsv1.MyDaemonSet] = &MyDaemonSetCustomDefaulter{}
 // image of that moment.
 func (d *MyDaemonSetCustomDefaulter) Default(_ context.Context, mds *appsv1.MyDaemonSet) error {
 	// TODO(4): Default spec.imagePullPolicy when it is empty.
-	// Set spec.imagePullPolicy to defaultPullPolicy(spec.image), only when it is
-	// empty: a policy the user chose stays. See "Defaulting" in docs/lesson-04.md.
+	// A MyDaemonSet without spec.imagePullPolicy gets its image's default; a policy the
+	// user chose stays, and nothing else changes. See "Defaulting" in docs/lesson-04.md.
 	return nil
 }
 
@@ -55,9 +55,9 @@ func (d *MyDaemonSetCustomDefaulter) Default(_ context.Context, mds *appsv1.MyDa
 // would read "should be at least 1 chars long" instead of "Required value".
 func defaultPullPolicy(image string) corev1.PullPolicy {
 	// TODO(3): Choose the default pull policy of an image.
-	// Return "" when parseImage(image) fails. Else corev1.PullAlways when the
-	// tag is "latest", or the tag and the digest are both empty; else
-	// corev1.PullIfNotPresent. See "Defaulting" in docs/lesson-04.md.
+	// The default policy of an image is Always when it is tagged latest, or has neither
+	// tag nor digest; IfNotPresent for any other reference; none ("") for an image that
+	// is no reference. See "Defaulting" in docs/lesson-04.md.
 	return ""
 }
 
@@ -83,9 +83,9 @@ func (v *MyDaemonSetCustomValidator) ValidateCreate(_ context.Context, mds *apps
 // would come back with every such update.
 func (v *MyDaemonSetCustomValidator) ValidateUpdate(_ context.Context, oldMDS, mds *appsv1.MyDaemonSet) (admission.Warnings, error) {
 	// TODO(8): Check an update only when it changes the spec.
-	// Admit the update with no warning when the spec is unchanged
-	// (equality.Semantic.DeepEqual of the old and new spec); else check the new
-	// object as ValidateCreate does. See "Validating" in docs/lesson-04.md.
+	// An update that leaves the spec as it was is admitted without a warning, whatever
+	// the spec holds; an update that changes it is checked as a create is. See
+	// "Validating" in docs/lesson-04.md.
 	return nil, nil
 }
 
@@ -100,10 +100,9 @@ func (v *MyDaemonSetCustomValidator) ValidateDelete(context.Context, *appsv1.MyD
 // It reads nothing but mds, so that the tests and the fuzzer can call it directly.
 func validateMyDaemonSet(mds *appsv1.MyDaemonSet) (admission.Warnings, error) {
 	// TODO(5): Refuse every problem in one Invalid answer.
-	// Collect validateSpec's errors for the path "spec". When there are any,
-	// return them as apierrors.NewInvalid with the MyDaemonSet's group and kind
-	// and its name; else return warningsFor(...). See "Validating" in
-	// docs/lesson-04.md.
+	// A MyDaemonSet with problems is refused in one Invalid answer that names every
+	// problem with its field under spec, and the MyDaemonSet's group, kind and name; a
+	// valid one is admitted with its warnings. See "Validating" in docs/lesson-04.md.
 	return nil, nil
 }
 
@@ -168,9 +167,9 @@ func validateTolerations(tolerations []corev1.Toleration, path *field.Path) fiel
 // node, as a pod stuck in InvalidImageName.
 func validateImage(image string, path *field.Path) field.ErrorList {
 	// TODO(6): Refuse an image that is no reference.
-	// Return field.Required when image is empty, and field.Invalid with the
-	// error's text when parseImage refuses it. See "Validating" in
-	// docs/lesson-04.md.
+	// An empty image is a Required error at path; an image that is no reference an
+	// Invalid one with the image and the parser's reason; a reference no error. See
+	// "Validating" in docs/lesson-04.md.
 	return nil
 }
 
@@ -179,10 +178,10 @@ func validateImage(image string, path *field.Path) field.ErrorList {
 // Keys are checked in sorted order, so that the message is the same on every call.
 func validateNodeSelector(selector map[string]string, path *field.Path) field.ErrorList {
 	// TODO(7): Refuse node selector entries no label can have.
-	// For every key, in sorted order, add a field.Invalid at path.Key(key) for
-	// each message of content.IsLabelKey(key) (with the key as the
-	// value) and of content.IsLabelValue(value) (with the value). See
-	// "Validating" in docs/lesson-04.md.
+	// Each node selector key that is no label key, and each value that is no label
+	// value, gives one Invalid error per problem at that key's path
+	// (spec.nodeSelector[key]), with the bad key or value; the keys in sorted order, so
+	// that the answer is the same on every call. See "Validating" in docs/lesson-04.md.
 	return nil
 }
 
@@ -204,8 +203,9 @@ func validatePullPolicy(policy corev1.PullPolicy, path *field.Path) field.ErrorL
 // a node only when its pod happens to be recreated, and the nodes drift apart.
 func warningsFor(spec *appsv1.MyDaemonSetSpec, path *field.Path) admission.Warnings {
 	// TODO(9): Warn about an image that floats.
-	// Return one warning, starting with the path of the image, when
-	// parseImage(spec.Image) succeeds and the reference is floating(); else
-	// nil. See "Warnings" in docs/lesson-04.md.
+	// An image that floats (tagged latest, or not tagged, and without a digest) gets one
+	// warning, `spec.image: "<image>" is tagged latest` or `... has no tag, which means
+	// latest`, followed by why that hurts; any other image gets none. See "Warnings" in
+	// docs/lesson-04.md.
 	return nil
 }
