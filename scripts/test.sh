@@ -13,7 +13,9 @@
 #      kubectl reads an object by kind after a CRD lost a version and on a new cluster at
 #      an old one's address (scripts/discovery-check.sh); then the fast fault tests
 #      (scripts/faults.sh): ImoocPod and MyDaemonSet managers killed mid-work (`make
-#      faults` adds the control-plane restarts under a NodePool)
+#      faults` adds the control-plane restarts under a NodePool); then the short form of
+#      every benchmark (scripts/bench.sh, BENCH_SIZE=short), which fails on a missed
+#      target: node writes, pod creates, memory (the times only at full scale)
 #
 # Usage: scripts/test.sh
 source "$(dirname "$0")/lib/common.sh"
@@ -119,6 +121,14 @@ end_to_end() {
   "$ROOT/scripts/faults.sh" imoocpod
   "$ROOT/scripts/faults.sh" mydaemonset
   printf '%5ss  %s\n' "$(seconds_since "$start")" "fault tests: managers killed in the middle of their work (scripts/faults.sh)" >>"$END_TO_END_TIMES"
+
+  start=$(date +%s)
+  say "Benchmarks, short form: each on a cluster of its own, every target but the times (scripts/bench.sh)"
+  local workload
+  for workload in imoocpod mydaemonset nodepool sidecarset; do
+    BENCH_SIZE=short "$ROOT/scripts/bench.sh" "$workload"
+  done
+  printf '%5ss  %s\n' "$(seconds_since "$start")" "benchmarks, short form: every target but the times (scripts/bench.sh)" >>"$END_TO_END_TIMES"
 }
 
 phase "every lesson's tasks, solved one at a time, turn exactly their own tests green"

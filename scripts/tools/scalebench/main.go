@@ -79,6 +79,9 @@ func main() {
 	poolNodes := flag.Int("pool-nodes", 500, "how many nodes join the NodePool (nodepool)")
 	unrelatedPods := flag.Int("unrelated-pods", 10000, "how many pods of no workshop controller to add (unrelated-pods)")
 	managersFlag := flag.String("managers", "", "the managers whose memory to read, as name=metrics URL, comma-separated (unrelated-pods)")
+	flag.BoolVar(&checkTimes, "check-times", true, "check the targets on times too (false: print them only, as the short form does)")
+	heapBase := flag.Float64("heap-base", 16, "the heap in MiB the first manager of -managers may add whatever the pods (unrelated-pods)")
+	heapPerPod := flag.Float64("heap-per-pod", 0, "the heap in KiB the first manager of -managers may add for each pod (unrelated-pods)")
 	resultsFile := flag.String("results", "", "where the imoocpod workload writes its figures and imoocpod-clientgo reads them")
 	flag.Parse()
 	known := []string{"imoocpod", "imoocpod-clientgo", "mydaemonset", "nodepool", "unrelated-pods", "sidecarset"}
@@ -94,6 +97,9 @@ func main() {
 	}
 	if *workload == "unrelated-pods" && len(managers) == 0 {
 		fail(fmt.Errorf("-managers: the unrelated-pods workload needs at least one manager to read the memory of"))
+	}
+	if *workload == "unrelated-pods" && *heapPerPod <= 0 {
+		fail(fmt.Errorf("-heap-per-pod: the unrelated-pods workload needs the first manager's target, a number of KiB above 0"))
 	}
 
 	cfg, err := cluster.Config("")
@@ -129,7 +135,7 @@ func main() {
 	case "unrelated-pods":
 		// 10,000 pods take longer to create and run than one contender.
 		b.timeout = max(b.timeout, 20*time.Minute)
-		b.unrelatedPodsMemory(*unrelatedPods, managers)
+		b.unrelatedPodsMemory(*unrelatedPods, managers, heapLimit{base: *heapBase * (1 << 20), perPod: *heapPerPod * 1024})
 		return
 	case "imoocpod-clientgo":
 		b.imoocPodClientGo(*resultsFile)
@@ -141,13 +147,15 @@ func main() {
 	ip := b.measure(imoocPodName, b.imoocPod)
 
 	printTable(raw, rs, ip)
-	fmt.Printf("\nImoocPod / ReplicaSet: created %.2fx, Running %.2fx (target: at most 1.00x)\n",
-		ratio(ip.allCreated, rs.allCreated), ratio(ip.allRunning, rs.allRunning))
-	fmt.Printf("ImoocPod / plain loop: created %.2fx, Running %.2fx (target: at most 1.50x)\n",
-		ratio(ip.allCreated, raw.allCreated), ratio(ip.allRunning, raw.allRunning))
+	expectTimeAtMost("ImoocPod / ReplicaSet, all created", ratio(ip.allCreated, rs.allCreated), 1, "%.2fx")
+	expectTimeAtMost("ImoocPod / ReplicaSet, all Running", ratio(ip.allRunning, rs.allRunning), 1, "%.2fx")
+	expectTimeAtMost("ImoocPod / plain loop, all created", ratio(ip.allCreated, raw.allCreated), 1.5, "%.2fx")
+	expectTimeAtMost("ImoocPod / plain loop, all Running", ratio(ip.allRunning, raw.allRunning), 1.5, "%.2fx")
+	expectAtMost("ImoocPod pod creates", float64(ip.podCreateCalls), float64(*replicas), "%.0f")
 	if *resultsFile != "" {
 		must(saveResults(*resultsFile, raw, rs, ip))
 	}
+	reportTargets()
 }
 
 const imoocPodName = "ImoocPod (workshop controller)"
@@ -174,6 +182,8 @@ func (b *bench) imoocPodClientGo(file string) {
 	printTable(append(earlier, cg)...)
 	fmt.Printf("\nclient-go / controller-runtime: created %.2fx, Running %.2fx, pod creates %d and %d\n",
 		ratio(cg.allCreated, ip.allCreated), ratio(cg.allRunning, ip.allRunning), cg.podCreateCalls, ip.podCreateCalls)
+	expectAtMost("ImoocPod (client-go) pod creates", float64(cg.podCreateCalls), float64(b.replicas), "%.0f")
+	reportTargets()
 }
 
 // savedResult is a result as -results holds it.
@@ -230,8 +240,10 @@ func (b *bench) daemons(host string) {
 	mds := b.measure("MyDaemonSet (workshop controller)", b.myDaemonSet)
 
 	printTable(ds, mds)
-	fmt.Printf("\nMyDaemonSet / DaemonSet: created %.2fx, Running %.2fx (target: at most 1.00x)\n",
-		ratio(mds.allCreated, ds.allCreated), ratio(mds.allRunning, ds.allRunning))
+	expectTimeAtMost("MyDaemonSet / DaemonSet, all created", ratio(mds.allCreated, ds.allCreated), 1, "%.2fx")
+	expectTimeAtMost("MyDaemonSet / DaemonSet, all Running", ratio(mds.allRunning, ds.allRunning), 1, "%.2fx")
+	expectAtMost("MyDaemonSet pod creates", float64(mds.podCreateCalls), float64(b.replicas), "%.0f")
+	reportTargets()
 }
 
 func printTable(results ...result) {

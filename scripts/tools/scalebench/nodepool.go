@@ -68,24 +68,33 @@ func (b *bench) nodePool(host string, members int) {
 		return err == nil && rc.Object["handler"] == "bench"
 	})
 	b.waitQuiet(ctx)
-	handlerWrites := b.nodeWrites(ctx) - before
+	handlerWrites := b.nodeWrites(ctx).minus(before)
 
-	fmt.Printf("\n%-40s %14s %13s %8s\n", "pool change", "all members", "node patches", "target")
+	fmt.Printf("\n%-40s %14s %13s %13s\n", "pool change", "all members", "node patches", "node applies")
 	for _, r := range []poolResult{first, second} {
-		fmt.Printf("%-40s %13.2fs %13d %8d\n", r.name, r.took.Seconds(), r.writes, members)
+		fmt.Printf("%-40s %13.2fs %13d %13d\n", r.name, r.took.Seconds(), r.writes.patches, r.writes.applies)
 	}
-	fmt.Printf("%-40s %14s %13d %8d\n", "handler changed (no node concerned)", "-", handlerWrites, 0)
-	if stray := b.strayNodes(ctx); stray > 0 {
-		fmt.Printf("\n%d nodes outside the pool carry %s: the controller touched non-members\n", stray, roundLabel)
-	} else {
-		fmt.Printf("\nNo node outside the pool carries %s.\n", roundLabel)
-	}
+	fmt.Printf("%-40s %14s %13d %13d\n", "handler changed (no node concerned)", "-", handlerWrites.patches, handlerWrites.applies)
+	stray := b.strayNodes(ctx)
+	fmt.Printf("\nNodes outside the pool that carry %s: %d\n", roundLabel, stray)
+
+	// A new member gets the pool's labels and taints in one write: a merge patch of
+	// both (lessons 05-09), or, once the labels are applied (lesson 14), one apply of
+	// the labels and one patch of the taints, which an apply cannot own without taking
+	// every other taint of the node. A label change is one write a member either way.
+	perMember := func(name string, n int) { expectAtMost(name, float64(n), float64(members), "%.0f") }
+	perMember("node patches when the pool is created", first.writes.patches)
+	perMember("node applies when the pool is created", first.writes.applies)
+	perMember("node writes when a label changes", second.writes.total())
+	expectAtMost("node writes when the handler changes", float64(handlerWrites.total()), 0, "%.0f")
+	expectAtMost("nodes outside the pool that carry its label", float64(stray), 0, "%.0f")
+	reportTargets()
 }
 
 type poolResult struct {
 	name   string
 	took   time.Duration
-	writes int
+	writes nodeWrites
 }
 
 // poolRound applies a change to the pool and measures the time until every member
@@ -104,7 +113,7 @@ func (b *bench) poolRound(ctx context.Context, name string, members int, value s
 	})
 	r.took = time.Since(began)
 	b.waitQuiet(ctx)
-	r.writes = b.nodeWrites(ctx) - before
+	r.writes = b.nodeWrites(ctx).minus(before)
 	return r
 }
 
@@ -141,11 +150,21 @@ func (b *bench) waitQuiet(ctx context.Context) {
 	}
 }
 
-// nodeWrites reads how many node patches (of the node itself, not its status) the API
-// server has served, whoever sent them, applies included: an apply is a PATCH of
-// application/apply-patch+yaml, which the API server counts as verb APPLY. NodePool
+// nodeWrites counts the node writes (of the node itself, not its status) the API server
+// has served, whoever sent them: patches, and applies, which are PATCHes of
+// application/apply-patch+yaml that the API server counts as verb APPLY. NodePool
 // applies its labels from lesson 14 on.
-func (b *bench) nodeWrites(ctx context.Context) int {
-	return b.requests(ctx, `resource="nodes"`, `verb="PATCH"`, `subresource=""`) +
-		b.requests(ctx, `resource="nodes"`, `verb="APPLY"`, `subresource=""`)
+type nodeWrites struct{ patches, applies int }
+
+func (w nodeWrites) total() int { return w.patches + w.applies }
+
+func (w nodeWrites) minus(before nodeWrites) nodeWrites {
+	return nodeWrites{w.patches - before.patches, w.applies - before.applies}
+}
+
+func (b *bench) nodeWrites(ctx context.Context) nodeWrites {
+	return nodeWrites{
+		patches: b.requests(ctx, `resource="nodes"`, `verb="PATCH"`, `subresource=""`),
+		applies: b.requests(ctx, `resource="nodes"`, `verb="APPLY"`, `subresource=""`),
+	}
 }
