@@ -20,6 +20,7 @@ tool_pins() {
   echo "sigs.k8s.io/kind $KIND_VERSION"
   echo "sigs.k8s.io/kwok $KWOK_VERSION"
 }
+lint_pins() { echo "github.com/golangci/golangci-lint/v2 $GOLANGCI_LINT_VERSION"; }
 controlplane_pins() {
   echo "k8s.io/kubernetes $KUBERNETES_VERSION"
   echo "go.etcd.io/etcd/server/v3 $ETCD_VERSION"
@@ -36,11 +37,12 @@ pins_for() {
     # The tools module also builds the workshop's own tools, which use the libraries.
     */scripts/tools/go.mod) tool_pins; library_pins ;;
     */scripts/controlplane/go.mod) controlplane_pins ;;
+    */scripts/lint/go.mod) lint_pins ;;
     *) library_pins ;;
   esac
 }
 
-modules() { ls "$ROOT"/{shared,tracks/*,lessons/*,solutions/*,scripts/tools,scripts/controlplane}/go.mod 2>/dev/null; }
+modules() { ls "$ROOT"/{shared,tracks/*,lessons/*,solutions/*,scripts/tools,scripts/controlplane,scripts/lint}/go.mod 2>/dev/null; }
 
 check() {
   local gomod path want got bad=0

@@ -2,7 +2,8 @@
 # Fails when anything derived is out of date or a text has drifted from the code: version
 # pins, shell a stock Mac cannot run (shlint), code formatting, what controller-gen
 # generates for each track, the solutions and lessons generated from the tracks
-# (scripts/lessons.sh check), the names the lessons' texts use (lessongen lint), and what
+# (scripts/lessons.sh check), golangci-lint, the names the lessons' texts use (lessongen
+# lint), the lesson pages' template and budgets (lessongen words -check), and what
 # make diff-N shows a learner; and that everything builds for macOS
 # (scripts/cross-compile.sh: about 17 minutes per architecture the first time a machine
 # meets a pin, seconds after).
@@ -60,8 +61,23 @@ say "The tracks' generated files are up to date"
 
 "$ROOT/scripts/lessons.sh" check
 
+# golangci-lint, pinned and built from source (scripts/lint): about 4 minutes the first
+# time, then seconds. The tracks hold every line of the solutions and lessons, which are
+# generated from them; shared/ and the tools are the rest of the Go.
+say "Building golangci-lint $GOLANGCI_LINT_VERSION (scripts/lint): about 4 minutes the first time, seconds after"
+(cd "$ROOT/scripts/lint" && GOWORK=off go build -trimpath -o "$CACHE/tools/golangci-lint" github.com/golangci/golangci-lint/v2/cmd/golangci-lint)
+for module in shared tracks/* scripts/tools; do
+  gowork=
+  [[ $module == scripts/tools ]] && gowork=off
+  (cd "$ROOT/$module" && GOWORK=$gowork "$CACHE/tools/golangci-lint" run -c "$ROOT/.golangci.yml" ./...) ||
+    die "golangci-lint finds problems in $module (above)"
+done
+say "golangci-lint finds nothing in shared, the tracks and the tools"
+
 lessongen lint
 say "Every name, file and doc section the lessons' TODOs and hints give is in their solutions"
+tool lessongen -root "$ROOT" words -check >/dev/null
+say "Every lesson page has the template's sections, and the pages keep their word budgets (make words)"
 
 # make diff-N shows a learner code: no generation marker, and no hunk that only moves
 # imports (the lesson's stubs need fewer than the solution).
