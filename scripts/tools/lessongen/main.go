@@ -322,10 +322,19 @@ func lint(root string) error {
 	if err != nil {
 		return err
 	}
+	names, err := pageProblems(root, filepath.Join(root, "docs"))
+	if err != nil {
+		return err
+	}
+	for _, p := range names {
+		fmt.Fprintln(os.Stderr, p)
+	}
 	for _, p := range broken {
 		fmt.Fprintln(os.Stderr, p)
 	}
 	switch {
+	case len(names) > 0:
+		return fmt.Errorf("%d names in the lesson pages are in no code of the workshop or its libraries: fix the page, or link a name from elsewhere to its source", len(names))
 	case len(broken) > 0:
 		return fmt.Errorf("%d breaks of the lessons' rules (test order, mistakes, walkthrough hints): fix the track", len(broken))
 	case len(problems) > 0:
