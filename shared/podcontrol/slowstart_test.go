@@ -9,6 +9,8 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+
+	"github.com/kube-workshop/operator-workshop/shared/batcherr"
 )
 
 func TestSlowStartDoublesTheBatches(t *testing.T) {
@@ -70,7 +72,7 @@ func TestInParallelReportsHowManyFailedAndTheFirst(t *testing.T) {
 	g.Expect(err).To(MatchError(HavePrefix("400 of 500 failed; first: pod-001: admission webhook denied the request")),
 		"the message counts the failures and shows the first, in the order of their messages")
 	g.Expect(len(err.Error())).To(BeNumerically("<", 2048), "the message of 400 failures should be as long as one's")
-	var each *Errors
+	var each *batcherr.Error
 	g.Expect(errors.As(err, &each)).To(BeTrue())
 	g.Expect(each.Unwrap()).To(HaveLen(400), "every error is still there for errors.Is and errors.As")
 

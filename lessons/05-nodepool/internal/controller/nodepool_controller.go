@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
-	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
+	"github.com/kube-workshop/operator-workshop/shared/batcherr"
 
 	nodesv1 "github.com/kube-workshop/operator-workshop/lessons/05-nodepool/api/nodes/v1"
 )
@@ -97,7 +97,7 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 	// The pass's error counts the failures and shows only the first: the errors of a few
 	// hundred nodes, joined, would make a message longer than a condition may hold (lesson
 	// 07). Each node's error is in the log, above, and errors.Is and errors.As see them all.
-	return changed, podcontrol.JoinErrors(errs, len(concerned))
+	return changed, batcherr.Join(errs, len(concerned))
 }
 
 // maxParallelNodePatches bounds the node patches a pass has under way at once. One

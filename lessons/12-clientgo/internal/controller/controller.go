@@ -22,6 +22,7 @@ import (
 	appsv1 "github.com/kube-workshop/operator-workshop/lessons/12-clientgo/api/apps/v1"
 	"github.com/kube-workshop/operator-workshop/lessons/12-clientgo/internal/imoocpods"
 	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
+	"github.com/kube-workshop/operator-workshop/shared/statuswrite"
 )
 
 // Name names the controller in its logs and metrics, as Named("imoocpod") does for
@@ -56,7 +57,7 @@ type Controller struct {
 	// has not shown yet; statusWrites, the resourceVersion of each ImoocPod's last status
 	// patch, until the cache shows it.
 	expectations podcontrol.Expectations
-	statusWrites podcontrol.StatusWrites
+	statusWrites statuswrite.Tracker
 
 	// Syncs counts the passes by result, for the metrics endpoint.
 	Syncs SyncCounts

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
+	"github.com/kube-workshop/operator-workshop/shared/statuswrite"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/solutions/02-imoocpod-workflow/api/apps/v1"
 )
@@ -52,7 +53,7 @@ type ImoocPodReconciler struct {
 
 	// statusWrites remembers the resourceVersion of the last status patch of each
 	// ImoocPod, until the cache shows it.
-	statusWrites podcontrol.StatusWrites
+	statusWrites statuswrite.Tracker
 
 	// expectations remembers the pods this controller created or deleted that the cache
 	// has not shown yet.

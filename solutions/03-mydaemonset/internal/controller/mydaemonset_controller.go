@@ -24,7 +24,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/kube-workshop/operator-workshop/shared/batcherr"
 	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
+	"github.com/kube-workshop/operator-workshop/shared/statuswrite"
 
 	appsv1 "github.com/kube-workshop/operator-workshop/solutions/03-mydaemonset/api/apps/v1"
 )
@@ -71,7 +73,7 @@ type MyDaemonSetReconciler struct {
 
 	// statusWrites remembers the resourceVersion of each MyDaemonSet's last status
 	// patch, until the cache shows it.
-	statusWrites podcontrol.StatusWrites
+	statusWrites statuswrite.Tracker
 }
 
 // +kubebuilder:rbac:groups=apps.workshop.dev,resources=mydaemonsets,verbs=get;list;watch
@@ -307,10 +309,10 @@ func (r *MyDaemonSetReconciler) createPods(ctx context.Context, mds *appsv1.MyDa
 		err = fmt.Errorf("creating pods: %w", err)
 	}
 	// Like the errors of the creates, the collisions are counted, with only the first of
-	// them in the message (podcontrol.JoinErrors): one per node would not fit in the
+	// them in the message (batcherr.Join): one per node would not fit in the
 	// Ready condition. Sorted, the same collisions make the same message on every pass,
 	// and an idle pass writes no status.
-	return podcontrol.JoinErrors(takenBy, len(nodes)), errors.Join(err, podcontrol.JoinErrors(oldBy, len(nodes)))
+	return batcherr.Join(takenBy, len(nodes)), errors.Join(err, batcherr.Join(oldBy, len(nodes)))
 }
 
 // nameTakenError says that the pod name of a node is held by a pod mds does not control.

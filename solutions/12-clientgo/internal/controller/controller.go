@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
+	"github.com/kube-workshop/operator-workshop/shared/statuswrite"
 	appsv1 "github.com/kube-workshop/operator-workshop/solutions/12-clientgo/api/apps/v1"
 	"github.com/kube-workshop/operator-workshop/solutions/12-clientgo/internal/imoocpods"
 )
@@ -58,7 +59,7 @@ type Controller struct {
 	// has not shown yet; statusWrites, the resourceVersion of each ImoocPod's last status
 	// patch, until the cache shows it.
 	expectations podcontrol.Expectations
-	statusWrites podcontrol.StatusWrites
+	statusWrites statuswrite.Tracker
 
 	// Syncs counts the passes by result, for the metrics endpoint.
 	Syncs SyncCounts

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/kube-workshop/operator-workshop/shared/podcontrol"
+	"github.com/kube-workshop/operator-workshop/shared/statuswrite"
 
 	appsv2 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/api/apps/v2"
 )
@@ -54,7 +55,7 @@ type ImoocPodReconciler struct {
 
 	// statusWrites remembers the resourceVersion of the last status patch of each
 	// ImoocPod, until the cache shows it.
-	statusWrites podcontrol.StatusWrites
+	statusWrites statuswrite.Tracker
 
 	//stage:end
 	// expectations remembers the pods this controller created or deleted that the cache

@@ -1,4 +1,4 @@
-package podcontrol
+package statuswrite
 
 import (
 	"testing"
@@ -12,9 +12,9 @@ func at(rv string) *metav1.ObjectMeta {
 	return &metav1.ObjectMeta{Namespace: "ns", Name: "web", UID: "1", ResourceVersion: rv}
 }
 
-func TestStatusWritesTellACopyFromBeforeTheLastWrite(t *testing.T) {
+func TestTrackerTellACopyFromBeforeTheLastWrite(t *testing.T) {
 	g := NewWithT(t)
-	var w StatusWrites
+	var w Tracker
 	g.Expect(w.Predates(at("10"))).To(BeFalse(), "nothing written, nothing to be older than")
 
 	w.Wrote(at("12"))
@@ -29,9 +29,9 @@ func TestStatusWritesTellACopyFromBeforeTheLastWrite(t *testing.T) {
 	g.Expect(w.Predates(at("100"))).To(BeFalse(), "a later copy: someone wrote after us, and the cache shows it")
 }
 
-func TestStatusWritesTrustOnlyTheVersionWrittenWhenVersionsDoNotCompare(t *testing.T) {
+func TestTrackerTrustOnlyTheVersionWrittenWhenVersionsDoNotCompare(t *testing.T) {
 	g := NewWithT(t)
-	var w StatusWrites
+	var w Tracker
 	w.Wrote(at("b"))
 	g.Expect(w.Predates(at("c"))).To(BeTrue(), "any other version may be older")
 	g.Expect(w.Predates(at("b"))).To(BeFalse(), "the very version written")
