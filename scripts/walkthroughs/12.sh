@@ -4,7 +4,7 @@
 # same CRD as stage 02, the same behaviour: the checks of 02 that do not depend on
 # controller-runtime, then what this manager does by hand (cache sync, shutdown).
 NS=workshop-12
-# The manager's own counter of successful passes (internal/controller/metrics.go).
+# The manager's own counter of successful passes (internal/controller/imoocpod_metrics.go).
 METRIC='workshop_sync_total{controller="imoocpod",result="success"}'
 # ACTIVE, COLUMNS, GENERATIONS, READY_CONDITION, reconciles, measure_scale_to, touch_pods.
 source "$ROOT/scripts/walkthroughs/imoocpod-status.sh"

@@ -15,9 +15,9 @@ import (
 	appsv1 "github.com/kube-workshop/operator-workshop/tracks/clientgo/api/apps/v1"
 )
 
-// The helpers of the tests that drive passes of a controller of their own (sync_test.go):
-// a pass once its cache has caught up, the Ready condition it wrote in one line, and API
-// servers that count or refuse what a pass sends.
+// The helpers of the tests that drive passes of a controller of their own
+// (imoocpod_sync_test.go): a pass once its cache has caught up, the Ready condition it
+// wrote in one line, and API servers that count or refuse what a pass sends.
 
 // pass runs one sync of ip with c, once c's cache shows ip as the API server has it now
 // (a pass that read an older spec would act on it) and shows at least pods of its pods.

@@ -11,13 +11,13 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/rest"
 
+	appsv1 "github.com/kube-workshop/operator-workshop/lessons/12-clientgo/api/apps/v1"
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
-	appsv1 "github.com/kube-workshop/operator-workshop/solutions/12-clientgo/api/apps/v1"
 )
 
-// The helpers of the tests that drive passes of a controller of their own (sync_test.go):
-// a pass once its cache has caught up, the Ready condition it wrote in one line, and API
-// servers that count or refuse what a pass sends.
+// The helpers of the tests that drive passes of a controller of their own
+// (imoocpod_sync_test.go): a pass once its cache has caught up, the Ready condition it
+// wrote in one line, and API servers that count or refuse what a pass sends.
 
 // pass runs one sync of ip with c, once c's cache shows ip as the API server has it now
 // (a pass that read an older spec would act on it) and shows at least pods of its pods.
