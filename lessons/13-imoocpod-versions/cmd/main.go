@@ -14,7 +14,7 @@ import (
 	appsv1 "github.com/kube-workshop/operator-workshop/lessons/13-imoocpod-versions/api/apps/v1"
 	appsv2 "github.com/kube-workshop/operator-workshop/lessons/13-imoocpod-versions/api/apps/v2"
 	"github.com/kube-workshop/operator-workshop/lessons/13-imoocpod-versions/internal/controller"
-	webhookv1 "github.com/kube-workshop/operator-workshop/lessons/13-imoocpod-versions/internal/webhook/v1"
+	webhookappsv1 "github.com/kube-workshop/operator-workshop/lessons/13-imoocpod-versions/internal/webhook/apps/v1"
 	"github.com/kube-workshop/operator-workshop/shared/bootstrap"
 )
 
@@ -46,7 +46,7 @@ func main() {
 	err := bootstrap.Run(opts, scheme, func(mgr ctrl.Manager) error {
 		// The API server converts every v1 read and write through the manager: ready only
 		// once the webhook server answers.
-		if err := webhookv1.SetupImoocPodWebhookWithManager(mgr); err != nil {
+		if err := webhookappsv1.SetupImoocPodWebhookWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the ImoocPod conversion webhook: %w", err)
 		}
 		if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {

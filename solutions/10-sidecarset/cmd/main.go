@@ -23,7 +23,7 @@ import (
 	"github.com/kube-workshop/operator-workshop/shared/securemetrics"
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/solutions/10-sidecarset/api/sidecars/v1"
 	"github.com/kube-workshop/operator-workshop/solutions/10-sidecarset/internal/sidecars"
-	webhookv1 "github.com/kube-workshop/operator-workshop/solutions/10-sidecarset/internal/webhook/v1"
+	webhooksidecarsv1 "github.com/kube-workshop/operator-workshop/solutions/10-sidecarset/internal/webhook/sidecars/v1"
 )
 
 // The manager's own permissions, beyond its controller's and webhooks' (internal/): the
@@ -80,10 +80,10 @@ func (f *flags) bind(fs *flag.FlagSet, namespaceFile string) {
 // controller, and its two webhooks with the ready checks of their server and of the
 // cache they read.
 func (f flags) setup(mgr ctrl.Manager) error {
-	if err := webhookv1.SetupSidecarSetWebhookWithManager(mgr, f.managerNamespace); err != nil {
+	if err := webhooksidecarsv1.SetupSidecarSetWebhookWithManager(mgr, f.managerNamespace); err != nil {
 		return fmt.Errorf("setting up the SidecarSet webhook: %w", err)
 	}
-	if err := webhookv1.SetupPodWebhookWithManager(mgr, f.managerNamespace); err != nil {
+	if err := webhooksidecarsv1.SetupPodWebhookWithManager(mgr, f.managerNamespace); err != nil {
 		return fmt.Errorf("setting up the pod webhook: %w", err)
 	}
 	// Ready only once the webhook server answers: until then pod creations wait for

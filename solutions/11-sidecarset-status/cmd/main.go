@@ -24,7 +24,7 @@ import (
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/api/sidecars/v1"
 	"github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/internal/controller"
 	"github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/internal/sidecars"
-	webhookv1 "github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/internal/webhook/v1"
+	webhooksidecarsv1 "github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/internal/webhook/sidecars/v1"
 )
 
 // The manager's own permissions, beyond its controller's and webhooks' (internal/): the
@@ -94,10 +94,10 @@ func (f flags) setup(mgr ctrl.Manager) error {
 	if err != nil {
 		return fmt.Errorf("setting up the SidecarSet controller: %w", err)
 	}
-	if err := webhookv1.SetupSidecarSetWebhookWithManager(mgr, f.managerNamespace); err != nil {
+	if err := webhooksidecarsv1.SetupSidecarSetWebhookWithManager(mgr, f.managerNamespace); err != nil {
 		return fmt.Errorf("setting up the SidecarSet webhook: %w", err)
 	}
-	if err := webhookv1.SetupPodWebhookWithManager(mgr, f.managerNamespace); err != nil {
+	if err := webhooksidecarsv1.SetupPodWebhookWithManager(mgr, f.managerNamespace); err != nil {
 		return fmt.Errorf("setting up the pod webhook: %w", err)
 	}
 	// Ready only once the webhook server answers: until then pod creations wait for

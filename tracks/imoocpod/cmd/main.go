@@ -15,7 +15,7 @@ import (
 	appsv1 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/api/apps/v1"
 	appsv2 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/api/apps/v2"
 	"github.com/kube-workshop/operator-workshop/tracks/imoocpod/internal/controller"
-	webhookv1 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/internal/webhook/v1"
+	webhookappsv1 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/internal/webhook/apps/v1"
 )
 
 func main() {
@@ -51,7 +51,7 @@ func main() {
 		//stage:13
 		// The API server converts every v1 read and write through the manager: ready only
 		// once the webhook server answers.
-		if err := webhookv1.SetupImoocPodWebhookWithManager(mgr); err != nil {
+		if err := webhookappsv1.SetupImoocPodWebhookWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the ImoocPod conversion webhook: %w", err)
 		}
 		if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {

@@ -9,7 +9,7 @@ import (
 
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/lessons/11-sidecarset-status/api/sidecars/v1"
 	"github.com/kube-workshop/operator-workshop/lessons/11-sidecarset-status/internal/sidecars"
-	webhookv1 "github.com/kube-workshop/operator-workshop/lessons/11-sidecarset-status/internal/webhook/v1"
+	webhooksidecarsv1 "github.com/kube-workshop/operator-workshop/lessons/11-sidecarset-status/internal/webhook/sidecars/v1"
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
 
@@ -27,10 +27,10 @@ func TestMain(m *testing.M) {
 			if err := testenv.CreateNamespace(mgr, sidecars.DefaultManagerNamespace); err != nil {
 				return err
 			}
-			if err := webhookv1.SetupSidecarSetWebhookWithManager(mgr, sidecars.DefaultManagerNamespace); err != nil {
+			if err := webhooksidecarsv1.SetupSidecarSetWebhookWithManager(mgr, sidecars.DefaultManagerNamespace); err != nil {
 				return err
 			}
-			if err := webhookv1.SetupPodWebhookWithManager(mgr, sidecars.DefaultManagerNamespace); err != nil {
+			if err := webhooksidecarsv1.SetupPodWebhookWithManager(mgr, sidecars.DefaultManagerNamespace); err != nil {
 				return err
 			}
 			return (&SidecarSetReconciler{

@@ -17,9 +17,9 @@ const DefaultManagerNamespace = "sidecarset-system"
 // counted: kube-system, whose pods the cluster needs to run at all, and managerNamespace,
 // the manager's own, whose pods must start for the webhook to answer. The pod webhook's
 // configuration leaves out the same namespaces (the namespaceSelector of its marker, in
-// internal/webhook/v1/pod_webhook.go, and config/default, which names the manager's), so
-// that the API server does not even call the manager for their pods; the webhook and
-// the controller check again, for a configuration installed without it.
+// internal/webhook/sidecars/v1/pod_webhook.go, and config/default, which names the
+// manager's), so that the API server does not even call the manager for their pods; the
+// webhook and the controller check again, for a configuration installed without it.
 // TestTheWebhookConfigurationLeavesTheExcludedNamespacesOut checks that the marker
 // leaves out ExcludedNamespaces(DefaultManagerNamespace).
 func ExcludedNamespaces(managerNamespace string) []string {

@@ -8,7 +8,7 @@ import (
 
 	appsv1 "github.com/kube-workshop/operator-workshop/lessons/13-imoocpod-versions/api/apps/v1"
 	appsv2 "github.com/kube-workshop/operator-workshop/lessons/13-imoocpod-versions/api/apps/v2"
-	webhookv1 "github.com/kube-workshop/operator-workshop/lessons/13-imoocpod-versions/internal/webhook/v1"
+	webhookappsv1 "github.com/kube-workshop/operator-workshop/lessons/13-imoocpod-versions/internal/webhook/apps/v1"
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 )
 
@@ -20,7 +20,7 @@ func TestMain(m *testing.M) {
 		// webhook.
 		Scheme: testenv.Scheme(appsv1.AddToScheme, appsv2.AddToScheme),
 		Setup: func(mgr ctrl.Manager) error {
-			if err := webhookv1.SetupImoocPodWebhookWithManager(mgr); err != nil {
+			if err := webhookappsv1.SetupImoocPodWebhookWithManager(mgr); err != nil {
 				return err
 			}
 			return (&ImoocPodReconciler{

@@ -9,7 +9,7 @@ import (
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	appsv1 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/api/apps/v1"
 	appsv2 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/api/apps/v2"
-	webhookv1 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/internal/webhook/v1"
+	webhookappsv1 "github.com/kube-workshop/operator-workshop/tracks/imoocpod/internal/webhook/apps/v1"
 )
 
 var env *testenv.Env
@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 		//stage:end
 		Setup: func(mgr ctrl.Manager) error {
 			//stage:13
-			if err := webhookv1.SetupImoocPodWebhookWithManager(mgr); err != nil {
+			if err := webhookappsv1.SetupImoocPodWebhookWithManager(mgr); err != nil {
 				return err
 			}
 			//stage:end

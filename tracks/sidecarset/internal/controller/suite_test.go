@@ -10,7 +10,7 @@ import (
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/tracks/sidecarset/api/sidecars/v1"
 	"github.com/kube-workshop/operator-workshop/tracks/sidecarset/internal/sidecars"
-	webhookv1 "github.com/kube-workshop/operator-workshop/tracks/sidecarset/internal/webhook/v1"
+	webhooksidecarsv1 "github.com/kube-workshop/operator-workshop/tracks/sidecarset/internal/webhook/sidecars/v1"
 )
 
 var env *testenv.Env
@@ -27,10 +27,10 @@ func TestMain(m *testing.M) {
 			if err := testenv.CreateNamespace(mgr, sidecars.DefaultManagerNamespace); err != nil {
 				return err
 			}
-			if err := webhookv1.SetupSidecarSetWebhookWithManager(mgr, sidecars.DefaultManagerNamespace); err != nil {
+			if err := webhooksidecarsv1.SetupSidecarSetWebhookWithManager(mgr, sidecars.DefaultManagerNamespace); err != nil {
 				return err
 			}
-			if err := webhookv1.SetupPodWebhookWithManager(mgr, sidecars.DefaultManagerNamespace); err != nil {
+			if err := webhooksidecarsv1.SetupPodWebhookWithManager(mgr, sidecars.DefaultManagerNamespace); err != nil {
 				return err
 			}
 			return (&SidecarSetReconciler{

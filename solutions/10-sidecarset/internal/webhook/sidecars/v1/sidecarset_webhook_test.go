@@ -321,7 +321,7 @@ func list[T any](items ...T) []any {
 func TestTheManagersRoleLetsItDryRunPodsInItsNamespaceOnly(t *testing.T) {
 	env.WebhookNamespace(t)
 	g := NewWithT(t)
-	rolePath := filepath.Join("..", "..", "..", "config", "rbac", "role.yaml")
+	rolePath := filepath.Join("..", "..", "..", "..", "config", "rbac", "role.yaml")
 	cfg := env.AsRole(t, rolePath, "")
 	user := cfg.Impersonate.UserName
 

@@ -1,6 +1,10 @@
 // Package v1 holds the manager's two admission webhooks: the validating webhook of the
 // sidecars.workshop.dev/v1 SidecarSets, and the mutating webhook on pods that gives every
-// new pod the sidecars of the SidecarSets that select it.
+// new pod the sidecars of the SidecarSets that select it. The pod webhook lives here, in
+// the SidecarSets' group, not in a core/v1 package of its own as kubebuilder would lay
+// out a webhook on pods: it injects the SidecarSets' containers, and the SidecarSet
+// webhook checks a SidecarSet by dry-running a pod with its sidecars as that injection
+// adds them (asSidecar).
 package v1
 
 import (
@@ -20,7 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	sidecarsv1 "github.com/kube-workshop/operator-workshop/solutions/10-sidecarset/api/sidecars/v1"
+	sidecarsv1 "github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/api/sidecars/v1"
 )
 
 // Names and paths the API server gives every pod itself, before the pod webhook runs: a

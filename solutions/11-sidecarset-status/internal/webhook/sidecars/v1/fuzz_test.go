@@ -17,9 +17,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	sidecarsv1 "github.com/kube-workshop/operator-workshop/lessons/10-sidecarset/api/sidecars/v1"
-	"github.com/kube-workshop/operator-workshop/lessons/10-sidecarset/internal/sidecars"
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
+	sidecarsv1 "github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/api/sidecars/v1"
+	"github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/internal/sidecars"
 )
 
 // FuzzValidateSidecarSet feeds the validator SidecarSets of arbitrary names, images,
@@ -37,7 +37,7 @@ import (
 // The validator asks the API server too (dryRunErrors): the target needs one, which
 // dryRunTarget gives it, also while fuzzing (fuzzWithAPIServer). `go test` runs the
 // inputs below; `go test -run '^$' -fuzz '^FuzzValidateSidecarSet$' -fuzztime 30s
-// ./internal/webhook/v1` searches for more.
+// ./internal/webhook/sidecars/v1` searches for more.
 func FuzzValidateSidecarSet(f *testing.F) {
 	corpus := []struct {
 		name, image, mountName, mountPath, volume, key, value, operator string

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/internal/sidecars"
+	"github.com/kube-workshop/operator-workshop/lessons/11-sidecarset-status/internal/sidecars"
 )
 
 var logsMount = corev1.VolumeMount{Name: "logs", MountPath: "/var/log/app", ReadOnly: true}
@@ -205,7 +205,7 @@ func TestAChangedSidecarSetLeavesExistingPodsAlone(t *testing.T) {
 // The pod webhook's configuration: every choice of its marker, as the API server gets it.
 func TestTheWebhookConfigurationLeavesTheExcludedNamespacesOut(t *testing.T) {
 	g := NewWithT(t)
-	data, err := os.ReadFile(filepath.Join("..", "..", "..", "config", "webhook", "manifests.yaml"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "config", "webhook", "manifests.yaml"))
 	g.Expect(err).NotTo(HaveOccurred())
 	var found bool
 	for _, doc := range strings.Split(string(data), "\n---\n") {

@@ -1,6 +1,10 @@
 // Package v1 holds the manager's two admission webhooks: the validating webhook of the
 // sidecars.workshop.dev/v1 SidecarSets, and the mutating webhook on pods that gives every
-// new pod the sidecars of the SidecarSets that select it.
+// new pod the sidecars of the SidecarSets that select it. The pod webhook lives here, in
+// the SidecarSets' group, not in a core/v1 package of its own as kubebuilder would lay
+// out a webhook on pods: it injects the SidecarSets' containers, and the SidecarSet
+// webhook checks a SidecarSet by dry-running a pod with its sidecars as that injection
+// adds them (asSidecar).
 package v1
 
 import (
@@ -20,7 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	sidecarsv1 "github.com/kube-workshop/operator-workshop/tracks/sidecarset/api/sidecars/v1"
+	sidecarsv1 "github.com/kube-workshop/operator-workshop/lessons/11-sidecarset-status/api/sidecars/v1"
 )
 
 // Names and paths the API server gives every pod itself, before the pod webhook runs: a
@@ -150,18 +154,13 @@ func validateSpec(spec *sidecarsv1.SidecarSetSpec, path *field.Path) field.Error
 // keys and values that labels can have, operators that exist, values where the operator
 // needs them.
 func validateSelector(selector *metav1.LabelSelector, path *field.Path) field.ErrorList {
-	//lesson:10.7
-	//lesson:stub return nil
 	return metav1validation.ValidateLabelSelector(selector, metav1validation.LabelSelectorValidationOptions{}, path)
-	//lesson:end
 }
 
 // validateContainers requires at least one sidecar, each valid on its own, and names
 // unique within the SidecarSet. A name that clashes with the pod's own containers can
 // only be found when a pod is created: the pod webhook skips that sidecar then.
 func validateContainers(containers []corev1.Container, path *field.Path) field.ErrorList {
-	//lesson:10.8
-	//lesson:stub return nil
 	if len(containers) == 0 {
 		return field.ErrorList{field.Required(path, "a SidecarSet adds at least one container")}
 	}
@@ -177,7 +176,6 @@ func validateContainers(containers []corev1.Container, path *field.Path) field.E
 		}
 	}
 	return errs
-	//lesson:end
 }
 
 // validateContainer checks what of one sidecar the API server would refuse in a pod, or
@@ -226,8 +224,6 @@ func validateContainer(c *corev1.Container, path *field.Path) field.ErrorList {
 // validateVolumes requires valid names, unique within the SidecarSet, and none of the
 // names the API server gives pods itself.
 func validateVolumes(volumes []corev1.Volume, path *field.Path) field.ErrorList {
-	//lesson:10.9
-	//lesson:stub return nil
 	var errs field.ErrorList
 	seen := sets.New[string]()
 	for i := range volumes {
@@ -240,14 +236,11 @@ func validateVolumes(volumes []corev1.Volume, path *field.Path) field.ErrorList 
 		}
 	}
 	return errs
-	//lesson:end
 }
 
 // validateVolume checks one volume's name: a DNS label that the service account token's
 // volume cannot have. Its source is the CRD schema's to check.
 func validateVolume(v *corev1.Volume, path *field.Path) field.ErrorList {
-	//lesson:10.10
-	//lesson:stub return nil
 	if errs := validateName(v.Name, path.Child("name")); len(errs) > 0 {
 		return errs
 	}
@@ -256,7 +249,6 @@ func validateVolume(v *corev1.Volume, path *field.Path) field.ErrorList {
 			fmt.Sprintf("names starting with %q are the API server's, for the service account token", ReservedVolumePrefix))}
 	}
 	return nil
-	//lesson:end
 }
 
 // validateName requires a container's or volume's name: a DNS label, as in a pod.

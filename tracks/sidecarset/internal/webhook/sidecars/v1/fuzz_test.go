@@ -18,8 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
-	sidecarsv1 "github.com/kube-workshop/operator-workshop/solutions/10-sidecarset/api/sidecars/v1"
-	"github.com/kube-workshop/operator-workshop/solutions/10-sidecarset/internal/sidecars"
+	sidecarsv1 "github.com/kube-workshop/operator-workshop/tracks/sidecarset/api/sidecars/v1"
+	"github.com/kube-workshop/operator-workshop/tracks/sidecarset/internal/sidecars"
 )
 
 // FuzzValidateSidecarSet feeds the validator SidecarSets of arbitrary names, images,
@@ -37,7 +37,7 @@ import (
 // The validator asks the API server too (dryRunErrors): the target needs one, which
 // dryRunTarget gives it, also while fuzzing (fuzzWithAPIServer). `go test` runs the
 // inputs below; `go test -run '^$' -fuzz '^FuzzValidateSidecarSet$' -fuzztime 30s
-// ./internal/webhook/v1` searches for more.
+// ./internal/webhook/sidecars/v1` searches for more.
 func FuzzValidateSidecarSet(f *testing.F) {
 	corpus := []struct {
 		name, image, mountName, mountPath, volume, key, value, operator string

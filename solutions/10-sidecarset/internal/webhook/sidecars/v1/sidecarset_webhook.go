@@ -1,6 +1,10 @@
 // Package v1 holds the manager's two admission webhooks: the validating webhook of the
 // sidecars.workshop.dev/v1 SidecarSets, and the mutating webhook on pods that gives every
-// new pod the sidecars of the SidecarSets that select it.
+// new pod the sidecars of the SidecarSets that select it. The pod webhook lives here, in
+// the SidecarSets' group, not in a core/v1 package of its own as kubebuilder would lay
+// out a webhook on pods: it injects the SidecarSets' containers, and the SidecarSet
+// webhook checks a SidecarSet by dry-running a pod with its sidecars as that injection
+// adds them (asSidecar).
 package v1
 
 import (
@@ -13,13 +17,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	sidecarsv1 "github.com/kube-workshop/operator-workshop/lessons/10-sidecarset/api/sidecars/v1"
+	sidecarsv1 "github.com/kube-workshop/operator-workshop/solutions/10-sidecarset/api/sidecars/v1"
 )
 
 // Names and paths the API server gives every pod itself, before the pod webhook runs: a
@@ -149,22 +154,28 @@ func validateSpec(spec *sidecarsv1.SidecarSetSpec, path *field.Path) field.Error
 // keys and values that labels can have, operators that exist, values where the operator
 // needs them.
 func validateSelector(selector *metav1.LabelSelector, path *field.Path) field.ErrorList {
-	// TODO(7): Validate the label selectors.
-	// validateSelector returns every problem of a label selector (its keys, values and
-	// operators) at its path, by the rules the API server itself applies to selectors.
-	// See "Validating a SidecarSet" in docs/lesson-10.md.
-	return nil
+	return metav1validation.ValidateLabelSelector(selector, metav1validation.LabelSelectorValidationOptions{}, path)
 }
 
 // validateContainers requires at least one sidecar, each valid on its own, and names
 // unique within the SidecarSet. A name that clashes with the pod's own containers can
 // only be found when a pod is created: the pod webhook skips that sidecar then.
 func validateContainers(containers []corev1.Container, path *field.Path) field.ErrorList {
-	// TODO(8): Validate the list of sidecars.
-	// validateContainers requires a sidecar, reports every problem of every sidecar at
-	// its index, and a name an earlier sidecar has as a duplicate at its name; an
-	// empty name is no duplicate. See "Validating a SidecarSet" in docs/lesson-10.md.
-	return nil
+	if len(containers) == 0 {
+		return field.ErrorList{field.Required(path, "a SidecarSet adds at least one container")}
+	}
+	var errs field.ErrorList
+	seen := sets.New[string]()
+	for i := range containers {
+		errs = append(errs, validateContainer(&containers[i], path.Index(i))...)
+		if name := containers[i].Name; name != "" {
+			if seen.Has(name) {
+				errs = append(errs, field.Duplicate(path.Index(i).Child("name"), name))
+			}
+			seen.Insert(name)
+		}
+	}
+	return errs
 }
 
 // validateContainer checks what of one sidecar the API server would refuse in a pod, or
@@ -213,20 +224,30 @@ func validateContainer(c *corev1.Container, path *field.Path) field.ErrorList {
 // validateVolumes requires valid names, unique within the SidecarSet, and none of the
 // names the API server gives pods itself.
 func validateVolumes(volumes []corev1.Volume, path *field.Path) field.ErrorList {
-	// TODO(9): Refuse two volumes of one name.
-	// validateVolumes reports every problem of every volume at its index, and a name
-	// an earlier volume has as a duplicate at that volume's name; no volume at all is
-	// fine. See "Reserved names" in docs/lesson-10.md.
-	return nil
+	var errs field.ErrorList
+	seen := sets.New[string]()
+	for i := range volumes {
+		errs = append(errs, validateVolume(&volumes[i], path.Index(i))...)
+		if name := volumes[i].Name; name != "" {
+			if seen.Has(name) {
+				errs = append(errs, field.Duplicate(path.Index(i).Child("name"), name))
+			}
+			seen.Insert(name)
+		}
+	}
+	return errs
 }
 
 // validateVolume checks one volume's name: a DNS label that the service account token's
 // volume cannot have. Its source is the CRD schema's to check.
 func validateVolume(v *corev1.Volume, path *field.Path) field.ErrorList {
-	// TODO(10): Refuse bad and reserved volume names.
-	// validateVolume refuses a name that is not a DNS label, and one with the prefix
-	// of the API server's own token volumes, saying whose names those are. See
-	// "Reserved names" in docs/lesson-10.md.
+	if errs := validateName(v.Name, path.Child("name")); len(errs) > 0 {
+		return errs
+	}
+	if strings.HasPrefix(v.Name, ReservedVolumePrefix) {
+		return field.ErrorList{field.Forbidden(path.Child("name"),
+			fmt.Sprintf("names starting with %q are the API server's, for the service account token", ReservedVolumePrefix))}
+	}
 	return nil
 }
 

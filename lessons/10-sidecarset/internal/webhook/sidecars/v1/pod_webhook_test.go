@@ -205,7 +205,7 @@ func TestAChangedSidecarSetLeavesExistingPodsAlone(t *testing.T) {
 // The pod webhook's configuration: every choice of its marker, as the API server gets it.
 func TestTheWebhookConfigurationLeavesTheExcludedNamespacesOut(t *testing.T) {
 	g := NewWithT(t)
-	data, err := os.ReadFile(filepath.Join("..", "..", "..", "config", "webhook", "manifests.yaml"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "config", "webhook", "manifests.yaml"))
 	g.Expect(err).NotTo(HaveOccurred())
 	var found bool
 	for _, doc := range strings.Split(string(data), "\n---\n") {

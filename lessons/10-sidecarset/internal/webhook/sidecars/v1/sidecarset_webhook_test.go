@@ -18,9 +18,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	sidecarsv1 "github.com/kube-workshop/operator-workshop/lessons/10-sidecarset/api/sidecars/v1"
+	"github.com/kube-workshop/operator-workshop/lessons/10-sidecarset/internal/sidecars"
 	"github.com/kube-workshop/operator-workshop/shared/testenv"
-	sidecarsv1 "github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/api/sidecars/v1"
-	"github.com/kube-workshop/operator-workshop/solutions/11-sidecarset-status/internal/sidecars"
 )
 
 // The bad sample is refused by the API server, every problem in one answer; an update
@@ -321,7 +321,7 @@ func list[T any](items ...T) []any {
 func TestTheManagersRoleLetsItDryRunPodsInItsNamespaceOnly(t *testing.T) {
 	env.WebhookNamespace(t)
 	g := NewWithT(t)
-	rolePath := filepath.Join("..", "..", "..", "config", "rbac", "role.yaml")
+	rolePath := filepath.Join("..", "..", "..", "..", "config", "rbac", "role.yaml")
 	cfg := env.AsRole(t, rolePath, "")
 	user := cfg.Impersonate.UserName
 
