@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Common settings for the workshop's scripts. Source it; it defines no behaviour of its own.
 #
 #   ROOT      the repository's top folder

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # A stage's manager on this machine: built from the stage's ./cmd, its CRDs and its
 # webhook configurations installed on the cluster, started, waited for and stopped. One
 # set of functions for scripts/run-stage.sh (make lesson-N and make run-N),

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # What the NodePool walkthroughs (scripts/walkthroughs/05.sh to 09.sh, and 14.sh) share.
 # Source it after setting POOL, the walkthrough's own pool name. What an earlier run left
 # is removed by remove_leftovers (scripts/lib/walkthrough.sh): nodepool/, pool-records/.

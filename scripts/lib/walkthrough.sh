@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The vocabulary of a walkthrough (scripts/walkthroughs/NN.sh): steps a learner could
 # type themselves, each followed by what they should see. Every check prints the kubectl
 # command that shows it, a pass or fail line, and on failure a hint.

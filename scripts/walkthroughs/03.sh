@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Stage 03: MyDaemonSet, one pod per node. Sourced by scripts/run-stage.sh, which runs the
 # manager and defines ROOT, STAGE_DIR, MANAGER_ERRORS and the walkthrough vocabulary.
 NS=workshop-03

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Stage 04: MyDaemonSet's admission webhooks. Sourced by scripts/run-stage.sh, which has
 # installed the webhook configurations pointed at the manager on this machine and defines
 # ROOT, STAGE_DIR, host, WEBHOOK_PORT, PROBE_PORT, METRICS_PORT, log, manager_errors and

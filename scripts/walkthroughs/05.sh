@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Stage 05: NodePool gives its nodes labels and taints, and owns a RuntimeClass. Sourced by
 # scripts/run-stage.sh, which runs the manager and defines STAGE_DIR, manager_errors and
 # the walkthrough vocabulary.

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Stage 06: a finalizer lets a NodePool go only once its nodes are clean. Sourced by
 # scripts/run-stage.sh, which runs the manager and defines STAGE_DIR, start_manager,
 # stop_manager, manager_errors and the walkthrough vocabulary.

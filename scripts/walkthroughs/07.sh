@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Stage 07: NodePool reports its status, and tells each real change with one event.
 # Sourced by scripts/run-stage.sh, which runs the manager and defines STAGE_DIR,
 # METRICS_PORT, start_manager, stop_manager, manager_errors and the walkthrough

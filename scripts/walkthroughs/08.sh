@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Stage 08: NodePool's admission webhooks. Sourced by scripts/run-stage.sh, which has
 # installed the webhook configurations pointed at the manager on this machine, runs the
 # manager and defines ROOT, CACHE, STAGE_DIR, host, WEBHOOK_PORT, PROBE_PORT, log,

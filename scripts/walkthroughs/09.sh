@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Stage 09: the NodePool operator shipped. Sourced by scripts/run-stage.sh, which has
 # installed the CRD and the webhook configurations pointed at this machine, started the
 # manager as the administrator and defines ROOT, STAGE_DIR, STAGE_CACHE, METRICS_PORT,

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Stage 10: SidecarSet, sidecars injected into new pods by a mutating webhook. Sourced by
 # scripts/run-stage.sh, which has installed the webhook configurations pointed at the
 # manager on this machine and defines ROOT, STAGE_DIR, host, WEBHOOK_PORT, PROBE_PORT,

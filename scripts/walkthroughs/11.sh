@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Stage 11: SidecarSet reports what it selects and what runs its sidecars. Sourced by
 # scripts/run-stage.sh, which has installed the webhook configurations pointed at the
 # manager on this machine and defines ROOT, STAGE_DIR, METRICS_PORT, log, MANAGER_ERRORS

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Stage 12: the ImoocPod controller of lesson 02 on bare client-go. Sourced by
 # scripts/run-stage.sh, which runs the manager and defines STAGE_DIR, METRICS_PORT,
 # start_manager, stop_manager, MANAGER_ERRORS, log and the walkthrough vocabulary. The

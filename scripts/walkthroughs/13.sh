@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Stage 13: ImoocPod v2 beside v1, and the upgrade from lesson 02 without disruption.
 # Sourced by scripts/run-stage.sh, which runs the manager and defines STAGE_DIR,
 # WEBHOOK_PORT, STAGE_CACHE, host, start_manager, stop_manager, log and the walkthrough

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Stage 14: NodePool applies its labels with server-side apply, and the API server keeps
 # the record of what each pool gave (managedFields). Sourced by scripts/run-stage.sh,
 # which runs the manager and defines STAGE_DIR, manager_errors and the walkthrough

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # What the walkthroughs of an ImoocPod with status share (02, and 12 on bare client-go):
 # the kubectl commands that read the ImoocPod demo in namespace $NS, and the functions
 # that count the controller's passes from the counter $METRIC on its metrics endpoint.
