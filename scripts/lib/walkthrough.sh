@@ -250,7 +250,7 @@ expect_collected() {
 # run of the walkthrough waits for that before it starts.
 expect_clean_log() {
   step "The manager's log"
-  expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${log#"$ROOT"/}"
+  expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${MANAGER_LOG#"$ROOT"/}"
   kubectl delete namespace "$@" --wait=false >/dev/null
 }
 

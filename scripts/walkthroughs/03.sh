@@ -123,7 +123,7 @@ expect "status.observedGeneration follows the spec change" "$GENERATION $GENERAT
 expect "the Ready condition is True again" "True AllPodsAvailable" "$READY_CONDITION"
 run kubectl get mds -n $NS -o wide
 printf '    the manager replaced the pods in %s passes ("Replacing pods that run an old image" in its log)\n' \
-  "$(grep -c 'Replacing pods that run an old image' "$log" || true)"
+  "$(grep -c 'Replacing pods that run an old image' "$MANAGER_LOG" || true)"
 
 if [[ -n $EMBEDDED ]]; then
   step "Remove the node again: its pod goes"

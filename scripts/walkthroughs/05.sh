@@ -106,4 +106,4 @@ printf '    (Deleting a pool that still has members would leave its labels and t
 printf '    the pool is gone, and with it what it gave. Lesson 06 adds a finalizer for that.)\n'
 
 step "The manager's log"
-expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${log#"$ROOT"/}"
+expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${MANAGER_LOG#"$ROOT"/}"

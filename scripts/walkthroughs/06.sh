@@ -23,7 +23,7 @@ show_log() {
       line = "    " $2 "  " $3
       if (match($4, /"node": "[^"]*", "change": "[^"]*"/)) line = line "  " substr($4, RSTART, RLENGTH)
       print line
-    }' "$log"
+    }' "$MANAGER_LOG"
 }
 
 record_own_state
@@ -59,7 +59,7 @@ WAIT=90 expect "the garbage collector deleted the RuntimeClass" "" "kubectl get 
 expect "the membership labels stay: they are not the pool's to remove" "$N0 $N1" \
   "kubectl get nodes -l $MEMBER -o jsonpath='{.items[*].metadata.name}'"
 run kubectl get nodes
-printf '    the manager log, trimmed (%s):\n' "${log#"$ROOT"/}"
+printf '    the manager log, trimmed (%s):\n' "${MANAGER_LOG#"$ROOT"/}"
 show_log
 
 step "Clean up: take $N0 and $N1 out of the pool that no longer exists"
@@ -68,6 +68,6 @@ expect "$N0 is as it was before the walkthrough" "$OWN0" "own_state $N0"
 expect "$N1 is as it was before the walkthrough" "$OWN1" "own_state $N1"
 
 step "The manager's log"
-expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${log#"$ROOT"/}"
+expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${MANAGER_LOG#"$ROOT"/}"
 expect "no write to the pool after its finalizer was gone (no 'Precondition failed: UID in precondition')" 0 \
-  "grep -c 'Precondition failed' $log || true"
+  "grep -c 'Precondition failed' $MANAGER_LOG || true"

@@ -111,4 +111,4 @@ expect "$N1 is as it was before the walkthrough" "$OWN1" "own_state $N1"
 
 step "The manager's log"
 expect "the manager logged no errors but the bad label's" 0 \
-  "grep '	ERROR	' $log | grep -vc 'not valid!' || true" "read $log"
+  "grep '	ERROR	' $MANAGER_LOG | grep -vc 'not valid!' || true" "read $MANAGER_LOG"

@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # Stage 08: NodePool's admission webhooks. Sourced by scripts/run-stage.sh, which has
 # installed the webhook configurations pointed at the manager on this machine, runs the
-# manager and defines ROOT, CACHE, STAGE_DIR, host, WEBHOOK_PORT, PROBE_PORT, log,
-# manager_errors and the walkthrough vocabulary.
+# manager and defines ROOT, CACHE, STAGE_DIR, MANAGER_HOST, WEBHOOK_PORT, PROBE_PORT,
+# MANAGER_LOG, manager_errors and the walkthrough vocabulary.
 #
 # NodePools and nodes are cluster-wide, and other walkthroughs may run on the same cluster
 # at the same time: the pools have names of their own, the member's taint is
@@ -40,7 +40,7 @@ run kubectl get mutatingwebhookconfigurations,validatingwebhookconfigurations
 # envtest, which installed them, joins the URL and the path with a double slash; the
 # API server's client joins them again with path.Join, which drops it.
 expect "the NodePool validating webhook calls the manager on this machine, over TLS" \
-  "https://$host:$WEBHOOK_PORT validate-nodes-workshop-dev-v1-nodepool" \
+  "https://$MANAGER_HOST:$WEBHOOK_PORT validate-nodes-workshop-dev-v1-nodepool" \
   "kubectl get validatingwebhookconfiguration validating-webhook-configuration -o jsonpath='{.webhooks[?(@.name==\"vnodepool-v1.kb.io\")].clientConfig.url}' | sed -E 's#^(https://[^/]*)/+#\\1 #'" \
   "no webhook? the +kubebuilder:webhook markers generate config/webhook/manifests.yaml"
 expect "the manager is ready only once its webhook server answers" "[+]webhook ok" \
@@ -166,4 +166,4 @@ run kubectl label node $N0 "$MEMBER-"
 expect "$N0 is as it was before the walkthrough" "$OWN0" "own_state $N0"
 
 step "The manager's log"
-expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${log#"$ROOT"/}"
+expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${MANAGER_LOG#"$ROOT"/}"

@@ -77,4 +77,4 @@ expect "$N1 keeps its own labels and taints, and no record" "$OWN1" "own_state $
 run kubectl delete nodepool "$POOL"
 
 step "The manager's log"
-expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${log#"$ROOT"/}"
+expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${MANAGER_LOG#"$ROOT"/}"
