@@ -97,8 +97,7 @@ restart() {
   kill -0 "$pid" 2>/dev/null || die "$component (pid $pid) is not running"
   say "Stopping $component of kwok-$CLUSTER for ${down_for}s"
   kill -TERM "$pid"
-  local i
-  for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   kill -0 "$pid" 2>/dev/null && kill -KILL "$pid"
   sleep "$down_for"
   kwokctl start cluster >&2

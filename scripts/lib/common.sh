@@ -33,6 +33,7 @@ bin_key() {
     "$ROOT/scripts/tools/go.mod" "$ROOT/scripts/tools/go.sum"; } |
     sha256 | cut -c1-12
 }
+# shellcheck disable=SC2034 # for the scripts that source this file
 BIN="$CACHE/bin/kubernetes-$KUBERNETES_VERSION-$(bin_key)"
 
 # say prints a progress line to stderr, so that scripts can print results on stdout.

@@ -427,6 +427,7 @@ expect_metrics_only_for_readers() {
   # knows the binding.
   expect "the API server lets the service account get /metrics" "yes" \
     "kubectl auth can-i get /metrics --as=system:serviceaccount:$ns:metrics-scraper"
+  # shellcheck disable=SC2034 # the curl expect runs reads it: the token stays out of what is shown
   scraper=$(kubectl -n $ns create token metrics-scraper --duration=10m)
   expect "with the service account's token, the metrics" "200" \
     "curl -sk -o /dev/null -w '%{http_code}' -H \"Authorization: Bearer \$scraper\" https://127.0.0.1:$METRICS_PORT/metrics" \

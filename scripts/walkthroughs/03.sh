@@ -3,6 +3,7 @@
 # manager and defines ROOT, STAGE_DIR, MANAGER_ERRORS and the walkthrough vocabulary.
 NS=workshop-03
 SELECTOR=apps.workshop.dev/mydaemonset=demo
+# shellcheck disable=SC2034 # expect_collected (scripts/lib/walkthrough.sh) reads it
 ACTIVE="kubectl get pods -n $NS -l $SELECTOR --no-headers 2>/dev/null | grep -cv Terminating"
 # The nodes that run a Running demo pod that is not being deleted, one line per pod: a
 # node listed twice would run two pods.

@@ -12,6 +12,7 @@ POOL=workshop-08
 DEFAULTS_POOL=workshop-08-defaults
 SAMPLES=$STAGE_DIR/config/samples
 MANIFESTS="$STAGE_CACHE/nodepools-08"
+# shellcheck disable=SC2034 # read by the single-quoted commands that expect runs below
 GENERATION="kubectl get nodepool $POOL -o jsonpath='{.metadata.generation}'"
 # MEMBER, RUNTIME_CLASS, the first worker N0, pool_labels, pool_taints and own_state.
 source "$ROOT/scripts/lib/nodepool.sh"

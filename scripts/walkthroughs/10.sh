@@ -177,6 +177,7 @@ expect "the copy has each sidecar once, and no warning was printed" "both log-sh
 step "Never block the cluster: the manager down, with failurePolicy Ignore"
 stop_manager
 printf '  (the manager is stopped)\n'
+# shellcheck disable=SC2034 # now_ms (scripts/lib/common.sh) reads it
 CLOCK=$(tool_path clock) # now_ms, built before the creation is timed
 started=$(now_ms)
 run kubectl run while-down -n $NS --image=registry.k8s.io/pause:3.10 --labels=logging=enabled
