@@ -34,7 +34,7 @@ run kubectl apply -f "$MANIFEST"
 expect "the pool carries the controller's finalizer" '["nodes.workshop.dev/cleanup"]' \
   "kubectl get nodepool $POOL -o jsonpath='{.metadata.finalizers}'" \
   "add it with a patch in Reconcile, before the pass gives any node anything"
-run kubectl label node $N0 $N1 "$MEMBER="
+run kubectl label node "$N0" "$N1" "$MEMBER="
 expect "$N0 carries the pool's labels" "node-pool.workshop.dev/master=8 node-pool.workshop.dev/test=2" "pool_labels $N0"
 expect "$N1 carries the pool's taint" "node-pool.workshop.dev=master:PreferNoSchedule" "pool_taints $N1"
 expect "the RuntimeClass exists" "$RUNTIME_CLASS" "kubectl get runtimeclass $RUNTIME_CLASS -o jsonpath='{.metadata.name}'"
@@ -63,7 +63,7 @@ printf '    the manager log, trimmed (%s):\n' "${MANAGER_LOG#"$ROOT"/}"
 show_log
 
 step "Clean up: take $N0 and $N1 out of the pool that no longer exists"
-run kubectl label node $N0 $N1 "$MEMBER-"
+run kubectl label node "$N0" "$N1" "$MEMBER-"
 expect "$N0 is as it was before the walkthrough" "$OWN0" "own_state $N0"
 expect "$N1 is as it was before the walkthrough" "$OWN1" "own_state $N1"
 

@@ -42,12 +42,12 @@ run kubectl get nodepool "$POOL"
 expect "no event: nothing happened to any node" "" "pool_events"
 
 step "Label $N0 and then $N1 into the pool"
-run kubectl label node $N0 "$MEMBER="
+run kubectl label node "$N0" "$MEMBER="
 expect "STATUS NODECOUNT say NodesConfigured 1" "NodesConfigured 1" "columns"
-run kubectl label node $N1 "$MEMBER="
+run kubectl label node "$N1" "$MEMBER="
 expect "STATUS NODECOUNT say NodesConfigured 2" "NodesConfigured 2" "columns"
 # The sums of the members' allocatable cpu and pods, which the status should show.
-WANT_ALLOCATABLE=$(kubectl get node $N0 $N1 -o jsonpath='{range .items[*]}{.status.allocatable.cpu} {.status.allocatable.pods} {end}' |
+WANT_ALLOCATABLE=$(kubectl get node "$N0" "$N1" -o jsonpath='{range .items[*]}{.status.allocatable.cpu} {.status.allocatable.pods} {end}' |
   awk '{print $1 + $3, $2 + $4}')
 expect "status.allocatable adds up the members' allocatable cpu and pods" "$WANT_ALLOCATABLE" \
   "kubectl get nodepool $POOL -o jsonpath='{.status.allocatable.cpu} {.status.allocatable.pods}'"
@@ -91,7 +91,7 @@ run kubectl patch nodepool "$POOL" --type=merge -p '{"spec":{"labels":{"node-poo
 expect "STATUS is back to NodesConfigured" "NodesConfigured 2" "columns"
 
 step "$N1 leaves the pool"
-run kubectl label node $N1 "$MEMBER-"
+run kubectl label node "$N1" "$MEMBER-"
 expect "STATUS NODECOUNT say NodesConfigured 1" "NodesConfigured 1" "columns"
 expect "$N1 carries none of the pool's labels and taints" "" "pool_labels $N1; pool_taints $N1"
 expect "one NodeLeft event" "NodeJoined NodeJoined NodeLeft NodeUpdated ReconcileError" "pool_events"
@@ -105,7 +105,7 @@ expect "a CleanupDone event, and a NodeLeft event for $N0" \
 WAIT=90 expect "the garbage collector deleted the RuntimeClass" "" "kubectl get runtimeclass $RUNTIME_CLASS --ignore-not-found -o name"
 
 step "Clean up: take $N0 out of the pool that no longer exists"
-run kubectl label node $N0 "$MEMBER-"
+run kubectl label node "$N0" "$MEMBER-"
 expect "$N0 is as it was before the walkthrough" "$OWN0" "own_state $N0"
 expect "$N1 is as it was before the walkthrough" "$OWN1" "own_state $N1"
 

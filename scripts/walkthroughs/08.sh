@@ -49,7 +49,7 @@ expect "the manager is ready only once its webhook server answers" "[+]webhook o
   "cmd/main.go should keep the ready check \"webhook\": mgr.GetWebhookServer().StartedChecker()"
 
 step "Before: what $N0 carries that is not ours"
-OWN0=$(own_state $N0)
+OWN0=$(own_state "$N0")
 printf '    %s: %s\n' "$N0" "$OWN0"
 
 step "Defaults: an empty handler and a taint without an effect"
@@ -77,7 +77,7 @@ manifest "$POOL" '  labels:
 run kubectl apply -f "$MANIFESTS/$POOL.yaml"
 expect "the pool wrote no handler and got runc (the schema's default)" "runc" \
   "kubectl get nodepool $POOL -o jsonpath='{.spec.handler}'"
-run kubectl label node $N0 "$MEMBER="
+run kubectl label node "$N0" "$MEMBER="
 expect "$N0 carries the pool's labels" "node-pool.workshop.dev/master=8 node-pool.workshop.dev/test=2" "pool_labels $N0" \
   "nothing? the controller still runs beside the webhooks: read the manager's log"
 expect "$N0 carries the pool's taint" "node-pool.workshop.dev=master:PreferNoSchedule" "pool_taints $N0"
@@ -163,7 +163,7 @@ WAIT=90 expect "the garbage collector deleted the RuntimeClass" "" "kubectl get 
 expect "the pool is gone" "" "kubectl get nodepool $POOL --ignore-not-found -o name"
 
 step "Clean up: take $N0 out of the pool that no longer exists"
-run kubectl label node $N0 "$MEMBER-"
+run kubectl label node "$N0" "$MEMBER-"
 expect "$N0 is as it was before the walkthrough" "$OWN0" "own_state $N0"
 
 step "The manager's log"

@@ -37,7 +37,7 @@ settled_reconciles() {
 measure_scale_to() {
   local before after
   before=$(settled_reconciles)
-  run kubectl scale imoocpod demo -n $NS --replicas="$1"
+  run kubectl scale imoocpod demo -n "$NS" --replicas="$1"
   expect "DESIRED CURRENT READY reach $1 $1 $1" "$1 $1 $1" "$COLUMNS"
   after=$(settled_reconciles)
   # shellcheck disable=SC2034 # as ACTIVE
@@ -49,7 +49,7 @@ measure_scale_to() {
 touch_pods() {
   local before after
   before=$(settled_reconciles)
-  run kubectl annotate pods -n $NS -l apps.workshop.dev/imoocpod=demo --overwrite "workshop.dev/touched=$1"
+  run kubectl annotate pods -n "$NS" -l apps.workshop.dev/imoocpod=demo --overwrite "workshop.dev/touched=$1"
   after=$(settled_reconciles)
   # shellcheck disable=SC2034 # as ACTIVE
   TOUCH_PASSES=$((after - before))
