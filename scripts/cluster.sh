@@ -92,6 +92,7 @@ down() {
 restart() {
   local component=$1 down_for=${2:-2} dir="$KWOK_WORKDIR/clusters/$CLUSTER"
   local pidfile="$dir/pids/$component.pid" pid
+  # shellcheck disable=SC2012 # ls lists kwokctl's pid files, named after its components
   [[ -f $pidfile ]] || die "kwok-$CLUSTER has no component '$component' (known: $(cd "$dir/pids" 2>/dev/null && ls | sed 's/\.pid$//' | paste -sd' '))"
   pid=$(<"$pidfile")
   kill -0 "$pid" 2>/dev/null || die "$component (pid $pid) is not running"

@@ -82,6 +82,7 @@ fi
 
 # start_manager [FLAGS...] starts the stage's manager with MANAGER_ARGS and FLAGS, and
 # waits until it is ready; stop_manager stops it. Walkthroughs restart it with them.
+# shellcheck disable=SC2120 # the walkthroughs pass FLAGS (02: --filter-events=false)
 start_manager() {
   say "Starting the manager of $name $* (log: ${MANAGER_LOG#"$ROOT"/})"
   manager_start "$manager" "$MANAGER_LOG" "$PROBE_PORT" "${MANAGER_ARGS[@]}" "$@"
@@ -136,7 +137,9 @@ STAGE_DIR=$dir
 # The walkthrough shows its commands from the top of the checkout, where make runs.
 cd "$ROOT"
 walkthrough_begin "$walkthrough" "$STAGE_CACHE/walkthrough-$n.log"
+# shellcheck disable=SC2119 # the manager as the stage runs it: no FLAGS
 start_manager
+# shellcheck disable=SC1090 # the walkthrough of stage N, which shellcheck checks on its own
 source "$walkthrough"
 stop_manager
 if ! walkthrough_end; then

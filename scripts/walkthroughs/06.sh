@@ -26,6 +26,7 @@ show_log() {
     }' "$MANAGER_LOG"
 }
 
+# shellcheck disable=SC2119 # its one argument, --show-nodes, is optional
 record_own_state
 
 step "Create the NodePool $POOL and label two nodes into it"

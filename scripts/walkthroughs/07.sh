@@ -30,6 +30,7 @@ reconciles() {
     awk '/^controller_runtime_reconcile_total\{controller="nodepool",result="success"\}/ {print $2}'
 }
 
+# shellcheck disable=SC2119 # its one argument, --show-nodes, is optional
 record_own_state
 
 step "Create the NodePool $POOL: no member yet"

@@ -32,6 +32,7 @@ managed() {
   labels_by_manager "$1" | awk -v t="$TIER" -v d="$DISK" '$3 == t || $3 == d { print "    " $0 }'
 }
 
+# shellcheck disable=SC2119 # its one argument, --show-nodes, is optional
 record_own_state
 
 step "Create the NodePool $POOL: two labels and a taint"
