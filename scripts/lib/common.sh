@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Common settings for the workshop's scripts. Source it; it defines no behaviour of its own.
 #
 #   ROOT      the repository's top folder
@@ -32,6 +33,7 @@ bin_key() {
     "$ROOT/scripts/tools/go.mod" "$ROOT/scripts/tools/go.sum"; } |
     sha256 | cut -c1-12
 }
+# shellcheck disable=SC2034 # for the scripts that source this file
 BIN="$CACHE/bin/kubernetes-$KUBERNETES_VERSION-$(bin_key)"
 
 # say prints a progress line to stderr, so that scripts can print results on stdout.
