@@ -30,7 +30,8 @@ bin_key() {
   { sed '/^# -- Not built from source/,$d' "$ROOT/scripts/versions.env"; cat \
     "$ROOT/scripts/controlplane/go.mod" "$ROOT/scripts/controlplane/go.sum" \
     "$ROOT/scripts/controlplane/etcd/main.go" \
-    "$ROOT/scripts/tools/go.mod" "$ROOT/scripts/tools/go.sum"; } |
+    "$ROOT/scripts/tools/go.mod" "$ROOT/scripts/tools/go.sum" \
+    "$ROOT/scripts/kubebuilder/go.mod" "$ROOT/scripts/kubebuilder/go.sum"; } |
     sha256 | cut -c1-12
 }
 # shellcheck disable=SC2034 # for the scripts that source this file
