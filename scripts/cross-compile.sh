@@ -32,6 +32,7 @@ controller-gen          scripts/tools        sigs.k8s.io/controller-tools/cmd/co
 kustomize               scripts/tools        sigs.k8s.io/kustomize/kustomize/v5
 kind                    scripts/tools        sigs.k8s.io/kind
 goimports               scripts/tools        golang.org/x/tools/cmd/goimports
+kubebuilder             scripts/kubebuilder  sigs.k8s.io/kubebuilder/v4
 EOF
 }
 

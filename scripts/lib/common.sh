@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Common settings for the workshop's scripts. Source it; it defines no behaviour of its own.
 #
 #   ROOT      the repository's top folder
@@ -29,9 +30,11 @@ bin_key() {
   { sed '/^# -- Not built from source/,$d' "$ROOT/scripts/versions.env"; cat \
     "$ROOT/scripts/controlplane/go.mod" "$ROOT/scripts/controlplane/go.sum" \
     "$ROOT/scripts/controlplane/etcd/main.go" \
-    "$ROOT/scripts/tools/go.mod" "$ROOT/scripts/tools/go.sum"; } |
+    "$ROOT/scripts/tools/go.mod" "$ROOT/scripts/tools/go.sum" \
+    "$ROOT/scripts/kubebuilder/go.mod" "$ROOT/scripts/kubebuilder/go.sum"; } |
     sha256 | cut -c1-12
 }
+# shellcheck disable=SC2034 # for the scripts that source this file
 BIN="$CACHE/bin/kubernetes-$KUBERNETES_VERSION-$(bin_key)"
 
 # say prints a progress line to stderr, so that scripts can print results on stdout.

@@ -259,6 +259,7 @@ var builtBinaries = []builtBinary{
 	{"kustomize", "KUSTOMIZE_VERSION", []string{"version"}},
 	{"kind", "KIND_VERSION", []string{"version"}},
 	{"goimports", "", nil}, // goimports has no version flag
+	{"kubebuilder", "KUBEBUILDER_VERSION", []string{"version"}},
 }
 
 // checkBinaries checks that .cache/bin/current is the folder the current pins name,
