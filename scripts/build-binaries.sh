@@ -66,6 +66,7 @@ build kubectl                  2 "$cp_dir" k8s.io/kubernetes/cmd/kubectl "$versi
 build kwok                     1 "$tools_dir" sigs.k8s.io/kwok/cmd/kwok
 build kwokctl                  1 "$tools_dir" sigs.k8s.io/kwok/cmd/kwokctl
 build kustomize                1 "$tools_dir" sigs.k8s.io/kustomize/kustomize/v5
+build helm                     3 "$ROOT/scripts/helm" helm.sh/helm/v4/cmd/helm "-X helm.sh/helm/v4/internal/version.version=$HELM_VERSION"
 build kind                     1 "$tools_dir" sigs.k8s.io/kind
 build goimports                1 "$tools_dir" golang.org/x/tools/cmd/goimports
 

@@ -21,6 +21,7 @@ tool_pins() {
   echo "sigs.k8s.io/kwok $KWOK_VERSION"
 }
 lint_pins() { echo "github.com/golangci/golangci-lint/v2 $GOLANGCI_LINT_VERSION"; }
+helm_pins() { echo "helm.sh/helm/v4 $HELM_VERSION"; }
 controlplane_pins() {
   echo "k8s.io/kubernetes $KUBERNETES_VERSION"
   echo "go.etcd.io/etcd/server/v3 $ETCD_VERSION"
@@ -38,11 +39,12 @@ pins_for() {
     */scripts/tools/go.mod) tool_pins; library_pins ;;
     */scripts/controlplane/go.mod) controlplane_pins ;;
     */scripts/lint/go.mod) lint_pins ;;
+    */scripts/helm/go.mod) helm_pins ;;
     *) library_pins ;;
   esac
 }
 
-modules() { ls "$ROOT"/{shared,tracks/*,lessons/*,solutions/*,scripts/tools,scripts/controlplane,scripts/lint}/go.mod 2>/dev/null; }
+modules() { ls "$ROOT"/{shared,tracks/*,lessons/*,solutions/*,scripts/tools,scripts/controlplane,scripts/lint,scripts/helm}/go.mod 2>/dev/null; }
 
 check() {
   local gomod path want got bad=0

@@ -29,7 +29,8 @@ bin_key() {
   { sed '/^# -- Not built from source/,$d' "$ROOT/scripts/versions.env"; cat \
     "$ROOT/scripts/controlplane/go.mod" "$ROOT/scripts/controlplane/go.sum" \
     "$ROOT/scripts/controlplane/etcd/main.go" \
-    "$ROOT/scripts/tools/go.mod" "$ROOT/scripts/tools/go.sum"; } |
+    "$ROOT/scripts/tools/go.mod" "$ROOT/scripts/tools/go.sum" \
+    "$ROOT/scripts/helm/go.mod" "$ROOT/scripts/helm/go.sum"; } |
     sha256 | cut -c1-12
 }
 BIN="$CACHE/bin/kubernetes-$KUBERNETES_VERSION-$(bin_key)"

@@ -147,7 +147,8 @@ func copyCheckoutFile(t *testing.T, root, rel string) {
 func TestDoctorChecksEachBinarysVersion(t *testing.T) {
 	root := t.TempDir()
 	for _, rel := range []string{"scripts/versions.env", "scripts/controlplane/go.mod", "scripts/controlplane/go.sum",
-		"scripts/controlplane/etcd/main.go", "scripts/tools/go.mod", "scripts/tools/go.sum"} {
+		"scripts/controlplane/etcd/main.go", "scripts/tools/go.mod", "scripts/tools/go.sum",
+		"scripts/helm/go.mod", "scripts/helm/go.sum"} {
 		copyCheckoutFile(t, root, rel)
 	}
 	var out bytes.Buffer
