@@ -107,8 +107,19 @@ write() {
   say "Writing the checklists of docs/lesson-NN.md as make check-N prints them"
   lessongen docs
   say "Adding what controller-gen derives: tracks/, then every solution and lesson"
-  # shellcheck disable=SC2046
-  each_module derive_solution $(printf "$ROOT/tracks/%s " $(track_lessons | cut -f1 | sort -u))
+  local tracks
+  tracks=$(printf "$ROOT/tracks/%s " $(track_lessons | cut -f1 | sort -u))
+  # shellcheck disable=SC2086 # one folder a word
+  each_module derive_solution $tracks
+  # The tracks' dist/ follows their config, which controller-gen may just have changed:
+  # then the stages take the new files too.
+  # shellcheck disable=SC2086
+  if ! "$ROOT/scripts/dist.sh" check $tracks 2>/dev/null; then
+    say "Writing the tracks' dist/ (scripts/dist.sh), and the stages that have it"
+    # shellcheck disable=SC2086
+    "$ROOT/scripts/dist.sh" write $tracks
+    lessongen write
+  fi
   derive "$ROOT"
 }
 
