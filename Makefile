@@ -43,6 +43,13 @@ test-binaries: ## Build only what check-N needs: etcd, kube-apiserver, controlle
 env: ## Print the exports that put the workshop kubectl and cluster in your shell (eval them).
 	@echo "export PATH=\"$(BIN):\$$PATH\" KUBECONFIG=\"$$(scripts/cluster.sh kubeconfig)\""
 
+# The folder of test-binaries, for a kubebuilder scaffold's tests: KUBEBUILDER_ASSETS
+# there makes envtest start them instead of downloading its own (shared/TROUBLESHOOTING.md,
+# entry 21). Only the path goes to stdout: build-binaries.sh speaks on stderr.
+.PHONY: envtest-path
+envtest-path: test-binaries ## Print the folder of etcd and kube-apiserver, for KUBEBUILDER_ASSETS outside the workshop.
+	@echo "$(BIN)"
+
 ##@ Learning loop (N is the lesson number: 1, 2, ...)
 
 lesson-%: binaries ## Run lesson N's controller (your code) on a cluster and walk through what it should do.

@@ -92,13 +92,13 @@ down() {
 restart() {
   local component=$1 down_for=${2:-2} dir="$KWOK_WORKDIR/clusters/$CLUSTER"
   local pidfile="$dir/pids/$component.pid" pid
+  # shellcheck disable=SC2012 # ls lists kwokctl's pid files, named after its components
   [[ -f $pidfile ]] || die "kwok-$CLUSTER has no component '$component' (known: $(cd "$dir/pids" 2>/dev/null && ls | sed 's/\.pid$//' | paste -sd' '))"
   pid=$(<"$pidfile")
   kill -0 "$pid" 2>/dev/null || die "$component (pid $pid) is not running"
   say "Stopping $component of kwok-$CLUSTER for ${down_for}s"
   kill -TERM "$pid"
-  local i
-  for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   kill -0 "$pid" 2>/dev/null && kill -KILL "$pid"
   sleep "$down_for"
   kwokctl start cluster >&2

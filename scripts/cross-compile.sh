@@ -33,6 +33,7 @@ kustomize               scripts/tools        sigs.k8s.io/kustomize/kustomize/v5
 helm                    scripts/helm         helm.sh/helm/v4/cmd/helm
 kind                    scripts/tools        sigs.k8s.io/kind
 goimports               scripts/tools        golang.org/x/tools/cmd/goimports
+kubebuilder             scripts/kubebuilder  sigs.k8s.io/kubebuilder/v4
 EOF
 }
 

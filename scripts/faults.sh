@@ -73,8 +73,7 @@ start_podwatch() {
   [[ -x $work/podwatch ]] || (cd "$ROOT/scripts/tools" && GOWORK=off go build -o "$work/podwatch" ./podwatch)
   "$work/podwatch" -namespace "$NS" -ready-file "$work/podwatch.ready" ${kill[@]+"${kill[@]}"} >"$work/podwatch.json" &
   WATCH_PID=$!
-  local i
-  for i in $(seq 300); do [[ -f $work/podwatch.ready ]] && return; sleep 0.1; done
+  for _ in $(seq 300); do [[ -f $work/podwatch.ready ]] && return; sleep 0.1; done
   die "the pod watch did not start"
 }
 stop_podwatch() {
@@ -85,9 +84,10 @@ stop_podwatch() {
 # figure NAME prints one number from the pod watch's result.
 figure() { grep -o "\"$1\":[0-9]*" "$work/podwatch.json" | cut -d: -f2; }
 
-# wait_for WHAT SECONDS COMMAND waits until COMMAND (a shell string) succeeds.
+# wait_for WHAT SECONDS COMMAND waits until COMMAND (a shell string) succeeds. WHAT names
+# what it waits for, for the reader of the call; the caller says it when the wait fails.
 wait_for() {
-  local what=$1 seconds=$2 cmd=$3 deadline
+  local seconds=$2 cmd=$3 deadline
   deadline=$(($(date +%s) + seconds))
   until eval "$cmd" >/dev/null 2>&1; do
     (($(date +%s) < deadline)) || return 1

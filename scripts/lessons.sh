@@ -95,9 +95,9 @@ derive_lesson() { workshop generate-like "$1" "${1/\/lessons\//\/solutions\/}"; 
 derive() {
   local top=$1 folders
   folders=$(track_lessons | cut -f2)
-  # shellcheck disable=SC2086 # one folder name a word
+  # shellcheck disable=SC2046,SC2086 # one folder a word: the folders' names have no spaces
   each_module derive_solution $(printf "$top/solutions/%s " $folders)
-  # shellcheck disable=SC2086
+  # shellcheck disable=SC2046,SC2086 # as above
   each_module derive_lesson $(printf "$top/lessons/%s " $folders)
 }
 
@@ -108,6 +108,7 @@ write() {
   lessongen docs
   say "Adding what controller-gen derives: tracks/, then every solution and lesson"
   local tracks
+  # shellcheck disable=SC2046 # one track name a word
   tracks=$(printf "$ROOT/tracks/%s " $(track_lessons | cut -f1 | sort -u))
   # shellcheck disable=SC2086 # one folder a word
   each_module derive_solution $tracks

@@ -49,11 +49,14 @@ say "Installing the CRDs of $name"
 manager_install_crds "$dir"
 
 # The stage's manager binary, log, certificates and manifests. scripts/test.sh keeps its
-# own, so that it leaves a learner's running `make lesson-N` alone.
+# own, so that it leaves a learner's running `make lesson-N` alone. Walkthroughs read the
+# capitalised ones (and MANAGER_HOST, below): the manager's log, and the folder of its
+# webhooks' certificates.
 STAGE_CACHE=${STAGE_CACHE:-$CACHE/stage}
 mkdir -p "$STAGE_CACHE"
 manager="$STAGE_CACHE/manager-$n"
-log="$STAGE_CACHE/manager-$n.log"
+MANAGER_LOG="$STAGE_CACHE/manager-$n.log"
+WEBHOOK_CERT_DIR="$STAGE_CACHE/certs-$n"
 say "Building the manager of $name"
 manager_build "$dir" "$manager"
 
@@ -62,25 +65,27 @@ PROBE_PORT=${PROBE_PORT:-18081}
 WEBHOOK_PORT=${WEBHOOK_PORT:-19443}
 MANAGER_ARGS=(--metrics-bind-address "127.0.0.1:$METRICS_PORT")
 
-# A stage with webhooks: the API server must call the manager on this machine, over TLS.
-# Whatever an earlier run left calling this machine's webhook port goes first.
+# A stage with webhooks: the API server must call the manager on this machine, over TLS,
+# at MANAGER_HOST. Whatever an earlier run left calling this machine's webhook port goes
+# first.
 if manager_has_webhooks "$dir"; then
-  host=$(manager_webhook_host)
+  MANAGER_HOST=$(manager_webhook_host)
 else
-  host=$(manager_webhook_host 2>/dev/null) || host=
+  MANAGER_HOST=$(manager_webhook_host 2>/dev/null) || MANAGER_HOST=
 fi
-[[ -z $host ]] || manager_remove_stale_webhooks "$host" "$WEBHOOK_PORT"
+[[ -z $MANAGER_HOST ]] || manager_remove_stale_webhooks "$MANAGER_HOST" "$WEBHOOK_PORT"
 if manager_has_webhooks "$dir"; then
-  say "Installing the webhooks of $name, pointed at the manager on https://$host:$WEBHOOK_PORT"
-  manager_install_webhooks "$dir" "$host" "$WEBHOOK_PORT" "$STAGE_CACHE/certs-$n"
-  MANAGER_ARGS+=(--webhook-port "$WEBHOOK_PORT" --webhook-cert-dir "$STAGE_CACHE/certs-$n")
+  say "Installing the webhooks of $name, pointed at the manager on https://$MANAGER_HOST:$WEBHOOK_PORT"
+  manager_install_webhooks "$dir" "$MANAGER_HOST" "$WEBHOOK_PORT" "$WEBHOOK_CERT_DIR"
+  MANAGER_ARGS+=(--webhook-port "$WEBHOOK_PORT" --webhook-cert-dir "$WEBHOOK_CERT_DIR")
 fi
 
 # start_manager [FLAGS...] starts the stage's manager with MANAGER_ARGS and FLAGS, and
 # waits until it is ready; stop_manager stops it. Walkthroughs restart it with them.
+# shellcheck disable=SC2120 # the walkthroughs pass FLAGS (02: --filter-events=false)
 start_manager() {
-  say "Starting the manager of $name $* (log: ${log#"$ROOT"/})"
-  manager_start "$manager" "$log" "$PROBE_PORT" "${MANAGER_ARGS[@]}" "$@"
+  say "Starting the manager of $name $* (log: ${MANAGER_LOG#"$ROOT"/})"
+  manager_start "$manager" "$MANAGER_LOG" "$PROBE_PORT" "${MANAGER_ARGS[@]}" "$@"
 }
 stop_manager() {
   manager_stop "$MANAGER_PID"
@@ -97,12 +102,12 @@ cleanup() {
 }
 # manager_errors prints how many errors the manager has logged so far; MANAGER_ERRORS is
 # the same as a command a learner can paste in the repository's folder.
-manager_errors() { grep -c '	ERROR	' "$log" || true; }
-MANAGER_ERRORS="grep -c \$'\\tERROR\\t' ${log#"$ROOT"/}"
+manager_errors() { grep -c '	ERROR	' "$MANAGER_LOG" || true; }
+MANAGER_ERRORS="grep -c \$'\\tERROR\\t' ${MANAGER_LOG#"$ROOT"/}"
 # explain_failure names the known problems the walkthrough's and the manager's logs show,
 # and for a lesson, where to find the first task not done.
 explain_failure() {
-  workshop symptoms "$WALKTHROUGH_LOG" "$log"
+  workshop symptoms "$WALKTHROUGH_LOG" "$MANAGER_LOG"
   [[ $kind != lessons ]] || say "make check-$((10#$n)) lists which of your tasks are done, and shows the first one that is not"
 }
 # on_exit: a walkthrough that stopped before its end says why and prints its summary
@@ -122,17 +127,19 @@ if [[ $mode == run ]]; then
   say "Try it from another terminal at the top of the workshop: eval \"\$(make env)\", then" \
     "kubectl apply -f ${dir#"$ROOT"/}/config/samples/<one of: $(cd "$dir/config/samples" && echo *)>"
   status=0
-  manager_run "$manager" "$log" "$PROBE_PORT" "${MANAGER_ARGS[@]}" || status=$?
+  manager_run "$manager" "$MANAGER_LOG" "$PROBE_PORT" "${MANAGER_ARGS[@]}" || status=$?
   say "The manager stopped (exit status $status)"
   exit "$status"
 fi
 
-: >"$log"
+: >"$MANAGER_LOG"
 STAGE_DIR=$dir
 # The walkthrough shows its commands from the top of the checkout, where make runs.
 cd "$ROOT"
 walkthrough_begin "$walkthrough" "$STAGE_CACHE/walkthrough-$n.log"
+# shellcheck disable=SC2119 # the manager as the stage runs it: no FLAGS
 start_manager
+# shellcheck disable=SC1090 # the walkthrough of stage N, which shellcheck checks on its own
 source "$walkthrough"
 stop_manager
 if ! walkthrough_end; then

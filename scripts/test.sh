@@ -58,18 +58,19 @@ trap - EXIT
 say "It does"
 
 solutions=(solutions/[0-9][0-9]-*)
-# packages DIR... prints the Go package patterns of the modules in DIR...
-packages() { printf './%s/...\n' "$@"; }
+# The Go package patterns of the solutions' modules, ./solutions/NN-name/... each.
+packages=()
+for solution in "${solutions[@]}"; do packages+=("./$solution/..."); done
 
 phase "unit and envtest tests of shared/, scripts/tools and ${#solutions[@]} solutions; kustomize builds"
 # A track's code is its last solution's, but for the markers (comments) and the module's
 # path: go vet and the tests run on the solutions. go test vets nothing again. Both build
 # with -trimpath: without the checkout's folder in its key, a package compiled in
 # another clone of the same code is not compiled again.
-go vet -trimpath ./shared/... $(packages "${solutions[@]}")
+go vet -trimpath ./shared/... ${packages[@]+"${packages[@]}"}
 (cd scripts/tools && GOWORK=off go vet -trimpath ./... && GOWORK=off go test -trimpath -count=1 -vet=off ./...)
 # Four packages at a time: much of an envtest is waiting on its API server.
-go test -trimpath -count=1 -p 4 -vet=off ./shared/... $(packages "${solutions[@]}")
+go test -trimpath -count=1 -p 4 -vet=off ./shared/... ${packages[@]+"${packages[@]}"}
 
 # A solution that deploys into a cluster (kind, with cert-manager) has config/default;
 # nothing here can apply it, but it must at least build.
@@ -177,12 +178,12 @@ fuzzed=" "
 targets=0
 lanes=("" "")
 while IFS= read -r file; do
-  for target in $(sed -nE 's/^func (Fuzz[A-Za-z0-9_]*)\(.*/\1/p' "$file"); do
+  while read -r target; do
     [[ $fuzzed != *" $target "* ]] || continue
     fuzzed+="$target "
     targets=$((targets + 1))
-    lanes[$((targets % 2))]+="$target ./$(dirname "$file")"$'\n'
-  done
+    lanes[targets % 2]+="$target ./$(dirname "$file")"$'\n'
+  done < <(sed -nE 's/^func (Fuzz[A-Za-z0-9_]*)\(.*/\1/p' "$file")
 done < <(grep -rl --include='*_test.go' '^func Fuzz' "${solutions[@]}" | sort -r)
 # fuzz_lane TARGETS fuzzes each "TARGET PACKAGE" line of TARGETS in turn.
 fuzz_lane() {

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Fails when anything derived is out of date or a text has drifted from the code: version
-# pins, shell a stock Mac cannot run (shlint), code formatting, what controller-gen
-# generates for each track, dist/ (scripts/dist.sh), the solutions and lessons generated
-# from the tracks (scripts/lessons.sh check), golangci-lint, the names the lessons'
-# texts use (lessongen lint), the lesson pages' template and budgets (lessongen words
-# -check), and what make diff-N shows a learner; and that everything builds for macOS
+# pins, shell a stock Mac cannot run (shlint) or that ShellCheck faults, code formatting,
+# what controller-gen generates for each track, dist/ (scripts/dist.sh), the solutions
+# and lessons generated from the tracks (scripts/lessons.sh check), golangci-lint, the
+# names the lessons' texts use (lessongen lint), the lesson pages' template and budgets
+# (lessongen words -check), and what make diff-N shows a learner; and that everything
+# builds for macOS
 # (scripts/cross-compile.sh: about 17 minutes per architecture the first time a machine
 # meets a pin, seconds after).
 # It regenerates the tracks' controller-gen outputs in place, and says which ones changed.
@@ -12,12 +13,16 @@
 # Usage: scripts/verify.sh
 source "$(dirname "$0")/lib/common.sh"
 source "$ROOT/scripts/lib/stage.sh"
+source "$ROOT/scripts/lib/shellcheck.sh"
 cd "$ROOT"
 
 "$ROOT/scripts/pins.sh" check
 
 # Learners mostly run a stock Mac: bash 3.2 and BSD's tools (scripts/tools/shlint).
 tool shlint -root "$ROOT"
+# ShellCheck (settings: .shellcheckrc) on the same shell: quoting, unchecked cd, ...
+run_shellcheck
+say "ShellCheck finds nothing in the scripts"
 
 unformatted=$(gofmt -l shared tracks solutions lessons scripts)
 [[ -z $unformatted ]] || die "gofmt would change these files (run gofmt -w):"$'\n'"$unformatted"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Picks the cluster a stage runs on. Source after common.sh.
 
 # use_cluster keeps the current kube context when it is a workshop cluster (kind-*, the

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Common settings for the workshop's scripts. Source it; it defines no behaviour of its own.
 #
 #   ROOT      the repository's top folder
@@ -30,9 +31,11 @@ bin_key() {
     "$ROOT/scripts/controlplane/go.mod" "$ROOT/scripts/controlplane/go.sum" \
     "$ROOT/scripts/controlplane/etcd/main.go" \
     "$ROOT/scripts/tools/go.mod" "$ROOT/scripts/tools/go.sum" \
+    "$ROOT/scripts/kubebuilder/go.mod" "$ROOT/scripts/kubebuilder/go.sum" \
     "$ROOT/scripts/helm/go.mod" "$ROOT/scripts/helm/go.sum"; } |
     sha256 | cut -c1-12
 }
+# shellcheck disable=SC2034 # for the scripts that source this file
 BIN="$CACHE/bin/kubernetes-$KUBERNETES_VERSION-$(bin_key)"
 
 # say prints a progress line to stderr, so that scripts can print results on stdout.

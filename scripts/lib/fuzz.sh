@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Fuzzing for scripts/test.sh. Source it after common.sh.
 
 # fuzz_target TIME TARGET PACKAGE searches for TIME for inputs that fail the fuzz target

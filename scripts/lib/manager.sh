@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # A stage's manager on this machine: built from the stage's ./cmd, its CRDs and its
 # webhook configurations installed on the cluster, started, waited for and stopped. One
 # set of functions for scripts/run-stage.sh (make lesson-N and make run-N),
@@ -87,7 +88,7 @@ MANAGER_PID=
 # manager killed from outside (scripts/tools/podwatch) is then reaped at once, and no job
 # notice interrupts what the script prints.
 manager_start() {
-  local detach= seconds=10
+  local detach='' seconds=10
   while [[ ${1:-} == --* ]]; do
     case $1 in
       --detach) detach=1 && shift ;;
@@ -157,10 +158,10 @@ manager_run() {
 # as a pod's shutdown; KILL for a crash) and waits until it is gone; after 10 s of TERM
 # it is killed. Nothing happens when PID is empty or gone already.
 manager_stop() {
-  local pid=$1 signal=${2:-TERM} i
+  local pid=$1 signal=${2:-TERM}
   [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null || return 0
   kill "-$signal" "$pid" 2>/dev/null || true
-  for i in $(seq 100); do
+  for _ in $(seq 100); do
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
   done

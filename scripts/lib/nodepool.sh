@@ -1,11 +1,15 @@
+# shellcheck shell=bash
 # What the NodePool walkthroughs (scripts/walkthroughs/05.sh to 09.sh, and 14.sh) share.
 # Source it after setting POOL, the walkthrough's own pool name. What an earlier run left
 # is removed by remove_leftovers (scripts/lib/walkthrough.sh): nodepool/, pool-records/.
 
 MEMBER=node-role.kubernetes.io/$POOL
+# shellcheck disable=SC2034 # for the walkthroughs that source this file
 RUNTIME_CLASS=node-pool-$POOL
 MANIFEST="$STAGE_CACHE/nodepool-$POOL.yaml"
-# Three nodes, workers first: node-000000 to node-000002 on the embedded cluster.
+# Three nodes, workers first: node-000000 to node-000002 on the embedded cluster. echo
+# joins the names of both lists, split on purpose, on one line.
+# shellcheck disable=SC2034,SC2046 # N2 is for the walkthroughs; node names have no spaces
 read -r N0 N1 N2 < <(echo $(kubectl get nodes -l '!node-role.kubernetes.io/control-plane' -o jsonpath='{.items[*].metadata.name}') \
   $(kubectl get nodes -l node-role.kubernetes.io/control-plane -o jsonpath='{.items[*].metadata.name}'))
 
@@ -38,6 +42,7 @@ record_own_state() {
   step "Before: what the nodes carry that is not ours"
   [[ ${1:-} != --show-nodes ]] || run kubectl get nodes
   OWN0=$(own_state "$N0")
+  # shellcheck disable=SC2034 # for the walkthroughs that source this file
   OWN1=$(own_state "$N1")
   printf '    %s: %s\n' "$N0" "$OWN0"
 }

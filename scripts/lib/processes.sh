@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Finds the processes a script started that outlived it. Source after common.sh.
 #
 # mark_processes NAME exports a marker into the environment (WORKSHOP_PROCESSES_NAME, so

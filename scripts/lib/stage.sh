@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers for scripts that work on one stage. Source after common.sh.
 
 # stage_dir KIND N prints the folder of lesson or solution N (KIND is lessons or

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The vocabulary of a walkthrough (scripts/walkthroughs/NN.sh): steps a learner could
 # type themselves, each followed by what they should see. Every check prints the kubectl
 # command that shows it, a pass or fail line, and on failure a hint.
@@ -249,7 +250,7 @@ expect_collected() {
 # run of the walkthrough waits for that before it starts.
 expect_clean_log() {
   step "The manager's log"
-  expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${log#"$ROOT"/}"
+  expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${MANAGER_LOG#"$ROOT"/}"
   kubectl delete namespace "$@" --wait=false >/dev/null
 }
 
@@ -418,20 +419,21 @@ expect_metrics_only_for_readers() {
   expect "plain HTTP gets no metrics" "400" "curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$METRICS_PORT/metrics" \
     "200? cmd/main.go should serve the metrics with securemetrics.BindFlag, unless --metrics-secure=false"
   expect "without a token, 401" "401" "curl -sk -o /dev/null -w '%{http_code}' https://127.0.0.1:$METRICS_PORT/metrics"
-  run kubectl -n $ns create serviceaccount metrics-scraper
+  run kubectl -n "$ns" create serviceaccount metrics-scraper
   show "sed 's/name: metrics-reader/name: $reader/' ${STAGE_DIR#"$ROOT"/}/config/rbac/metrics_reader_role.yaml | kubectl apply -f -"
   sed "s/name: metrics-reader/name: $reader/" "$STAGE_DIR/config/rbac/metrics_reader_role.yaml" | kubectl apply -f - | sed 's/^/    /'
-  run kubectl create clusterrolebinding $binding --clusterrole=$reader --serviceaccount=$ns:metrics-scraper
+  run kubectl create clusterrolebinding "$binding" --clusterrole="$reader" --serviceaccount="$ns:metrics-scraper"
   # The manager's filter keeps a refusal for 30 s: scrape once the API server's authorizer
   # knows the binding.
   expect "the API server lets the service account get /metrics" "yes" \
     "kubectl auth can-i get /metrics --as=system:serviceaccount:$ns:metrics-scraper"
-  scraper=$(kubectl -n $ns create token metrics-scraper --duration=10m)
+  # shellcheck disable=SC2034 # the curl expect runs reads it: the token stays out of what is shown
+  scraper=$(kubectl -n "$ns" create token metrics-scraper --duration=10m)
   expect "with the service account's token, the metrics" "200" \
     "curl -sk -o /dev/null -w '%{http_code}' -H \"Authorization: Bearer \$scraper\" https://127.0.0.1:$METRICS_PORT/metrics" \
     "403? the manager could not ask the API server: its role needs create on tokenreviews and subjectaccessreviews"
-  kubectl delete clusterrolebinding $binding >/dev/null
-  kubectl delete clusterrole $reader >/dev/null
+  kubectl delete clusterrolebinding "$binding" >/dev/null
+  kubectl delete clusterrole "$reader" >/dev/null
 }
 
 summary() {

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Stage 01: the ImoocPod replica controller. Sourced by scripts/run-stage.sh, which runs
 # the manager and defines STAGE_DIR and the walkthrough vocabulary.
 NS=workshop-01

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Stage 02: status, the scale subresource and filtered events. Sourced by
 # scripts/run-stage.sh, which runs the manager (events filtered: --filter-events defaults
 # to true) and defines STAGE_DIR, METRICS_PORT, start_manager, stop_manager,

@@ -1,7 +1,9 @@
+# shellcheck shell=bash
 # Stage 03: MyDaemonSet, one pod per node. Sourced by scripts/run-stage.sh, which runs the
 # manager and defines ROOT, STAGE_DIR, MANAGER_ERRORS and the walkthrough vocabulary.
 NS=workshop-03
 SELECTOR=apps.workshop.dev/mydaemonset=demo
+# shellcheck disable=SC2034 # expect_collected (scripts/lib/walkthrough.sh) reads it
 ACTIVE="kubectl get pods -n $NS -l $SELECTOR --no-headers 2>/dev/null | grep -cv Terminating"
 # The nodes that run a Running demo pod that is not being deleted, one line per pod: a
 # node listed twice would run two pods.
@@ -122,7 +124,7 @@ expect "status.observedGeneration follows the spec change" "$GENERATION $GENERAT
 expect "the Ready condition is True again" "True AllPodsAvailable" "$READY_CONDITION"
 run kubectl get mds -n $NS -o wide
 printf '    the manager replaced the pods in %s passes ("Replacing pods that run an old image" in its log)\n' \
-  "$(grep -c 'Replacing pods that run an old image' "$log" || true)"
+  "$(grep -c 'Replacing pods that run an old image' "$MANAGER_LOG" || true)"
 
 if [[ -n $EMBEDDED ]]; then
   step "Remove the node again: its pod goes"

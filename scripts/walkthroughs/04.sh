@@ -1,7 +1,8 @@
+# shellcheck shell=bash
 # Stage 04: MyDaemonSet's admission webhooks. Sourced by scripts/run-stage.sh, which has
 # installed the webhook configurations pointed at the manager on this machine and defines
-# ROOT, STAGE_DIR, host, WEBHOOK_PORT, PROBE_PORT, METRICS_PORT, log, manager_errors and
-# the walkthrough vocabulary.
+# ROOT, STAGE_DIR, MANAGER_HOST, WEBHOOK_PORT, PROBE_PORT, METRICS_PORT, MANAGER_LOG,
+# manager_errors and the walkthrough vocabulary.
 NS=workshop-04
 SAMPLES=$STAGE_DIR/config/samples
 SELECTOR=apps.workshop.dev/mydaemonset=demo
@@ -30,7 +31,7 @@ run kubectl get mutatingwebhookconfigurations,validatingwebhookconfigurations
 # envtest, which installed them, joins the URL and the path with a double slash; the
 # API server's client joins them again with path.Join, which drops it.
 expect "the validating webhook calls the manager on this machine, over TLS" \
-  "https://$host:$WEBHOOK_PORT validate-apps-workshop-dev-v1-mydaemonset" \
+  "https://$MANAGER_HOST:$WEBHOOK_PORT validate-apps-workshop-dev-v1-mydaemonset" \
   "kubectl get validatingwebhookconfiguration validating-webhook-configuration -o jsonpath='{.webhooks[0].clientConfig.url}' | sed -E 's#^(https://[^/]*)/+#\\1 #'" \
   "no configuration? the +kubebuilder:webhook markers generate config/webhook/manifests.yaml"
 expect "the manager is ready only once its webhook server answers" "[+]webhook ok" \
@@ -94,7 +95,7 @@ step "The metrics endpoint: HTTPS, for those the API server says may read it"
 expect_metrics_only_for_readers "$NS" "$READER" "$SCRAPER_BINDING"
 
 step "The manager's log"
-expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${log#"$ROOT"/}"
+expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${MANAGER_LOG#"$ROOT"/}"
 # The namespace controller removes the namespace and its pods in the background (about
 # 10 s); the next run of this walkthrough waits for that before it starts.
 kubectl delete namespace $NS --wait=false >/dev/null

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Stage 05: NodePool gives its nodes labels and taints, and owns a RuntimeClass. Sourced by
 # scripts/run-stage.sh, which runs the manager and defines STAGE_DIR, manager_errors and
 # the walkthrough vocabulary.
@@ -28,7 +29,7 @@ expect "no node carries the pool's labels: no node is a member yet" "" "pool_lab
   "TODO(3): concernsPool should pick the pool's members and the nodes with its record, no other"
 
 step "Label $N0 into the pool"
-run kubectl label node $N0 "$MEMBER="
+run kubectl label node "$N0" "$MEMBER="
 expect "$N0 carries the pool's labels" "node-pool.workshop.dev/master=8 node-pool.workshop.dev/test=2" \
   "pool_labels $N0" \
   "no labels and no record (next check)? no pass patched the node: TODO(5), the pass, patches it in syncNode; a node that joins starts a pass only with TODO(7), the node watch, and TODO(4), poolsOfNode. A record but no labels? TODO(1), setPoolLabels"
@@ -58,7 +59,7 @@ expect "the RuntimeClass follows" '{"node-pool.workshop.dev/master":"10"}' \
   "TODO(6): reconcileRuntimeClass patches the scheduling of the RuntimeClass there when it differs"
 
 step "Label $N1 into the pool too"
-run kubectl label node $N1 "$MEMBER="
+run kubectl label node "$N1" "$MEMBER="
 expect "$N1 carries the pool's labels" "node-pool.workshop.dev/master=10" "pool_labels $N1" \
   "a node that joins starts a pass only with TODO(7), the node watch, and TODO(4), poolsOfNode"
 expect "$N1 carries the pool's taint" "node-pool.workshop.dev=master:PreferNoSchedule" "pool_taints $N1"
@@ -84,7 +85,7 @@ expect "it is a new RuntimeClass" "new" \
   "TODO(6): delete the old one, and let the next pass create it"
 
 step "$N1 leaves the pool: it loses exactly what the pool gave it"
-run kubectl label node $N1 "$MEMBER-"
+run kubectl label node "$N1" "$MEMBER-"
 expect "$N1 carries none of the pool's labels" "" "pool_labels $N1" \
   "the node no longer maps to the pool by its label: TODO(4), poolsOfNode, maps it by its record too, and TODO(3), concernsPool, keeps it in the pass"
 expect "$N1 carries none of the pool's taints" "" "pool_taints $N1" \
@@ -94,7 +95,7 @@ expect "$N1 keeps its own labels and taints, and no record" "$OWN1" "own_state $
 expect "$N0 is still a member" "node-pool.workshop.dev/master=10" "pool_labels $N0"
 
 step "Clean up: $N0 leaves, then delete the pool"
-run kubectl label node $N0 "$MEMBER-"
+run kubectl label node "$N0" "$MEMBER-"
 expect "$N0 carries none of the pool's labels" "" "pool_labels $N0; pool_taints $N0"
 expect "$N0 keeps its own labels and taints, and no record" "$OWN0" "own_state $N0"
 run kubectl delete nodepool "$POOL" --wait=false
@@ -105,4 +106,4 @@ printf '    (Deleting a pool that still has members would leave its labels and t
 printf '    the pool is gone, and with it what it gave. Lesson 06 adds a finalizer for that.)\n'
 
 step "The manager's log"
-expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${log#"$ROOT"/}"
+expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${MANAGER_LOG#"$ROOT"/}"

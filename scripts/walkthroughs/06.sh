@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Stage 06: a finalizer lets a NodePool go only once its nodes are clean. Sourced by
 # scripts/run-stage.sh, which runs the manager and defines STAGE_DIR, start_manager,
 # stop_manager, manager_errors and the walkthrough vocabulary.
@@ -22,9 +23,10 @@ show_log() {
       line = "    " $2 "  " $3
       if (match($4, /"node": "[^"]*", "change": "[^"]*"/)) line = line "  " substr($4, RSTART, RLENGTH)
       print line
-    }' "$log"
+    }' "$MANAGER_LOG"
 }
 
+# shellcheck disable=SC2119 # its one argument, --show-nodes, is optional
 record_own_state
 
 step "Create the NodePool $POOL and label two nodes into it"
@@ -33,7 +35,7 @@ run kubectl apply -f "$MANIFEST"
 expect "the pool carries the controller's finalizer" '["nodes.workshop.dev/cleanup"]' \
   "kubectl get nodepool $POOL -o jsonpath='{.metadata.finalizers}'" \
   "add it with a patch in Reconcile, before the pass gives any node anything"
-run kubectl label node $N0 $N1 "$MEMBER="
+run kubectl label node "$N0" "$N1" "$MEMBER="
 expect "$N0 carries the pool's labels" "node-pool.workshop.dev/master=8 node-pool.workshop.dev/test=2" "pool_labels $N0"
 expect "$N1 carries the pool's taint" "node-pool.workshop.dev=master:PreferNoSchedule" "pool_taints $N1"
 expect "the RuntimeClass exists" "$RUNTIME_CLASS" "kubectl get runtimeclass $RUNTIME_CLASS -o jsonpath='{.metadata.name}'"
@@ -58,15 +60,15 @@ WAIT=90 expect "the garbage collector deleted the RuntimeClass" "" "kubectl get 
 expect "the membership labels stay: they are not the pool's to remove" "$N0 $N1" \
   "kubectl get nodes -l $MEMBER -o jsonpath='{.items[*].metadata.name}'"
 run kubectl get nodes
-printf '    the manager log, trimmed (%s):\n' "${log#"$ROOT"/}"
+printf '    the manager log, trimmed (%s):\n' "${MANAGER_LOG#"$ROOT"/}"
 show_log
 
 step "Clean up: take $N0 and $N1 out of the pool that no longer exists"
-run kubectl label node $N0 $N1 "$MEMBER-"
+run kubectl label node "$N0" "$N1" "$MEMBER-"
 expect "$N0 is as it was before the walkthrough" "$OWN0" "own_state $N0"
 expect "$N1 is as it was before the walkthrough" "$OWN1" "own_state $N1"
 
 step "The manager's log"
-expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${log#"$ROOT"/}"
+expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${MANAGER_LOG#"$ROOT"/}"
 expect "no write to the pool after its finalizer was gone (no 'Precondition failed: UID in precondition')" 0 \
-  "grep -c 'Precondition failed' $log || true"
+  "grep -c 'Precondition failed' $MANAGER_LOG || true"

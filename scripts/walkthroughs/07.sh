@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Stage 07: NodePool reports its status, and tells each real change with one event.
 # Sourced by scripts/run-stage.sh, which runs the manager and defines STAGE_DIR,
 # METRICS_PORT, start_manager, stop_manager, manager_errors and the walkthrough
@@ -29,6 +30,7 @@ reconciles() {
     awk '/^controller_runtime_reconcile_total\{controller="nodepool",result="success"\}/ {print $2}'
 }
 
+# shellcheck disable=SC2119 # its one argument, --show-nodes, is optional
 record_own_state
 
 step "Create the NodePool $POOL: no member yet"
@@ -41,12 +43,12 @@ run kubectl get nodepool "$POOL"
 expect "no event: nothing happened to any node" "" "pool_events"
 
 step "Label $N0 and then $N1 into the pool"
-run kubectl label node $N0 "$MEMBER="
+run kubectl label node "$N0" "$MEMBER="
 expect "STATUS NODECOUNT say NodesConfigured 1" "NodesConfigured 1" "columns"
-run kubectl label node $N1 "$MEMBER="
+run kubectl label node "$N1" "$MEMBER="
 expect "STATUS NODECOUNT say NodesConfigured 2" "NodesConfigured 2" "columns"
 # The sums of the members' allocatable cpu and pods, which the status should show.
-WANT_ALLOCATABLE=$(kubectl get node $N0 $N1 -o jsonpath='{range .items[*]}{.status.allocatable.cpu} {.status.allocatable.pods} {end}' |
+WANT_ALLOCATABLE=$(kubectl get node "$N0" "$N1" -o jsonpath='{range .items[*]}{.status.allocatable.cpu} {.status.allocatable.pods} {end}' |
   awk '{print $1 + $3, $2 + $4}')
 expect "status.allocatable adds up the members' allocatable cpu and pods" "$WANT_ALLOCATABLE" \
   "kubectl get nodepool $POOL -o jsonpath='{.status.allocatable.cpu} {.status.allocatable.pods}'"
@@ -90,7 +92,7 @@ run kubectl patch nodepool "$POOL" --type=merge -p '{"spec":{"labels":{"node-poo
 expect "STATUS is back to NodesConfigured" "NodesConfigured 2" "columns"
 
 step "$N1 leaves the pool"
-run kubectl label node $N1 "$MEMBER-"
+run kubectl label node "$N1" "$MEMBER-"
 expect "STATUS NODECOUNT say NodesConfigured 1" "NodesConfigured 1" "columns"
 expect "$N1 carries none of the pool's labels and taints" "" "pool_labels $N1; pool_taints $N1"
 expect "one NodeLeft event" "NodeJoined NodeJoined NodeLeft NodeUpdated ReconcileError" "pool_events"
@@ -104,10 +106,10 @@ expect "a CleanupDone event, and a NodeLeft event for $N0" \
 WAIT=90 expect "the garbage collector deleted the RuntimeClass" "" "kubectl get runtimeclass $RUNTIME_CLASS --ignore-not-found -o name"
 
 step "Clean up: take $N0 out of the pool that no longer exists"
-run kubectl label node $N0 "$MEMBER-"
+run kubectl label node "$N0" "$MEMBER-"
 expect "$N0 is as it was before the walkthrough" "$OWN0" "own_state $N0"
 expect "$N1 is as it was before the walkthrough" "$OWN1" "own_state $N1"
 
 step "The manager's log"
 expect "the manager logged no errors but the bad label's" 0 \
-  "grep '	ERROR	' $log | grep -vc 'not valid!' || true" "read $log"
+  "grep '	ERROR	' $MANAGER_LOG | grep -vc 'not valid!' || true" "read $MANAGER_LOG"

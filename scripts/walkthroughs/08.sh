@@ -1,7 +1,8 @@
+# shellcheck shell=bash
 # Stage 08: NodePool's admission webhooks. Sourced by scripts/run-stage.sh, which has
 # installed the webhook configurations pointed at the manager on this machine, runs the
-# manager and defines ROOT, CACHE, STAGE_DIR, host, WEBHOOK_PORT, PROBE_PORT, log,
-# manager_errors and the walkthrough vocabulary.
+# manager and defines ROOT, CACHE, STAGE_DIR, MANAGER_HOST, WEBHOOK_PORT, PROBE_PORT,
+# MANAGER_LOG, manager_errors and the walkthrough vocabulary.
 #
 # NodePools and nodes are cluster-wide, and other walkthroughs may run on the same cluster
 # at the same time: the pools have names of their own, the member's taint is
@@ -11,6 +12,7 @@ POOL=workshop-08
 DEFAULTS_POOL=workshop-08-defaults
 SAMPLES=$STAGE_DIR/config/samples
 MANIFESTS="$STAGE_CACHE/nodepools-08"
+# shellcheck disable=SC2034 # read by the single-quoted commands that expect runs below
 GENERATION="kubectl get nodepool $POOL -o jsonpath='{.metadata.generation}'"
 # MEMBER, RUNTIME_CLASS, the first worker N0, pool_labels, pool_taints and own_state.
 source "$ROOT/scripts/lib/nodepool.sh"
@@ -39,7 +41,7 @@ run kubectl get mutatingwebhookconfigurations,validatingwebhookconfigurations
 # envtest, which installed them, joins the URL and the path with a double slash; the
 # API server's client joins them again with path.Join, which drops it.
 expect "the NodePool validating webhook calls the manager on this machine, over TLS" \
-  "https://$host:$WEBHOOK_PORT validate-nodes-workshop-dev-v1-nodepool" \
+  "https://$MANAGER_HOST:$WEBHOOK_PORT validate-nodes-workshop-dev-v1-nodepool" \
   "kubectl get validatingwebhookconfiguration validating-webhook-configuration -o jsonpath='{.webhooks[?(@.name==\"vnodepool-v1.kb.io\")].clientConfig.url}' | sed -E 's#^(https://[^/]*)/+#\\1 #'" \
   "no webhook? the +kubebuilder:webhook markers generate config/webhook/manifests.yaml"
 expect "the manager is ready only once its webhook server answers" "[+]webhook ok" \
@@ -47,7 +49,7 @@ expect "the manager is ready only once its webhook server answers" "[+]webhook o
   "cmd/main.go should keep the ready check \"webhook\": mgr.GetWebhookServer().StartedChecker()"
 
 step "Before: what $N0 carries that is not ours"
-OWN0=$(own_state $N0)
+OWN0=$(own_state "$N0")
 printf '    %s: %s\n' "$N0" "$OWN0"
 
 step "Defaults: an empty handler and a taint without an effect"
@@ -75,7 +77,7 @@ manifest "$POOL" '  labels:
 run kubectl apply -f "$MANIFESTS/$POOL.yaml"
 expect "the pool wrote no handler and got runc (the schema's default)" "runc" \
   "kubectl get nodepool $POOL -o jsonpath='{.spec.handler}'"
-run kubectl label node $N0 "$MEMBER="
+run kubectl label node "$N0" "$MEMBER="
 expect "$N0 carries the pool's labels" "node-pool.workshop.dev/master=8 node-pool.workshop.dev/test=2" "pool_labels $N0" \
   "nothing? the controller still runs beside the webhooks: read the manager's log"
 expect "$N0 carries the pool's taint" "node-pool.workshop.dev=master:PreferNoSchedule" "pool_taints $N0"
@@ -161,8 +163,8 @@ WAIT=90 expect "the garbage collector deleted the RuntimeClass" "" "kubectl get 
 expect "the pool is gone" "" "kubectl get nodepool $POOL --ignore-not-found -o name"
 
 step "Clean up: take $N0 out of the pool that no longer exists"
-run kubectl label node $N0 "$MEMBER-"
+run kubectl label node "$N0" "$MEMBER-"
 expect "$N0 is as it was before the walkthrough" "$OWN0" "own_state $N0"
 
 step "The manager's log"
-expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${log#"$ROOT"/}"
+expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${MANAGER_LOG#"$ROOT"/}"

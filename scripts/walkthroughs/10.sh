@@ -1,7 +1,8 @@
+# shellcheck shell=bash
 # Stage 10: SidecarSet, sidecars injected into new pods by a mutating webhook. Sourced by
 # scripts/run-stage.sh, which has installed the webhook configurations pointed at the
-# manager on this machine and defines ROOT, STAGE_DIR, host, WEBHOOK_PORT, PROBE_PORT,
-# METRICS_PORT, log, start_manager, stop_manager, MANAGER_ERRORS and the walkthrough vocabulary.
+# manager on this machine and defines ROOT, STAGE_DIR, MANAGER_HOST, WEBHOOK_PORT, PROBE_PORT,
+# METRICS_PORT, MANAGER_LOG, start_manager, stop_manager, MANAGER_ERRORS and the walkthrough vocabulary.
 #
 # SidecarSets are cluster-wide: the walkthrough deletes the two of its samples first, and
 # its pods live in namespaces of its own.
@@ -176,6 +177,7 @@ expect "the copy has each sidecar once, and no warning was printed" "both log-sh
 step "Never block the cluster: the manager down, with failurePolicy Ignore"
 stop_manager
 printf '  (the manager is stopped)\n'
+# shellcheck disable=SC2034 # now_ms (scripts/lib/common.sh) reads it
 CLOCK=$(tool_path clock) # now_ms, built before the creation is timed
 started=$(now_ms)
 run kubectl run while-down -n $NS --image=registry.k8s.io/pause:3.10 --labels=logging=enabled
@@ -211,7 +213,7 @@ step "The metrics endpoint: HTTPS, for those the API server says may read it"
 expect_metrics_only_for_readers "$NS" "$READER" "$SCRAPER_BINDING"
 
 step "The manager's log"
-expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${log#"$ROOT"/}"
+expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${MANAGER_LOG#"$ROOT"/}"
 kubectl delete sidecarset metrics >/dev/null
 # The namespace controller removes the namespaces and their pods in the background; the
 # next run of this walkthrough waits for that before it starts.

@@ -1,6 +1,7 @@
+# shellcheck shell=bash
 # Stage 11: SidecarSet reports what it selects and what runs its sidecars. Sourced by
 # scripts/run-stage.sh, which has installed the webhook configurations pointed at the
-# manager on this machine and defines ROOT, STAGE_DIR, METRICS_PORT, log, MANAGER_ERRORS
+# manager on this machine and defines ROOT, STAGE_DIR, METRICS_PORT, MANAGER_LOG, MANAGER_ERRORS
 # and the walkthrough vocabulary.
 #
 # SidecarSets are cluster-wide: the walkthrough deletes its sample's first, and its pods
@@ -94,5 +95,5 @@ printf '    (the cache keeps of these only %s; of the pod, its labels, name, nam
   "sidecars.workshop.dev/injected"
 
 step "The manager's log"
-expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${log#"$ROOT"/}"
+expect "the manager logged no errors" 0 "$MANAGER_ERRORS" "read ${MANAGER_LOG#"$ROOT"/}"
 kubectl delete namespace $NS --wait=false >/dev/null

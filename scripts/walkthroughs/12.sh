@@ -1,6 +1,7 @@
+# shellcheck shell=bash
 # Stage 12: the ImoocPod controller of lesson 02 on bare client-go. Sourced by
 # scripts/run-stage.sh, which runs the manager and defines STAGE_DIR, METRICS_PORT,
-# start_manager, stop_manager, MANAGER_ERRORS, log and the walkthrough vocabulary. The
+# start_manager, stop_manager, MANAGER_ERRORS, MANAGER_LOG and the walkthrough vocabulary. The
 # same CRD as stage 02, the same behaviour: the checks of 02 that do not depend on
 # controller-runtime, then what this manager does by hand (cache sync, shutdown).
 NS=workshop-12
@@ -9,13 +10,13 @@ METRIC='workshop_sync_total{controller="imoocpod",result="success"}'
 # ACTIVE, COLUMNS, GENERATIONS, READY_CONDITION, reconciles, measure_scale_to, touch_pods.
 source "$ROOT/scripts/walkthroughs/imoocpod-status.sh"
 remove_leftovers namespace/$NS
-LOG=${log#"$ROOT"/}
+LOG=${MANAGER_LOG#"$ROOT"/}
 # in_order FIRST SECOND prints "in order" when the log's first line with FIRST comes
 # before its first line with SECOND.
 in_order() {
   local first second
-  first=$(grep -n -m1 -F "$1" "$log" | cut -d: -f1)
-  second=$(grep -n -m1 -F "$2" "$log" | cut -d: -f1)
+  first=$(grep -n -m1 -F "$1" "$MANAGER_LOG" | cut -d: -f1)
+  second=$(grep -n -m1 -F "$2" "$MANAGER_LOG" | cut -d: -f1)
   if [[ -n $first && -n $second ]] && ((first < second)); then echo "in order"; else echo "'$1' at line ${first:-none}, '$2' at line ${second:-none}"; fi
 }
 

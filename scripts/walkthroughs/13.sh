@@ -1,11 +1,12 @@
+# shellcheck shell=bash
 # Stage 13: ImoocPod v2 beside v1, and the upgrade from lesson 02 without disruption.
 # Sourced by scripts/run-stage.sh, which runs the manager and defines STAGE_DIR,
-# WEBHOOK_PORT, STAGE_CACHE, host, start_manager, stop_manager, log and the walkthrough
-# vocabulary. The walkthrough first puts back the cluster lesson 02 left (its v1-only
-# CRD, its manager, an ImoocPod written in v1), then upgrades it as an operator's user
-# would: the v2 CRD, the conversion webhook, the new manager; then migrates the storage.
-# It ends as it began, with lesson 02's v1-only CRD: a CRD that has stored v2 cannot be
-# replaced by the v1-only one of lessons 01, 02 and 12.
+# WEBHOOK_PORT, STAGE_CACHE, MANAGER_HOST, WEBHOOK_CERT_DIR, start_manager, stop_manager,
+# MANAGER_LOG and the walkthrough vocabulary. The walkthrough first puts back the cluster
+# lesson 02 left (its v1-only CRD, its manager, an ImoocPod written in v1), then upgrades
+# it as an operator's user would: the v2 CRD, the conversion webhook, the new manager;
+# then migrates the storage. It ends as it began, with lesson 02's v1-only CRD: a CRD that
+# has stored v2 cannot be replaced by the v1-only one of lessons 01, 02 and 12.
 NS=workshop-13
 CRD=imoocpods.apps.workshop.dev
 # Every command names the version it reads: what one version shows of an object is the
@@ -48,12 +49,12 @@ stop_manager
 step "The upgrade: the v2 CRD, its conversion webhook, lesson 13's manager"
 show "kubectl apply --server-side --force-conflicts -f ${STAGE_DIR#"$ROOT"/}/config/crd/bases"
 manager_install_crds "$STAGE_DIR"
-show "scripts/tools/localwebhook -crds ${STAGE_DIR#"$ROOT"/}/config/crd/bases ... (spec.conversion: Webhook, https://$host:$WEBHOOK_PORT/convert)"
-manager_install_webhooks "$STAGE_DIR" "$host" "$WEBHOOK_PORT" "$STAGE_CACHE/certs-$n"
+show "scripts/tools/localwebhook -crds ${STAGE_DIR#"$ROOT"/}/config/crd/bases ... (spec.conversion: Webhook, https://$MANAGER_HOST:$WEBHOOK_PORT/convert)"
+manager_install_webhooks "$STAGE_DIR" "$MANAGER_HOST" "$WEBHOOK_PORT" "$WEBHOOK_CERT_DIR"
 start_manager
 expect "the CRD serves v1 and v2, and stores v2" "v1:true:false v2:true:true" \
   "kubectl get crd $CRD -o jsonpath='{range .spec.versions[*]}{.name}:{.served}:{.storage} {end}' | xargs"
-expect "its conversions go to the manager's webhook" "Webhook https://$host:$WEBHOOK_PORT/convert" \
+expect "its conversions go to the manager's webhook" "Webhook https://$MANAGER_HOST:$WEBHOOK_PORT/convert" \
   "kubectl get crd $CRD -o jsonpath='{.spec.conversion.strategy} {.spec.conversion.webhook.clientConfig.url}'"
 expect "status.storedVersions: v1 (the ImoocPod written before) and v2" '["v1","v2"]' "$STORED"
 run kubectl get crd $CRD -o jsonpath='{.spec.versions[*].name} stored: {.status.storedVersions}{"\n"}'

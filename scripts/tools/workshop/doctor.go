@@ -260,6 +260,7 @@ var builtBinaries = []builtBinary{
 	{"helm", "HELM_VERSION", []string{"version", "--short"}},
 	{"kind", "KIND_VERSION", []string{"version"}},
 	{"goimports", "", nil}, // goimports has no version flag
+	{"kubebuilder", "KUBEBUILDER_VERSION", []string{"version"}},
 }
 
 // checkBinaries checks that .cache/bin/current is the folder the current pins name,
