@@ -144,7 +144,7 @@ check "the Deployment asks for two replicas" is 2 kubectl -n "$ns" get deploymen
 check "the Deployment rolls out" kubectl -n "$ns" rollout status deployment "$release-controller-manager" --timeout=60s
 check "the ServiceAccount, the metrics Service and the PodDisruptionBudget exist" \
   present -n "$ns" serviceaccount/"$release-controller-manager" service/"$release-controller-manager-metrics-service" poddisruptionbudget/"$release-controller-manager"
-check "the manager may patch nodes and NodePools' status (its ClusterRole, bound)" can patch nodes
+check "the manager may patch nodes (its ClusterRole, bound)" can patch nodes
 check "... and NodePools' status" can patch nodepools.nodes.workshop.dev --subresource=status
 check "... create Events in the namespace default (its Role there, bound)" can create events.events.k8s.io -n default
 check "... and hold a Lease in its own namespace (the leader election Role, bound)" can update leases.coordination.k8s.io -n "$ns"
