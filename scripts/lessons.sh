@@ -89,9 +89,13 @@ each_module() {
 }
 
 # derive TOP FOLDER adds controller-gen's outputs to solution and lesson FOLDER under TOP:
-# the lesson gets its solution's when it reads the same inputs.
-derive_solution() { workshop generate-like "$1" ""; }
-derive_lesson() { workshop generate-like "$1" "${1/\/lessons\//\/solutions\/}"; }
+# the lesson gets its solution's when it reads the same inputs. Then its dist/, from its
+# own config/ (scripts/dist.sh): a lesson's chart must not show the RBAC or the flags its
+# tasks write.
+derive_solution() { workshop generate-like "$1" "" && "$ROOT/scripts/dist.sh" write "$1"; }
+derive_lesson() {
+  workshop generate-like "$1" "${1/\/lessons\//\/solutions\/}" && "$ROOT/scripts/dist.sh" write "$1"
+}
 derive() {
   local top=$1 folders
   folders=$(track_lessons | cut -f2)

@@ -5,8 +5,8 @@ package main
 // It shows what a learner writes in lesson N: lesson N against solution N. With
 // "solution", it shows what lesson N adds to the stage before: the solution of the lesson
 // before it in its track against lesson N (solution 02 against lesson 13). Only code: module
-// paths, import blocks (the editor writes those), README.md, go.sum and what controller-gen
-// generates are left out. Both stages are copied, so cleaned, into a temporary folder and
+// paths, import blocks (the editor writes those), README.md, go.sum, what controller-gen
+// generates and dist/ (derived from config/) are left out. Both stages are copied, so cleaned, into a temporary folder and
 // compared there by the system's diff -ruN (macOS and Linux both have one), under their
 // names relative to the repository (lessons/02-imoocpod-workflow), as a reader expects.
 
@@ -187,7 +187,9 @@ func normalizeStage(src, dest string) error {
 				return err
 			}
 			return os.Symlink(link, target)
-		case stage.IsOutput(filepath.ToSlash(rel)):
+		case stage.IsOutput(filepath.ToSlash(rel)), strings.HasPrefix(filepath.ToSlash(rel), "dist/"):
+			// What controller-gen writes, and dist/, which scripts/dist.sh derives from
+			// config/: the learner writes neither.
 			return nil
 		}
 		data, err := os.ReadFile(path)
