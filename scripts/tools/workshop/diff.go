@@ -32,7 +32,7 @@ func diffCommand(root string, args []string) error {
 
 // diffStages writes to out the diff that args (N, or N solution) ask for, coloured when
 // colour is true.
-func diffStages(root string, args []string, out io.Writer, colour bool) error {
+func diffStages(root string, args []string, out io.Writer, colour bool) (err error) {
 	if len(args) == 0 || len(args) > 2 {
 		return errors.New("usage: workshop diff N [solution]")
 	}
@@ -40,7 +40,6 @@ func diffStages(root string, args []string, out io.Writer, colour bool) error {
 		return fmt.Errorf("FROM=%s: FROM takes one value, solution (make diff-%s FROM=solution), or none", args[1], args[0])
 	}
 	var left, right string
-	var err error
 	if len(args) == 2 && args[1] == "solution" {
 		if right, err = stage.Dir(root, "lessons", args[0]); err != nil {
 			return err
@@ -67,7 +66,7 @@ func diffStages(root string, args []string, out io.Writer, colour bool) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
+	defer removeTemp(tmp, &err)
 	names := make([]string, 2)
 	for i, dir := range []string{left, right} {
 		names[i] = filepath.ToSlash(filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir)))
@@ -120,7 +119,9 @@ func copyDiff(out io.Writer, in io.Reader, colour bool) error {
 	for {
 		line, err := r.ReadString('\n')
 		if line != "" {
-			w.WriteString(colourLine(line))
+			if _, err := w.WriteString(colourLine(line)); err != nil {
+				return err
+			}
 		}
 		if err == io.EOF {
 			return w.Flush()
