@@ -140,6 +140,10 @@ pins: ## Carry scripts/versions.env into every go.mod.
 faults: binaries ## Kill managers mid-work, restart kube-apiserver and etcd under a NodePool: nothing exceeds spec, nothing is lost.
 	@scripts/faults.sh all
 
+.PHONY: helm-chart
+helm-chart: binaries ## The NodePool Helm chart (dist/chart of solution 09) on a cluster of its own: lint, template, install, upgrade, uninstall.
+	@scripts/helm.sh
+
 .PHONY: bench-imoocpod
 bench-imoocpod: binaries ## ImoocPod against ReplicaSet: 0 to 500 pods on the embedded cluster.
 	@scripts/bench.sh imoocpod

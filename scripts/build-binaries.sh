@@ -2,7 +2,7 @@
 # Builds the binaries the workshop runs, from the pinned sources, through the Go module
 # proxy: the control plane (etcd, kube-apiserver, kube-controller-manager,
 # kube-scheduler, kubectl) and the tools (kwok, kwokctl, controller-gen, kustomize, kind,
-# goimports, kubebuilder). Nothing is downloaded but Go modules.
+# goimports, kubebuilder, helm). Nothing is downloaded but Go modules.
 #
 # Binaries land in a folder named after the pins ($BIN, linked as .cache/bin/current);
 # a binary already there is not built again. The first build of all of them on a fresh
@@ -66,6 +66,7 @@ build kubectl                  2 "$cp_dir" k8s.io/kubernetes/cmd/kubectl "$versi
 build kwok                     1 "$tools_dir" sigs.k8s.io/kwok/cmd/kwok
 build kwokctl                  1 "$tools_dir" sigs.k8s.io/kwok/cmd/kwokctl
 build kustomize                1 "$tools_dir" sigs.k8s.io/kustomize/kustomize/v5
+build helm                     3 "$ROOT/scripts/helm" helm.sh/helm/v4/cmd/helm "-X helm.sh/helm/v4/internal/version.version=$HELM_VERSION"
 build kind                     1 "$tools_dir" sigs.k8s.io/kind
 build goimports                1 "$tools_dir" golang.org/x/tools/cmd/goimports
 build kubebuilder              2 "$ROOT/scripts/kubebuilder" sigs.k8s.io/kubebuilder/v4

@@ -30,6 +30,7 @@ kwok                    scripts/tools        sigs.k8s.io/kwok/cmd/kwok
 kwokctl                 scripts/tools        sigs.k8s.io/kwok/cmd/kwokctl
 controller-gen          scripts/tools        sigs.k8s.io/controller-tools/cmd/controller-gen
 kustomize               scripts/tools        sigs.k8s.io/kustomize/kustomize/v5
+helm                    scripts/helm         helm.sh/helm/v4/cmd/helm
 kind                    scripts/tools        sigs.k8s.io/kind
 goimports               scripts/tools        golang.org/x/tools/cmd/goimports
 kubebuilder             scripts/kubebuilder  sigs.k8s.io/kubebuilder/v4

@@ -89,9 +89,13 @@ each_module() {
 }
 
 # derive TOP FOLDER adds controller-gen's outputs to solution and lesson FOLDER under TOP:
-# the lesson gets its solution's when it reads the same inputs.
-derive_solution() { workshop generate-like "$1" ""; }
-derive_lesson() { workshop generate-like "$1" "${1/\/lessons\//\/solutions\/}"; }
+# the lesson gets its solution's when it reads the same inputs. Then its dist/, from its
+# own config/ (scripts/dist.sh): a lesson's chart must not show the RBAC or the flags its
+# tasks write.
+derive_solution() { workshop generate-like "$1" "" && "$ROOT/scripts/dist.sh" write "$1"; }
+derive_lesson() {
+  workshop generate-like "$1" "${1/\/lessons\//\/solutions\/}" && "$ROOT/scripts/dist.sh" write "$1"
+}
 derive() {
   local top=$1 folders
   folders=$(track_lessons | cut -f2)
@@ -107,8 +111,20 @@ write() {
   say "Writing the checklists of docs/lesson-NN.md as make check-N prints them"
   lessongen docs
   say "Adding what controller-gen derives: tracks/, then every solution and lesson"
-  # shellcheck disable=SC2046
-  each_module derive_solution $(printf "$ROOT/tracks/%s " $(track_lessons | cut -f1 | sort -u))
+  local tracks
+  # shellcheck disable=SC2046 # one track name a word
+  tracks=$(printf "$ROOT/tracks/%s " $(track_lessons | cut -f1 | sort -u))
+  # shellcheck disable=SC2086 # one folder a word
+  each_module derive_solution $tracks
+  # The tracks' dist/ follows their config, which controller-gen may just have changed:
+  # then the stages take the new files too.
+  # shellcheck disable=SC2086
+  if ! "$ROOT/scripts/dist.sh" check $tracks 2>/dev/null; then
+    say "Writing the tracks' dist/ (scripts/dist.sh), and the stages that have it"
+    # shellcheck disable=SC2086
+    "$ROOT/scripts/dist.sh" write $tracks
+    lessongen write
+  fi
   derive "$ROOT"
 }
 

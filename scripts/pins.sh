@@ -22,6 +22,7 @@ tool_pins() {
 }
 lint_pins() { echo "github.com/golangci/golangci-lint/v2 $GOLANGCI_LINT_VERSION"; }
 kubebuilder_pins() { echo "sigs.k8s.io/kubebuilder/v4 $KUBEBUILDER_VERSION"; }
+helm_pins() { echo "helm.sh/helm/v4 $HELM_VERSION"; }
 controlplane_pins() {
   echo "k8s.io/kubernetes $KUBERNETES_VERSION"
   echo "go.etcd.io/etcd/server/v3 $ETCD_VERSION"
@@ -41,11 +42,12 @@ pins_for() {
     */scripts/lint/go.mod) lint_pins ;;
     # kubebuilder builds on its own requirements, as `go install` would: no library pin.
     */scripts/kubebuilder/go.mod) kubebuilder_pins ;;
+    */scripts/helm/go.mod) helm_pins ;;
     *) library_pins ;;
   esac
 }
 
-modules() { ls "$ROOT"/{shared,tracks/*,lessons/*,solutions/*,scripts/tools,scripts/controlplane,scripts/lint,scripts/kubebuilder}/go.mod 2>/dev/null; }
+modules() { ls "$ROOT"/{shared,tracks/*,lessons/*,solutions/*,scripts/tools,scripts/controlplane,scripts/lint,scripts/kubebuilder,scripts/helm}/go.mod 2>/dev/null; }
 
 check() {
   local gomod path want got bad=0

@@ -13,7 +13,8 @@
 #      kubectl reads an object by kind after a CRD lost a version and on a new cluster at
 #      an old one's address (scripts/discovery-check.sh); then the fast fault tests
 #      (scripts/faults.sh): ImoocPod and MyDaemonSet managers killed mid-work (`make
-#      faults` adds the control-plane restarts under a NodePool); then the short form of
+#      faults` adds the control-plane restarts under a NodePool); then the NodePool Helm
+#      chart installed, upgraded and uninstalled (scripts/helm.sh); then the short form of
 #      every benchmark (scripts/bench.sh, BENCH_SIZE=short), which fails on a missed
 #      target: node writes, pod creates, memory (the times only at full scale)
 #
@@ -124,6 +125,11 @@ end_to_end() {
   printf '%5ss  %s\n' "$(seconds_since "$start")" "fault tests: managers killed in the middle of their work (scripts/faults.sh)" >>"$END_TO_END_TIMES"
 
   start=$(date +%s)
+  say "The NodePool chart: lint, template, install, upgrade, uninstall, on a cluster of its own (scripts/helm.sh)"
+  "$ROOT/scripts/helm.sh"
+  printf '%5ss  %s\n' "$(seconds_since "$start")" "the NodePool chart: install, upgrade, uninstall (scripts/helm.sh)" >>"$END_TO_END_TIMES"
+
+  start=$(date +%s)
   say "Benchmarks, short form: each on a cluster of its own, every target but the times (scripts/bench.sh)"
   local workload
   for workload in imoocpod mydaemonset nodepool sidecarset; do
@@ -151,7 +157,7 @@ stop_end_to_end() {
   kill -0 "$end_to_end_pid" 2>/dev/null || return 0
   stop_survivors >/dev/null
   local cluster
-  for cluster in workshop-test workshop-faults; do
+  for cluster in workshop-test workshop-faults workshop-helm; do
     WORKSHOP_CLUSTER=$cluster "$ROOT/scripts/cluster.sh" down >/dev/null 2>&1 || true
   done
   warn "stopped the end-to-end and fault tests before their end (their log: ${END_TO_END_LOG#"$ROOT"/})"

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Fails when anything derived is out of date or a text has drifted from the code: version
 # pins, shell a stock Mac cannot run (shlint) or that ShellCheck faults, code formatting,
-# what controller-gen generates for each track, the solutions and lessons generated from
-# the tracks (scripts/lessons.sh check), golangci-lint, the names the lessons' texts use
-# (lessongen lint), the lesson pages' template and budgets (lessongen words -check), and
-# what make diff-N shows a learner; and that everything builds for macOS
+# what controller-gen generates for each track, dist/ (scripts/dist.sh), the solutions
+# and lessons generated from the tracks (scripts/lessons.sh check), golangci-lint, the
+# names the lessons' texts use (lessongen lint), the lesson pages' template and budgets
+# (lessongen words -check), and what make diff-N shows a learner; and that everything
+# builds for macOS
 # (scripts/cross-compile.sh: about 17 minutes per architecture the first time a machine
 # meets a pin, seconds after).
 # It regenerates the tracks' controller-gen outputs in place, and says which ones changed.
@@ -62,6 +63,10 @@ for track in ${tracks[@]+"${tracks[@]}"}; do
   [[ -z $changed ]] || die "generated files of $track were out of date (make generate has now rewritten them; commit them):"$'\n'"$changed"
 done
 say "The tracks' generated files are up to date"
+# dist/ (install.yaml, the Helm chart's files/) follows config/: in the tracks, and in
+# each solution, which takes its track's.
+"$ROOT/scripts/dist.sh" check ${tracks[@]+"${tracks[@]}"} solutions/*/
+say "Every dist/ is up to date with its config/"
 
 "$ROOT/scripts/lessons.sh" check
 

@@ -31,7 +31,8 @@ bin_key() {
     "$ROOT/scripts/controlplane/go.mod" "$ROOT/scripts/controlplane/go.sum" \
     "$ROOT/scripts/controlplane/etcd/main.go" \
     "$ROOT/scripts/tools/go.mod" "$ROOT/scripts/tools/go.sum" \
-    "$ROOT/scripts/kubebuilder/go.mod" "$ROOT/scripts/kubebuilder/go.sum"; } |
+    "$ROOT/scripts/kubebuilder/go.mod" "$ROOT/scripts/kubebuilder/go.sum" \
+    "$ROOT/scripts/helm/go.mod" "$ROOT/scripts/helm/go.sum"; } |
     sha256 | cut -c1-12
 }
 # shellcheck disable=SC2034 # for the scripts that source this file

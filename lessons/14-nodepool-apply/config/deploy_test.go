@@ -102,7 +102,7 @@ func TestConfigDefaultAppliesToAnAPIServer(t *testing.T) {
 		if obj.GroupVersionKind().Group == "cert-manager.io" {
 			continue
 		}
-		err := env.Client().Patch(env.Context(), obj, client.Apply, client.FieldOwner("config-test"), client.ForceOwnership)
+		err := env.Client().Apply(env.Context(), client.ApplyConfigurationFromUnstructured(obj), client.FieldOwner("config-test"), client.ForceOwnership)
 		g.Expect(err).NotTo(HaveOccurred(), "applying %s %s", obj.GetKind(), obj.GetName())
 		applied++
 	}

@@ -18,6 +18,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,7 +29,7 @@ import (
 
 func main() {
 	if len(os.Args) < 3 {
-		fail(fmt.Errorf("usage: crddesc DIR CRD:FIELD..."))
+		fail(errors.New("usage: crddesc DIR CRD:FIELD[?] [CRD:FIELD[?] ...]"))
 	}
 	fields := map[string][]string{}
 	for _, arg := range os.Args[2:] {

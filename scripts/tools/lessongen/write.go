@@ -209,8 +209,10 @@ func (st *stage) tasks(l *lessonSpec) ([]index.Todo, error) {
 		var lineNos []int
 		src := st.files[rel]
 		for _, m := range todoLine.FindAllSubmatchIndex(src, -1) {
-			var id int
-			fmt.Sscan(string(src[m[4]:m[5]]), &id)
+			id, err := strconv.Atoi(string(src[m[4]:m[5]]))
+			if err != nil {
+				return nil, fmt.Errorf("%s/%s: TODO(%s): the task's number: %w", st.folder, rel, src[m[4]:m[5]], err)
+			}
 			ids = append(ids, id)
 			lineNos = append(lineNos, bytes.Count(src[:m[0]], []byte("\n"))+1)
 		}

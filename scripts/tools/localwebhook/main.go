@@ -107,11 +107,13 @@ func run(webhooks, crdDir, host string, port int, certDir string, uninstall bool
 
 // remove deletes the configurations, so that a cluster whose manager has stopped does not
 // refuse every request its webhooks would have answered.
-func remove(cfg *rest.Config, opts envtest.WebhookInstallOptions) error {
+func remove(cfg *rest.Config, opts envtest.WebhookInstallOptions) (err error) {
 	if err := opts.PrepWithoutInstalling(); err != nil {
 		return err
 	}
-	defer os.RemoveAll(opts.LocalServingCertDir)
+	// PrepWithoutInstalling wrote a serving certificate that nothing here uses: a
+	// certificate left in a temporary folder is worth a word.
+	defer func() { err = errors.Join(err, os.RemoveAll(opts.LocalServingCertDir)) }()
 	c, err := newClient(cfg, admissionv1.AddToScheme)
 	if err != nil {
 		return err

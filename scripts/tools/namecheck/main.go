@@ -11,6 +11,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -39,7 +40,7 @@ type crd struct {
 
 func main() {
 	if len(os.Args) < 2 {
-		fail(fmt.Errorf("usage: namecheck CRD_FILE..."))
+		fail(errors.New("usage: namecheck CRD_FILE [CRD_FILE ...]"))
 	}
 	cfg, err := cluster.Config("")
 	if err != nil {

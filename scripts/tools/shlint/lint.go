@@ -227,6 +227,13 @@ func allElements(index syntax.ArithmExpr) bool {
 	return ok && (w.Lit() == "@" || w.Lit() == "*")
 }
 
+// expandsAll tells whether part is an expansion of all the arguments ($@) or all of an
+// array's elements (${a[@]}, ${a[*]}).
+func expandsAll(part syntax.WordPart) bool {
+	pe, ok := part.(*syntax.ParamExp)
+	return ok && pe.Param != nil && (pe.Param.Value == "@" || allElements(pe.Index))
+}
+
 // arrayGuards finds every ${a[@]+WORD}: in WORD, a has elements.
 func arrayGuards(file *syntax.File) []guard {
 	var guards []guard
@@ -300,11 +307,7 @@ func yieldsAWord(w *syntax.Word) bool {
 		case *syntax.SglQuoted:
 			return true
 		case *syntax.DblQuoted:
-			if len(p.Parts) != 1 {
-				return true
-			}
-			if pe, ok := p.Parts[0].(*syntax.ParamExp); !ok ||
-				!(pe.Param != nil && (pe.Param.Value == "@" || allElements(pe.Index))) {
+			if len(p.Parts) != 1 || !expandsAll(p.Parts[0]) {
 				return true
 			}
 		}

@@ -45,7 +45,7 @@ func checkCommand(root string, args []string) error {
 
 // check runs the todos tool (todos, its path) on lesson l's tests and says what comes
 // next from the result it wrote.
-func check(root string, l index.Lesson, todos string, all, verbose bool) error {
+func check(root string, l index.Lesson, todos string, all, verbose bool) (err error) {
 	name := filepath.Base(l.Folder)
 	// A test that never returns is stopped after the lesson's timeout, and shown failing
 	// where it is stuck. The test binaries are linked without debug information
@@ -83,7 +83,7 @@ func check(root string, l index.Lesson, todos string, all, verbose bool) error {
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
+	defer removeTemp(tmp, &err)
 	// A result from before this run must not pass for this run's.
 	if err := os.Remove(resultFile); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
@@ -98,8 +98,11 @@ func check(root string, l index.Lesson, todos string, all, verbose bool) error {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, stderr
 	runErr := cmd.Run()
 	stopSurvivors(mark)
+	// todos ends with 1 when a test failed, which the result says; anything else means
+	// there is no result to read.
 	var exit *exec.ExitError
-	if runErr != nil && !(errors.As(runErr, &exit) && exit.ExitCode() == 1) {
+	testsFailed := errors.As(runErr, &exit) && exit.ExitCode() == 1
+	if runErr != nil && !testsFailed {
 		return errors.New("could not read the test run (see above)")
 	}
 	res, err := result.Read(resultFile)

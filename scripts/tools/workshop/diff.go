@@ -5,8 +5,8 @@ package main
 // It shows what a learner writes in lesson N: lesson N against solution N. With
 // "solution", it shows what lesson N adds to the stage before: the solution of the lesson
 // before it in its track against lesson N (solution 02 against lesson 13). Only code: module
-// paths, import blocks (the editor writes those), README.md, go.sum and what controller-gen
-// generates are left out. Both stages are copied, so cleaned, into a temporary folder and
+// paths, import blocks (the editor writes those), README.md, go.sum, what controller-gen
+// generates and dist/ (derived from config/) are left out. Both stages are copied, so cleaned, into a temporary folder and
 // compared there by the system's diff -ruN (macOS and Linux both have one), under their
 // names relative to the repository (lessons/02-imoocpod-workflow), as a reader expects.
 
@@ -32,7 +32,7 @@ func diffCommand(root string, args []string) error {
 
 // diffStages writes to out the diff that args (N, or N solution) ask for, coloured when
 // colour is true.
-func diffStages(root string, args []string, out io.Writer, colour bool) error {
+func diffStages(root string, args []string, out io.Writer, colour bool) (err error) {
 	if len(args) == 0 || len(args) > 2 {
 		return errors.New("usage: workshop diff N [solution]")
 	}
@@ -40,7 +40,6 @@ func diffStages(root string, args []string, out io.Writer, colour bool) error {
 		return fmt.Errorf("FROM=%s: FROM takes one value, solution (make diff-%s FROM=solution), or none", args[1], args[0])
 	}
 	var left, right string
-	var err error
 	if len(args) == 2 && args[1] == "solution" {
 		if right, err = stage.Dir(root, "lessons", args[0]); err != nil {
 			return err
@@ -67,7 +66,7 @@ func diffStages(root string, args []string, out io.Writer, colour bool) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
+	defer removeTemp(tmp, &err)
 	names := make([]string, 2)
 	for i, dir := range []string{left, right} {
 		names[i] = filepath.ToSlash(filepath.Join(filepath.Base(filepath.Dir(dir)), filepath.Base(dir)))
@@ -120,7 +119,9 @@ func copyDiff(out io.Writer, in io.Reader, colour bool) error {
 	for {
 		line, err := r.ReadString('\n')
 		if line != "" {
-			w.WriteString(colourLine(line))
+			if _, err := w.WriteString(colourLine(line)); err != nil {
+				return err
+			}
 		}
 		if err == io.EOF {
 			return w.Flush()
@@ -187,7 +188,9 @@ func normalizeStage(src, dest string) error {
 				return err
 			}
 			return os.Symlink(link, target)
-		case stage.IsOutput(filepath.ToSlash(rel)):
+		case stage.IsOutput(filepath.ToSlash(rel)), strings.HasPrefix(filepath.ToSlash(rel), "dist/"):
+			// What controller-gen writes, and dist/, which scripts/dist.sh derives from
+			// config/: the learner writes neither.
 			return nil
 		}
 		data, err := os.ReadFile(path)

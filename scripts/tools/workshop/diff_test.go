@@ -163,3 +163,28 @@ func TestDiffColoursOnlyForATerminal(t *testing.T) {
 		t.Errorf("the coloured diff, without its colours, is not the plain diff")
 	}
 }
+
+// A learner writes neither controller-gen's output nor dist/, which scripts/dist.sh
+// derives from config/: lesson 09's dist/ lacks the RBAC and the flag its tasks add,
+// and make diff-9 must show the tasks, not their echo in dist/.
+func TestDiffLeavesOutWhatIsDerived(t *testing.T) {
+	out, err := diffOf(thisCheckout, "9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for line := range strings.Lines(out) {
+		if strings.HasPrefix(line, "diff -ruN ") {
+			files = append(files, line)
+		}
+	}
+	headers := strings.Join(files, "")
+	for _, derived := range []string{"/dist/", "config/rbac/role.yaml", "zz_generated.deepcopy.go"} {
+		if strings.Contains(headers, derived) {
+			t.Errorf("make diff-9 shows %s, which the learner does not write:\n%s", derived, headers)
+		}
+	}
+	if !strings.Contains(headers, "cmd/main.go") {
+		t.Errorf("make diff-9 does not show cmd/main.go, where its tasks are:\n%.3000s", out)
+	}
+}

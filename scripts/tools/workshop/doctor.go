@@ -257,6 +257,7 @@ var builtBinaries = []builtBinary{
 	{"kwokctl", "KWOK_VERSION", []string{"--version"}},
 	{"controller-gen", "CONTROLLER_TOOLS_VERSION", []string{"--version"}},
 	{"kustomize", "KUSTOMIZE_VERSION", []string{"version"}},
+	{"helm", "HELM_VERSION", []string{"version", "--short"}},
 	{"kind", "KIND_VERSION", []string{"version"}},
 	{"goimports", "", nil}, // goimports has no version flag
 	{"kubebuilder", "KUBEBUILDER_VERSION", []string{"version"}},

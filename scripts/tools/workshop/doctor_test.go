@@ -148,7 +148,7 @@ func TestDoctorChecksEachBinarysVersion(t *testing.T) {
 	root := t.TempDir()
 	for _, rel := range []string{"scripts/versions.env", "scripts/controlplane/go.mod", "scripts/controlplane/go.sum",
 		"scripts/controlplane/etcd/main.go", "scripts/tools/go.mod", "scripts/tools/go.sum",
-		"scripts/kubebuilder/go.mod", "scripts/kubebuilder/go.sum"} {
+		"scripts/kubebuilder/go.mod", "scripts/kubebuilder/go.sum", "scripts/helm/go.mod", "scripts/helm/go.sum"} {
 		copyCheckoutFile(t, root, rel)
 	}
 	var out bytes.Buffer

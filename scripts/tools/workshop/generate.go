@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,7 +73,7 @@ func lessonGeneratedKey(root, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	io.WriteString(h, inputs+"\n")
+	h.Write([]byte(inputs + "\n"))
 	outputs, err := stage.Outputs(dir)
 	if err != nil {
 		return "", err

@@ -30,7 +30,7 @@ func hintCommand(root string, args []string) error {
 	task := 0
 	if len(args) == 2 && args[1] != "" {
 		if !taskNumber.MatchString(args[1]) {
-			return fmt.Errorf("T is a task's number, as in TODO(3): make hint-%d T=3 (got '%s')", l.Number, args[1])
+			return fmt.Errorf("task T must be a number, as in TODO(3): make hint-%d T=3 (got '%s')", l.Number, args[1])
 		}
 		task, _ = strconv.Atoi(args[1])
 	}

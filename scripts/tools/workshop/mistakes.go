@@ -78,7 +78,7 @@ func (m mistakeRow) result(results string) string {
 // runs its tests as make check-N would. The mistake's task must be the first to fail:
 // the later tasks' tests need not run. A mistake of no task (0) runs them all, and the
 // others.
-func (c *checks) mistake(results string, l index.Lesson, m mistakeRow) error {
+func (c *checks) mistake(results string, l index.Lesson, m mistakeRow) (err error) {
 	log, err := os.Create(m.log(results))
 	if err != nil {
 		return err
@@ -86,7 +86,7 @@ func (c *checks) mistake(results string, l index.Lesson, m mistakeRow) error {
 	defer log.Close()
 	dir, top, err := c.scratchStage("solutions", m.folder, log, "-mistake", m.name)
 	if top != "" {
-		defer os.RemoveAll(top)
+		defer removeTemp(top, &err)
 	}
 	if err != nil {
 		return err

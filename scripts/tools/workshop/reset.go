@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,7 +18,7 @@ import (
 // the hints shown, so that make progress calls it not started.
 func resetCommand(root string, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: workshop reset N...")
+		return errors.New("usage: workshop reset N [N ...]")
 	}
 	lessongen, err := buildTool(root, "lessongen")
 	if err != nil {

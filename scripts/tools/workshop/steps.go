@@ -100,7 +100,7 @@ func stepOrder(lessons []lessonRow) []step {
 // runs its tests: every package and its tests compile (go vet type-checks them without
 // linking anything); only the packages that hold tests of tasks 1 to solved+1 are linked
 // into test binaries and start a control plane, and only those tests run.
-func (c *checks) step(results string, l index.Lesson, folder string, solved int) error {
+func (c *checks) step(results string, l index.Lesson, folder string, solved int) (err error) {
 	s := step{folder, solved}
 	log, err := os.Create(s.log(results))
 	if err != nil {
@@ -109,7 +109,7 @@ func (c *checks) step(results string, l index.Lesson, folder string, solved int)
 	defer log.Close()
 	dir, top, err := c.scratchStage("lessons", folder, log, "-done", strconv.Itoa(solved))
 	if top != "" {
-		defer os.RemoveAll(top)
+		defer removeTemp(top, &err)
 	}
 	if err != nil {
 		return err

@@ -78,7 +78,7 @@ func TestHintShowsTheNextHintEachTimeFromTheFirstTaskNotDone(t *testing.T) {
 	if err := index.Write(filepath.Join(root, "lessons/index.json"), []index.Lesson{testLesson}); err != nil {
 		t.Fatal(err)
 	}
-	if err := hintCommand(root, []string{"1", "x"}); err == nil || !strings.Contains(err.Error(), "T is a task's number, as in TODO(3): make hint-1 T=3 (got 'x')") {
+	if err := hintCommand(root, []string{"1", "x"}); err == nil || !strings.Contains(err.Error(), "task T must be a number, as in TODO(3): make hint-1 T=3 (got 'x')") {
 		t.Errorf("T=x: %v", err)
 	}
 }
@@ -401,7 +401,13 @@ func TestStopSurvivorsStopsOnlyTheMarkedProcesses(t *testing.T) {
 	go func() { exited <- marked.Wait() }()
 	stopSurvivors(mark)
 	select {
-	case <-exited:
+	case err := <-exited:
+		// sleep 30 ends by itself only after the 5 seconds waited here: it must have
+		// been killed.
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ProcessState.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+			t.Errorf("the marked process ended with %v, not by SIGKILL", err)
+		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the marked process still runs")
 	}

@@ -224,7 +224,7 @@ type listedAtNodePatch struct {
 func (c *listedAtNodePatch) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
 	if _, ok := obj.(*corev1.Node); ok {
 		var pool nodesv1.NodePool
-		if err := c.Client.Get(ctx, clientKey(c.pool), &pool); err != nil {
+		if err := c.Get(ctx, clientKey(c.pool), &pool); err != nil {
 			return err
 		}
 		c.listed = append(c.listed, pool.Status)

@@ -124,7 +124,7 @@ func TestConcernsPoolMembersAndTheNodesThatLeft(t *testing.T) {
 	labelled := nodeWith("n3", map[string]string{"zone": "a"})
 	labelled.ManagedFields = []metav1.ManagedFieldsEntry{{
 		Manager: poolFieldManager("web"), Operation: metav1.ManagedFieldsOperationApply,
-		FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{"f:zone":{}}}}`)},
+		FieldsV1: metav1.NewFieldsV1(`{"f:metadata":{"f:labels":{"f:zone":{}}}}`),
 	}}
 	other := nodeWith("n4", map[string]string{poolMemberLabel("db"): ""})
 

@@ -68,7 +68,7 @@ type ownedFields struct {
 // labelKeys returns the label keys fields owns. A set it cannot read owns none.
 func labelKeys(fields *metav1.FieldsV1) []string {
 	var owned ownedFields
-	if err := json.Unmarshal(fields.Raw, &owned); err != nil {
+	if err := json.Unmarshal(fields.GetRawBytes(), &owned); err != nil {
 		return nil
 	}
 	var keys []string
@@ -316,7 +316,7 @@ func ownsAnnotation(fields *metav1.FieldsV1, key string) bool {
 			Annotations map[string]json.RawMessage `json:"f:annotations"`
 		} `json:"f:metadata"`
 	}
-	if json.Unmarshal(fields.Raw, &owned) != nil {
+	if json.Unmarshal(fields.GetRawBytes(), &owned) != nil {
 		return false
 	}
 	_, ok := owned.Metadata.Annotations["f:"+key]
@@ -384,10 +384,11 @@ func moveLabels(node *corev1.Node, from int, manager string, labels map[string]s
 // fieldsOf decodes a fieldsV1 set; nil is the empty set.
 func fieldsOf(fields *metav1.FieldsV1) (map[string]any, error) {
 	set := map[string]any{}
-	if fields == nil || len(fields.Raw) == 0 {
+	raw := fields.GetRawBytes()
+	if len(raw) == 0 {
 		return set, nil
 	}
-	return set, json.Unmarshal(fields.Raw, &set)
+	return set, json.Unmarshal(raw, &set)
 }
 
 // childOf returns the set under key, or nil.
@@ -399,6 +400,6 @@ func childOf(set map[string]any, key string) map[string]any {
 // setFields encodes set into entry.
 func setFields(entry *metav1.ManagedFieldsEntry, set map[string]any) error {
 	raw, err := json.Marshal(set)
-	entry.FieldsV1 = &metav1.FieldsV1{Raw: raw}
+	entry.FieldsV1 = metav1.NewFieldsV1(string(raw))
 	return err
 }

@@ -42,7 +42,7 @@ func poolManagedFields(obj any) (any, error) {
 	var kept []metav1.ManagedFieldsEntry
 	for _, entry := range node.ManagedFields {
 		pool := strings.HasPrefix(entry.Manager, FieldManagerPrefix)
-		record := entry.FieldsV1 != nil && bytes.Contains(entry.FieldsV1.Raw, []byte(`"f:`+nodesv1.RecordAnnotationPrefix))
+		record := bytes.Contains(entry.FieldsV1.GetRawBytes(), []byte(`"f:`+nodesv1.RecordAnnotationPrefix))
 		if pool || record {
 			kept = append(kept, entry)
 		}

@@ -3,6 +3,7 @@ package v1
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // MyDaemonSetSpec is what the user asks for: one pod of this image on every node that
@@ -124,5 +125,8 @@ type MyDaemonSetList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&MyDaemonSet{}, &MyDaemonSetList{})
+	SchemeBuilder.Register(func(s *runtime.Scheme) error {
+		s.AddKnownTypes(GroupVersion, &MyDaemonSet{}, &MyDaemonSetList{})
+		return nil
+	})
 }

@@ -3,6 +3,7 @@ package v1
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // NodePoolSpec is what the pool gives each of its nodes, and the RuntimeClass that
@@ -156,5 +157,8 @@ type NodePoolList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&NodePool{}, &NodePoolList{})
+	SchemeBuilder.Register(func(s *runtime.Scheme) error {
+		s.AddKnownTypes(GroupVersion, &NodePool{}, &NodePoolList{})
+		return nil
+	})
 }

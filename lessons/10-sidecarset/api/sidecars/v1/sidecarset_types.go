@@ -3,6 +3,7 @@ package v1
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // SidecarSetSpec says which pods get which sidecars. The pod webhook reads it when a pod
@@ -56,5 +57,8 @@ type SidecarSetList struct {
 }
 
 func init() {
-	SchemeBuilder.Register(&SidecarSet{}, &SidecarSetList{})
+	SchemeBuilder.Register(func(s *runtime.Scheme) error {
+		s.AddKnownTypes(GroupVersion, &SidecarSet{}, &SidecarSetList{})
+		return nil
+	})
 }

@@ -4,16 +4,24 @@
 package v1
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/scheme"
 )
 
 var (
 	// GroupVersion is the group and version of every kind in this package.
 	GroupVersion = schema.GroupVersion{Group: "apps.workshop.dev", Version: "v1"}
 
-	// SchemeBuilder registers this package's kinds with a scheme.
-	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+	// SchemeBuilder registers this package's kinds with a scheme. It is apimachinery's
+	// builder rather than controller-runtime's, so that a program importing this API (a
+	// client, another operator) needs nothing beyond apimachinery. Its first function
+	// adds the options and list types every group version shares; init below adds
+	// the kinds.
+	SchemeBuilder = runtime.NewSchemeBuilder(func(s *runtime.Scheme) error {
+		metav1.AddToGroupVersion(s, GroupVersion)
+		return nil
+	})
 
 	// AddToScheme adds this package's kinds to a scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
@@ -22,5 +30,8 @@ var (
 // init registers the kinds of this package here rather than beside their types, so that
 // the types file serves a client-go program too (lesson 12), with a builder of its own.
 func init() {
-	SchemeBuilder.Register(&ImoocPod{}, &ImoocPodList{})
+	SchemeBuilder.Register(func(s *runtime.Scheme) error {
+		s.AddKnownTypes(GroupVersion, &ImoocPod{}, &ImoocPodList{})
+		return nil
+	})
 }

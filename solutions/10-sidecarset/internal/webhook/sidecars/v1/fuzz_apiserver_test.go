@@ -60,7 +60,12 @@ func fuzzWithAPIServer(m *testing.M, scheme *runtime.Scheme) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
+	defer func() {
+		// The folder holds the API server's client key: say so if it stays behind.
+		if err := os.RemoveAll(dir); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
+	}()
 	file := filepath.Join(dir, "apiserver.json")
 	data, err := json.Marshal(fuzzAPIServer{Host: cfg.Host, CA: cfg.CAData, Cert: cfg.CertData, Key: cfg.KeyData,
 		DryRunNamespace: metav1.NamespaceDefault})

@@ -240,7 +240,7 @@ func TestServerSideApplyNeedsTheEffect(t *testing.T) {
 	ctx := env.Context()
 	apply := func(taint map[string]any) error {
 		pool := unstructuredNodePool("server-side", map[string]any{"labels": goodLabels, "taints": []any{taint}})
-		return env.Client().Patch(ctx, pool, client.Apply, client.FieldOwner("workshop-test"))
+		return env.Client().Apply(ctx, client.ApplyConfigurationFromUnstructured(pool), client.FieldOwner("workshop-test"))
 	}
 	g.Expect(apply(map[string]any{"key": "node-pool.workshop.dev", "value": "a"})).To(Succeed(),
 		"the first apply creates the pool, with the default effect")
