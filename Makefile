@@ -32,7 +32,7 @@ doctor: ## Name the platform; check Go, disk space, binaries, ports, kube contex
 	@command -v go >/dev/null || { echo "make doctor needs Go $(GO_VERSION) or newer and finds no go on PATH: https://go.dev/dl/ (on a Mac with Homebrew: brew install go)" >&2; exit 1; }; $(WORKSHOP) doctor
 
 .PHONY: binaries
-binaries: ## Build the control plane and tools from source (about 17 minutes on a fresh 2-core machine, once).
+binaries: ## Build the control plane and tools from source (about 20 minutes on a fresh 2-core machine, once).
 	@scripts/build-binaries.sh
 
 .PHONY: test-binaries

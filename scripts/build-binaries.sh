@@ -6,7 +6,8 @@
 #
 # Binaries land in a folder named after the pins ($BIN, linked as .cache/bin/current);
 # a binary already there is not built again. The first build of all of them on a fresh
-# 2-core machine took 17.5 minutes (kube-apiserver alone 8); with Go's build cache warm,
+# 2-core machine took 17.5 minutes (kube-apiserver alone 8) before helm and kubebuilder
+# joined (their minutes below are estimates); with Go's build cache warm,
 # a new pin rebuilds everything in about a minute; an unchanged tree builds nothing.
 #
 # Usage: scripts/build-binaries.sh          build what is missing, all of them
@@ -42,7 +43,7 @@ build() {
     if [[ -n $only ]]; then
       say "Building what the tests need (etcd, kube-apiserver, controller-gen) into ${BIN#"$ROOT"/}: about 10 minutes on a fresh 2-core machine, once; the rest is built for the first cluster"
     else
-      say "Building the binaries from source into ${BIN#"$ROOT"/}: about 17 minutes on a fresh 2-core machine, once"
+      say "Building the binaries from source into ${BIN#"$ROOT"/}: about 20 minutes on a fresh 2-core machine, once"
     fi
     announced=1
   fi

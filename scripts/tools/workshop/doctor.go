@@ -267,7 +267,7 @@ var builtBinaries = []builtBinary{
 // and that each binary in it says the version they pin.
 func (d *doctor) checkBinaries() {
 	r := d.report
-	build := "make binaries (about 17 minutes on a fresh 2-core machine, about a minute with a warm Go cache)"
+	build := "make binaries (about 20 minutes on a fresh 2-core machine, about a minute with a warm Go cache)"
 	pinned, current := d.binaries()
 	switch {
 	case current == "":
