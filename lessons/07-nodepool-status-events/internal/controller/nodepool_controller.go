@@ -94,24 +94,30 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 		}
 	}
 
+	// What the pass finds on the nodes, and how it ends, go into one value: the status,
+	// the conditions and the events are computed from it in one place (report), once the
+	// pass is over.
+	var found passResult
+
 	// TODO(5): Patch the status once per pass.
-	// Every pass but a deletion's ends with the status patch of what it found,
-	// whatever path it took, and that patch's error joins the pass's. The
+	// Every pass but a deletion's ends with the report of what it found, its error
+	// included, whatever path it took, and the report's error joins the pass's. The
 	// snapshot it compares with is never older than your last status write: when
 	// the cache's copy is, read the pool from the API server (gone by then: no
 	// error). See "The status patch and the finalizer" in docs/lesson-07.md.
 
 	// The nodes and the RuntimeClass do not depend on each other: a failure of one must
 	// not hold the other back. Both errors are returned, and the queue retries the pass.
-	_, nodesErr := r.reconcileNodes(ctx, &pool)
+	_, nodesErr := r.reconcileNodes(ctx, &pool, &found)
 	runtimeClassErr := r.reconcileRuntimeClass(ctx, &pool)
 	return ctrl.Result{}, errors.Join(nodesErr, runtimeClassErr)
 }
 
 // reconcileNodes brings every node that concerns the pool in line with it, several nodes
 // at a time (syncNodes), and goes on past a node that fails: the others still get what
-// they need. It returns how many nodes it changed; the log names each.
-func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.NodePool) (int, error) {
+// they need. It returns how many nodes it changed; the log names each. What it finds on
+// the nodes, and what it changes there, goes into found.
+func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.NodePool, found *passResult) (int, error) {
 	// The cache holds every node already (the controller watches them), so listing them
 	// all and keeping those that concern the pool costs no request. A field index would
 	// spare the loop on clusters of thousands of nodes.
@@ -135,11 +141,7 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 	if err := r.rememberListedKeys(ctx, pool, nodes.Items); err != nil {
 		return 0, err
 	}
-	// TODO(8): Count the members, from zero.
-	// Each pass counts the members from zero, never on from the status it read. See
-	// "Status and printer columns" in docs/lesson-07.md.
-	changes := map[nodeChange][]*corev1.Node{}
-	var conflicts []string
+	found.sawNodes, found.changes = true, map[nodeChange][]*corev1.Node{}
 	var concerned []*corev1.Node
 	for i := range nodes.Items {
 		node := &nodes.Items[i]
@@ -148,9 +150,10 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 		}
 		concerned = append(concerned, node)
 		// TODO(8): Count a member, or report its conflict.
-		// A member counts into the status only when it carries none of the pool's
-		// keys with someone else's value; else it adds one line to conflicts, "node
-		// NAME: " and what it carries, joined by ", ".
+		// A member goes into found.members, which report counts into the status, only
+		// when it carries none of the pool's keys with someone else's value; else it
+		// adds one line to found.conflicts, "node NAME: " and what it carries, joined
+		// by ", ".
 	}
 	// Results come back in the nodes' order, however the patches interleaved.
 	results := r.syncNodes(ctx, pool, concerned)
@@ -163,14 +166,14 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 			errs = append(errs, fmt.Errorf("node %s: %w", node.Name, result.err))
 		case result.change != nodeUnchanged:
 			changed++
-			changes[result.change] = append(changes[result.change], node)
+			found.changes[result.change] = append(found.changes[result.change], node)
+		}
+		// A record the pass could not read was dropped (withPool), unless the node's patch
+		// failed.
+		if _, _, err := readPoolRecord(node, pool.Name); err != nil && results[i].err == nil {
+			found.dropped = append(found.dropped, fmt.Sprintf("node %s: %v", node.Name, err))
 		}
 	}
-	r.reportConflicts(pool, conflicts)
-	r.reportDroppedRecords(pool, concerned, results)
-	// A spec change on a pool of a thousand members is one change of the pool: a thousand
-	// events would bury every other one, and the recorder drops events past 1000.
-	r.recordNodeChanges(pool, changes)
 	// The pass's error counts the failures and shows only the first: the errors of a few
 	// hundred nodes, joined, would make a message longer than a condition may hold (lesson
 	// 07). Each node's error is in the log, above, and errors.Is and errors.As see them all.

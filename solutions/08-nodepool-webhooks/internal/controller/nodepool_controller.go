@@ -94,11 +94,16 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 		}
 	}
 
-	// Snapshot the pool before the pass fills in its status. However the pass ends, the
-	// deferred patch sends the difference from the snapshot, once, so that an error shows
-	// in the Ready condition and not only in this log. The deletion branch above returns
-	// before this: once the finalizer is gone the pool may be gone too, and a status patch
-	// would fail.
+	// What the pass finds on the nodes, and how it ends, go into one value: the status,
+	// the conditions and the events are computed from it in one place (report), once the
+	// pass is over.
+	var found passResult
+
+	// Snapshot the pool before the pass. However the pass ends, the deferred report
+	// computes the status from what it found and sends the difference from the snapshot,
+	// once, so that an error shows in the Ready condition and not only in this log. The
+	// deletion branch above returns before this: once the finalizer is gone the pool may
+	// be gone too, and a status patch would fail.
 	//
 	// The cache shows a write a moment after it is made, and our status writes start no
 	// pass (GenerationChangedPredicate): this pass may read the pool as it was before our
@@ -114,22 +119,24 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	}
 	orig := pool.DeepCopy()
 	defer func() {
-		if err := r.patchStatus(ctx, orig, &pool, retErr); err != nil {
+		found.err = retErr
+		if err := r.report(ctx, orig, &pool, &found); err != nil {
 			retErr = errors.Join(retErr, err)
 		}
 	}()
 
 	// The nodes and the RuntimeClass do not depend on each other: a failure of one must
 	// not hold the other back. Both errors are returned, and the queue retries the pass.
-	_, nodesErr := r.reconcileNodes(ctx, &pool)
+	_, nodesErr := r.reconcileNodes(ctx, &pool, &found)
 	runtimeClassErr := r.reconcileRuntimeClass(ctx, &pool)
 	return ctrl.Result{}, errors.Join(nodesErr, runtimeClassErr)
 }
 
 // reconcileNodes brings every node that concerns the pool in line with it, several nodes
 // at a time (syncNodes), and goes on past a node that fails: the others still get what
-// they need. It returns how many nodes it changed; the log names each.
-func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.NodePool) (int, error) {
+// they need. It returns how many nodes it changed; the log names each. What it finds on
+// the nodes, and what it changes there, goes into found.
+func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.NodePool, found *passResult) (int, error) {
 	// The cache holds every node already (the controller watches them), so listing them
 	// all and keeping those that concern the pool costs no request. A field index would
 	// spare the loop on clusters of thousands of nodes.
@@ -153,10 +160,7 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 	if err := r.rememberListedKeys(ctx, pool, nodes.Items); err != nil {
 		return 0, err
 	}
-	// The status you read holds the last pass's counts: start from zero.
-	pool.Status.NodeCount, pool.Status.Allocatable = 0, nil
-	changes := map[nodeChange][]*corev1.Node{}
-	var conflicts []string
+	found.sawNodes, found.changes = true, map[nodeChange][]*corev1.Node{}
 	var concerned []*corev1.Node
 	for i := range nodes.Items {
 		node := &nodes.Items[i]
@@ -166,9 +170,9 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 		concerned = append(concerned, node)
 		if isPoolMember(node, pool.Name) {
 			if held := conflictsOn(node, pool); len(held) > 0 {
-				conflicts = append(conflicts, fmt.Sprintf("node %s: %s", node.Name, strings.Join(held, ", ")))
+				found.conflicts = append(found.conflicts, fmt.Sprintf("node %s: %s", node.Name, strings.Join(held, ", ")))
 			} else {
-				countMember(pool, node)
+				found.members = append(found.members, node)
 			}
 		}
 	}
@@ -183,14 +187,14 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 			errs = append(errs, fmt.Errorf("node %s: %w", node.Name, result.err))
 		case result.change != nodeUnchanged:
 			changed++
-			changes[result.change] = append(changes[result.change], node)
+			found.changes[result.change] = append(found.changes[result.change], node)
+		}
+		// A record the pass could not read was dropped (withPool), unless the node's patch
+		// failed.
+		if _, _, err := readPoolRecord(node, pool.Name); err != nil && results[i].err == nil {
+			found.dropped = append(found.dropped, fmt.Sprintf("node %s: %v", node.Name, err))
 		}
 	}
-	r.reportConflicts(pool, conflicts)
-	r.reportDroppedRecords(pool, concerned, results)
-	// A spec change on a pool of a thousand members is one change of the pool: a thousand
-	// events would bury every other one, and the recorder drops events past 1000.
-	r.recordNodeChanges(pool, changes)
 	// The pass's error counts the failures and shows only the first: the errors of a few
 	// hundred nodes, joined, would make a message longer than a condition may hold (lesson
 	// 07). Each node's error is in the log, above, and errors.Is and errors.As see them all.

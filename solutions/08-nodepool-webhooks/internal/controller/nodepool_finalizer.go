@@ -34,7 +34,11 @@ func (r *NodePoolReconciler) reconcileDelete(ctx context.Context, pool *nodesv1.
 	// A pool being deleted gives nothing to anyone (poolShare), so the usual pass over
 	// the nodes takes everything back. Until every node is clean the finalizer stays,
 	// and the queue retries: the pool cannot go before its labels do.
-	cleaned, err := r.reconcileNodes(ctx, pool)
+	// The deletion pass writes no status, but tells what it found and did in events, as
+	// every pass does.
+	var found passResult
+	cleaned, err := r.reconcileNodes(ctx, pool, &found)
+	r.recordPassEvents(pool, pool, &found)
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,46 @@ import (
 	nodesv1 "github.com/kube-workshop/operator-workshop/solutions/08-nodepool-webhooks/api/nodes/v1"
 )
 
+// passResult is what a pass found on the nodes, what it changed there, and how it ended.
+// The pass fills it as it goes (reconcileNodes); report turns it into the status, the
+// conditions and the events, in one place, once the pass is over.
+type passResult struct {
+	// sawNodes says the pass went through the nodes. A pass that failed before leaves the
+	// counts and the conditions about the nodes as the last pass wrote them.
+	sawNodes bool
+	// members are the members that carry what the pool gives, in the order of their names.
+	members []*corev1.Node
+	// conflicts has a line for each member that carries someone else's value for a key of
+	// the pool instead (conflictsOn): such a member is no member the pool can count on.
+	conflicts []string
+	// dropped has a line for each record the pass could not read, and dropped (withPool).
+	dropped []string
+	// changes are the nodes the pass changed, by kind of change.
+	changes map[nodeChange][]*corev1.Node
+	// err is the pass's error.
+	err error
+}
+
+// report turns what the pass found into what a user sees: it tells the pass's events
+// (recordPassEvents), computes the counts and the conditions from found, the Ready
+// condition too, and writes the status (patchStatus). Nothing else sets them. The one
+// part of the status written before is the keys the pool lists, which must be stored
+// before any node gets them (rememberListedKeys).
+func (r *NodePoolReconciler) report(ctx context.Context, orig, pool *nodesv1.NodePool, found *passResult) error {
+	r.recordPassEvents(orig, pool, found)
+	if found.sawNodes {
+		// The status you read holds the last pass's counts: start from zero.
+		pool.Status.NodeCount, pool.Status.Allocatable = 0, nil
+		for _, node := range found.members {
+			countMember(pool, node)
+		}
+		meta.SetStatusCondition(&pool.Status.Conditions, conflictCondition(pool, found))
+		meta.SetStatusCondition(&pool.Status.Conditions, unreadableRecordsCondition(pool, found))
+	}
+	setPoolReadyCondition(pool, found)
+	return r.patchStatus(ctx, orig, pool, found.err)
+}
+
 // countMember adds node, a member of pool, to the pool's status: one more node, and its
 // allocatable resources added to the pool's.
 func countMember(pool *nodesv1.NodePool, node *corev1.Node) {
@@ -179,13 +219,12 @@ func addListedKeys(pool *nodesv1.NodePool, labels, taints []string) {
 	}
 }
 
-// patchStatus completes the status a pass found and writes it with one merge patch of
-// the status subresource, only when it differs from orig's: a pass with nothing new to
-// say writes nothing. passErr is the pass's error; only a pass without one has acted on
-// the spec, so only such a pass moves observedGeneration. A new error is also told as a
-// Warning event, once: a failure that repeats on every retry changes nothing.
+// patchStatus completes the status report computed and writes it with one merge patch
+// of the status subresource, only when it differs from orig's: a pass with nothing new
+// to say writes nothing. passErr is the pass's error; only a pass without one has acted
+// on the spec, so only such a pass moves observedGeneration. A new error is also told as
+// a Warning event, once: a failure that repeats on every retry changes nothing.
 func (r *NodePoolReconciler) patchStatus(ctx context.Context, orig, pool *nodesv1.NodePool, passErr error) error {
-	setPoolReadyCondition(pool, passErr)
 	if passErr == nil {
 		pool.Status.ObservedGeneration = pool.Generation
 	}
@@ -229,38 +268,35 @@ func (r *NodePoolReconciler) toldAlready(ctx context.Context, pool *nodesv1.Node
 	return ready != nil && ready.Message == message
 }
 
-// setPoolReadyCondition sets the Ready condition from the pass's error and the member
-// count. Its message holds counts and errors, never times, so that a pass that finds
-// the same leaves the condition as it was.
-func setPoolReadyCondition(pool *nodesv1.NodePool, passErr error) {
+// setPoolReadyCondition sets the Ready condition from what the pass found. Its message
+// holds counts and errors, never times, so that a pass that finds the same leaves the
+// condition as it was.
+func setPoolReadyCondition(pool *nodesv1.NodePool, found *passResult) {
 	ready := metav1.Condition{
 		Type:               nodesv1.ConditionReady,
 		Status:             metav1.ConditionFalse,
 		ObservedGeneration: pool.Generation,
 	}
-	conflict := meta.FindStatusCondition(pool.Status.Conditions, nodesv1.ConditionConflict)
 	switch {
-	case passErr != nil:
-		ready.Reason, ready.Message = nodesv1.ReasonReconcileError, shorten(passErr.Error(), maxConditionMessage)
-	case conflict != nil && conflict.Status == metav1.ConditionTrue:
-		ready.Reason, ready.Message = nodesv1.ReasonNodesInConflict, conflict.Message
-	case pool.Status.NodeCount == 0:
+	case found.err != nil:
+		ready.Reason, ready.Message = nodesv1.ReasonReconcileError, shorten(found.err.Error(), maxConditionMessage)
+	case len(found.conflicts) > 0:
+		ready.Reason, ready.Message = nodesv1.ReasonNodesInConflict, conflictCondition(pool, found).Message
+	case len(found.members) == 0:
 		ready.Reason = nodesv1.ReasonNoNodes
 		ready.Message = fmt.Sprintf("no node has the label %s", poolMemberLabel(pool.Name))
 	default:
 		ready.Status, ready.Reason = metav1.ConditionTrue, nodesv1.ReasonNodesConfigured
-		ready.Message = fmt.Sprintf("%s with the pool's labels and taints", nodeCount(int(pool.Status.NodeCount)))
+		ready.Message = fmt.Sprintf("%s with the pool's labels and taints", nodeCount(len(found.members)))
 	}
 	meta.SetStatusCondition(&pool.Status.Conditions, ready)
 }
 
-// reportConflicts sets the Conflict condition from conflicts, one line per member that
-// carries someone else's value for a key of this pool (reconcileNodes, in the order of
-// the nodes' names). Such members are left out of the pool's count, and the Ready
-// condition says NodesInConflict. A conflict is for someone to resolve: one Warning event
-// tells of it when the condition turns True or names another conflict, not on every
-// pass that finds it again.
-func (r *NodePoolReconciler) reportConflicts(pool *nodesv1.NodePool, conflicts []string) {
+// conflictCondition is the Conflict condition of what the pass found: True when members
+// carry someone else's value for a key of this pool (found.conflicts, in the order of the
+// nodes' names). Such members are left out of the pool's count, and the Ready condition
+// says NodesInConflict, with this message.
+func conflictCondition(pool *nodesv1.NodePool, found *passResult) metav1.Condition {
 	condition := metav1.Condition{
 		Type:               nodesv1.ConditionConflict,
 		Status:             metav1.ConditionFalse,
@@ -268,30 +304,19 @@ func (r *NodePoolReconciler) reportConflicts(pool *nodesv1.NodePool, conflicts [
 		Message:            "no member carries someone else's value for a key of this pool",
 		ObservedGeneration: pool.Generation,
 	}
-	if len(conflicts) > 0 {
-		members := len(conflicts) + int(pool.Status.NodeCount)
+	if len(found.conflicts) > 0 {
+		members := len(found.conflicts) + len(found.members)
 		condition.Status, condition.Reason = metav1.ConditionTrue, nodesv1.ReasonKeysHeldByOthers
 		condition.Message = shorten(fmt.Sprintf("%d of %d members carry someone else's value for a key of this pool; first: %s",
-			len(conflicts), members, conflicts[0]), maxConditionMessage)
+			len(found.conflicts), members, found.conflicts[0]), maxConditionMessage)
 	}
-	was := meta.FindStatusCondition(pool.Status.Conditions, nodesv1.ConditionConflict)
-	if condition.Status == metav1.ConditionTrue && (was == nil || was.Status != condition.Status || was.Message != condition.Message) {
-		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, EventKeysHeldByOthers, "Label", "%s", eventNote(condition.Message))
-	}
-	meta.SetStatusCondition(&pool.Status.Conditions, condition)
+	return condition
 }
 
-// reportDroppedRecords sets the UnreadableRecords condition and, when the pass dropped
-// records it could not read (withPool), tells so with one Warning event: what the pool
-// gave those nodes stays there, and only someone who reads the event can remove it.
-// nodes are the nodes the pass went through, as it read them, and results what it did.
-func (r *NodePoolReconciler) reportDroppedRecords(pool *nodesv1.NodePool, nodes []*corev1.Node, results []nodeResult) {
-	var dropped []string
-	for i, node := range nodes {
-		if _, _, err := readPoolRecord(node, pool.Name); err != nil && results[i].err == nil {
-			dropped = append(dropped, fmt.Sprintf("node %s: %v", node.Name, err))
-		}
-	}
+// unreadableRecordsCondition is the UnreadableRecords condition of what the pass found:
+// True when it dropped records it could not read (found.dropped). What the pool gave
+// those nodes stays there.
+func unreadableRecordsCondition(pool *nodesv1.NodePool, found *passResult) metav1.Condition {
 	condition := metav1.Condition{
 		Type:               nodesv1.ConditionUnreadableRecords,
 		Status:             metav1.ConditionFalse,
@@ -299,14 +324,12 @@ func (r *NodePoolReconciler) reportDroppedRecords(pool *nodesv1.NodePool, nodes 
 		Message:            "every record of the pool on its nodes was readable",
 		ObservedGeneration: pool.Generation,
 	}
-	if len(dropped) > 0 {
-		message := fmt.Sprintf("dropped the unreadable record of %s; the labels and taints the pool gave there stay: first: %s",
-			nodeCount(len(dropped)), dropped[0])
+	if len(found.dropped) > 0 {
 		condition.Status, condition.Reason = metav1.ConditionTrue, nodesv1.ReasonRecordsDropped
-		condition.Message = shorten(message, maxConditionMessage)
-		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, EventRecordDropped, "Unlabel", "%s", eventNote(message))
+		condition.Message = shorten(fmt.Sprintf("dropped the unreadable record of %s; the labels and taints the pool gave there stay: first: %s",
+			nodeCount(len(found.dropped)), found.dropped[0]), maxConditionMessage)
 	}
-	meta.SetStatusCondition(&pool.Status.Conditions, condition)
+	return condition
 }
 
 // conflictsOn describes, sorted, the labels and taints of pool's spec that node carries

@@ -52,31 +52,27 @@ func TestCountMemberAddsTheNodeAndItsAllocatable(t *testing.T) {
 }
 
 func TestSetPoolReadyConditionSaysWhatThePassFound(t *testing.T) {
+	members := []*corev1.Node{nodeWith("n2", nil), nodeWith("n3", nil)}
 	tests := []struct {
 		name      string
-		nodeCount int32
-		conflict  string
+		members   []*corev1.Node
+		conflicts []string
 		passErr   error
 		status    metav1.ConditionStatus
 		reason    string
 	}{
-		{"a failed pass", 2, "", errors.New("patching node n1: the server is on fire"), metav1.ConditionFalse, nodesv1.ReasonReconcileError},
-		{"someone else holds a key", 2, "node n1: label zone=a (pool other)", nil, metav1.ConditionFalse, nodesv1.ReasonNodesInConflict},
-		{"no member", 0, "", nil, metav1.ConditionFalse, nodesv1.ReasonNoNodes},
-		{"members that carry the pool's labels and taints", 2, "", nil, metav1.ConditionTrue, nodesv1.ReasonNodesConfigured},
+		{"a failed pass", members, nil, errors.New("patching node n1: the server is on fire"), metav1.ConditionFalse, nodesv1.ReasonReconcileError},
+		{"someone else holds a key", members, []string{"node n1: label zone=a (pool other)"}, nil, metav1.ConditionFalse, nodesv1.ReasonNodesInConflict},
+		{"no member", nil, nil, nil, metav1.ConditionFalse, nodesv1.ReasonNoNodes},
+		{"members that carry the pool's labels and taints", members, nil, nil, metav1.ConditionTrue, nodesv1.ReasonNodesConfigured},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := NewWithT(t)
 			pool := newNodePool("ready", nil)
 			pool.Generation = 4
-			pool.Status.NodeCount = tt.nodeCount
-			if tt.conflict != "" {
-				meta.SetStatusCondition(&pool.Status.Conditions, metav1.Condition{
-					Type: nodesv1.ConditionConflict, Status: metav1.ConditionTrue, Reason: nodesv1.ReasonKeysHeldByOthers, Message: tt.conflict,
-				})
-			}
-			setPoolReadyCondition(pool, tt.passErr)
+			found := &passResult{sawNodes: true, members: tt.members, conflicts: tt.conflicts, err: tt.passErr}
+			setPoolReadyCondition(pool, found)
 			ready := meta.FindStatusCondition(pool.Status.Conditions, nodesv1.ConditionReady)
 			g.Expect(ready).NotTo(BeNil(), "setPoolReadyCondition should set the Ready condition")
 			g.Expect(ready.Status).To(Equal(tt.status), "the Ready condition's status")
@@ -85,8 +81,9 @@ func TestSetPoolReadyConditionSaysWhatThePassFound(t *testing.T) {
 			switch {
 			case tt.passErr != nil:
 				g.Expect(ready.Message).To(Equal(tt.passErr.Error()), "the message is the pass's error")
-			case tt.conflict != "":
-				g.Expect(ready.Message).To(Equal(tt.conflict), "the message is the Conflict condition's")
+			case tt.conflicts != nil:
+				g.Expect(ready.Message).To(Equal(conflictCondition(pool, found).Message),
+					"the message is the Conflict condition's (conflictCondition)")
 			default:
 				g.Expect(ready.Message).NotTo(BeEmpty(), "the message says what the pass found")
 			}
@@ -99,7 +96,7 @@ func TestSetPoolReadyConditionSaysWhatThePassFound(t *testing.T) {
 func TestReadyConditionMessageFitsTheCRDsLimit(t *testing.T) {
 	g := NewWithT(t)
 	pool := newNodePool("long", nil)
-	setPoolReadyCondition(pool, errors.New(strings.Repeat("é", 20000)))
+	setPoolReadyCondition(pool, &passResult{err: errors.New(strings.Repeat("é", 20000))})
 	message := poolReadyCondition(pool).Message
 	g.Expect(len(message)).To(BeNumerically("<=", 32768),
 		"a message longer than the CRD's limit makes the API server refuse the status patch: cut it (shorten)")

@@ -108,12 +108,19 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	}
 	//lesson:end
 
+	//stage:7
+	// What the pass finds on the nodes, and how it ends, go into one value: the status,
+	// the conditions and the events are computed from it in one place (report), once the
+	// pass is over.
+	var found passResult
+
+	//stage:end
 	//lesson:7.5
-	// Snapshot the pool before the pass fills in its status. However the pass ends, the
-	// deferred patch sends the difference from the snapshot, once, so that an error shows
-	// in the Ready condition and not only in this log. The deletion branch above returns
-	// before this: once the finalizer is gone the pool may be gone too, and a status patch
-	// would fail.
+	// Snapshot the pool before the pass. However the pass ends, the deferred report
+	// computes the status from what it found and sends the difference from the snapshot,
+	// once, so that an error shows in the Ready condition and not only in this log. The
+	// deletion branch above returns before this: once the finalizer is gone the pool may
+	// be gone too, and a status patch would fail.
 	//
 	// The cache shows a write a moment after it is made, and our status writes start no
 	// pass (GenerationChangedPredicate): this pass may read the pool as it was before our
@@ -129,7 +136,8 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	}
 	orig := pool.DeepCopy()
 	defer func() {
-		if err := r.patchStatus(ctx, orig, &pool, retErr); err != nil {
+		found.err = retErr
+		if err := r.report(ctx, orig, &pool, &found); err != nil {
 			retErr = errors.Join(retErr, err)
 		}
 	}()
@@ -139,16 +147,27 @@ func (r *NodePoolReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_
 	//lesson:stub return ctrl.Result{}, nil
 	// The nodes and the RuntimeClass do not depend on each other: a failure of one must
 	// not hold the other back. Both errors are returned, and the queue retries the pass.
-	_, nodesErr := r.reconcileNodes(ctx, &pool)
+	//stage:7
+	_, nodesErr := r.reconcileNodes(ctx, &pool, &found)
+	//stage:old _, nodesErr := r.reconcileNodes(ctx, &pool)
+	//stage:end
 	runtimeClassErr := r.reconcileRuntimeClass(ctx, &pool)
 	return ctrl.Result{}, errors.Join(nodesErr, runtimeClassErr)
 	//lesson:end
 }
 
+//stage:7
+
 // reconcileNodes brings every node that concerns the pool in line with it, several nodes
 // at a time (syncNodes), and goes on past a node that fails: the others still get what
-// they need. It returns how many nodes it changed; the log names each.
-func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.NodePool) (int, error) {
+// they need. It returns how many nodes it changed; the log names each. What it finds on
+// the nodes, and what it changes there, goes into found.
+func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.NodePool, found *passResult) (int, error) {
+	//stage:old // reconcileNodes brings every node that concerns the pool in line with it, several nodes
+	//stage:old // at a time (syncNodes), and goes on past a node that fails: the others still get what
+	//stage:old // they need. It returns how many nodes it changed; the log names each.
+	//stage:old func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.NodePool) (int, error) {
+	//stage:end
 	// The cache holds every node already (the controller watches them), so listing them
 	// all and keeping those that concern the pool costs no request. A field index would
 	// spare the loop on clusters of thousands of nodes.
@@ -176,12 +195,7 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 	if err := r.rememberListedKeys(ctx, pool, nodes.Items); err != nil {
 		return 0, err
 	}
-	//lesson:7.8
-	// The status you read holds the last pass's counts: start from zero.
-	pool.Status.NodeCount, pool.Status.Allocatable = 0, nil
-	//lesson:end
-	changes := map[nodeChange][]*corev1.Node{}
-	var conflicts []string
+	found.sawNodes, found.changes = true, map[nodeChange][]*corev1.Node{}
 	//stage:end
 	var concerned []*corev1.Node
 	for i := range nodes.Items {
@@ -193,9 +207,9 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 		//lesson:7.8 count
 		if isPoolMember(node, pool.Name) {
 			if held := conflictsOn(node, pool); len(held) > 0 {
-				conflicts = append(conflicts, fmt.Sprintf("node %s: %s", node.Name, strings.Join(held, ", ")))
+				found.conflicts = append(found.conflicts, fmt.Sprintf("node %s: %s", node.Name, strings.Join(held, ", ")))
 			} else {
-				countMember(pool, node)
+				found.members = append(found.members, node)
 			}
 		}
 		//lesson:end
@@ -212,17 +226,17 @@ func (r *NodePoolReconciler) reconcileNodes(ctx context.Context, pool *nodesv1.N
 		case result.change != nodeUnchanged:
 			changed++
 			//stage:7
-			changes[result.change] = append(changes[result.change], node)
+			found.changes[result.change] = append(found.changes[result.change], node)
 			//stage:end
 		}
+		//stage:7
+		// A record the pass could not read was dropped (withPool), unless the node's patch
+		// failed.
+		if _, _, err := readPoolRecord(node, pool.Name); err != nil && results[i].err == nil {
+			found.dropped = append(found.dropped, fmt.Sprintf("node %s: %v", node.Name, err))
+		}
+		//stage:end
 	}
-	//stage:7
-	r.reportConflicts(pool, conflicts)
-	r.reportDroppedRecords(pool, concerned, results)
-	// A spec change on a pool of a thousand members is one change of the pool: a thousand
-	// events would bury every other one, and the recorder drops events past 1000.
-	r.recordNodeChanges(pool, changes)
-	//stage:end
 	// The pass's error counts the failures and shows only the first: the errors of a few
 	// hundred nodes, joined, would make a message longer than a condition may hold (lesson
 	// 07). Each node's error is in the log, above, and errors.Is and errors.As see them all.

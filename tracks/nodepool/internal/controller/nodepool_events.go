@@ -2,6 +2,8 @@ package controller
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	nodesv1 "github.com/kube-workshop/operator-workshop/tracks/nodepool/api/nodes/v1"
 )
@@ -18,6 +20,25 @@ const (
 	// EventKeysHeldByOthers: members carry someone else's value for a key of the pool.
 	EventKeysHeldByOthers = nodesv1.ReasonKeysHeldByOthers
 )
+
+// recordPassEvents tells in events what a pass found and did, from found; was is the
+// pool as the pass read it. A conflict is for someone to resolve: one Warning tells of it
+// when was's Conflict condition is not True yet or names another conflict, not on every
+// pass that finds it again. A dropped record gets a Warning on the pass that drops it:
+// what the pool gave that node stays there, and only someone who reads the event can
+// remove it. A spec change on a pool of a thousand members is one change of the pool: a
+// thousand events would bury every other one, and the recorder drops events past 1000.
+func (r *NodePoolReconciler) recordPassEvents(was, pool *nodesv1.NodePool, found *passResult) {
+	conflict := conflictCondition(pool, found)
+	told := meta.FindStatusCondition(was.Status.Conditions, nodesv1.ConditionConflict)
+	if conflict.Status == metav1.ConditionTrue && (told == nil || told.Status != conflict.Status || told.Message != conflict.Message) {
+		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, EventKeysHeldByOthers, "Label", "%s", eventNote(conflict.Message))
+	}
+	if dropped := unreadableRecordsCondition(pool, found); dropped.Status == metav1.ConditionTrue {
+		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, EventRecordDropped, "Unlabel", "%s", eventNote(dropped.Message))
+	}
+	r.recordNodeChanges(pool, found.changes)
+}
 
 // recordNodeChanges tells what a pass did to the nodes, with one Normal event about the
 // pool for each kind of change. The event of a single node names it and has it as the
