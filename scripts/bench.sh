@@ -43,8 +43,8 @@ workload=${1:?usage: $0 imoocpod|mydaemonset|nodepool|sidecarset}
 # there, not in the next person's bench.
 size=${BENCH_SIZE:-full}
 case $size in
-  full) pods=500 unrelated=10000 times=true ;;
-  short) pods=100 unrelated=2000 times=false ;;
+  full) pods=500 unrelated=10000 times=true settle=30s ;;
+  short) pods=100 unrelated=1000 times=false settle=10s ;;
   *) die "BENCH_SIZE: '$size' is not a size of the benchmarks (full, short)" ;;
 esac
 case $workload in
@@ -55,8 +55,8 @@ case $workload in
   mydaemonset) nodes=$((pods * 2 / 5)) ;;
   # Every other node joins the pool.
   nodepool) nodes=$((pods * 2)) ;;
-  # 10,000 pods at 110 a node need 91 nodes.
-  sidecarset) nodes=$((unrelated / 100)) ;;
+  # The unrelated pods and the three rounds of admitted pods, at 110 a node at most.
+  sidecarset) nodes=$(((unrelated + 3 * pods) / 100 + 1)) ;;
   *) die "no benchmark for '$workload' (known: imoocpod, mydaemonset, nodepool, sidecarset)" ;;
 esac
 stage=${BENCH_STAGE:-$(newest_solution "$workload")} || die "no solution has the $workload API yet"
@@ -138,7 +138,7 @@ if [[ $workload == sidecarset ]]; then
   # The manager counts every pod its SidecarSets select: scalebench left one that selects
   # the 10,000 pods created now, which the webhook injects on the way.
   say "Measuring the memory of ${stage#"$ROOT"/}'s manager with $unrelated more pods, all of them selected"
-  tool scalebench -check-times="$times" -workload unrelated-pods -unrelated-pods "$unrelated" \
+  tool scalebench -check-times="$times" -workload unrelated-pods -unrelated-pods "$unrelated" -settle "$settle" \
     -managers "${stage#"$ROOT"/solutions/}=http://127.0.0.1:$METRICS_PORT/metrics" -heap-per-pod 4 ||
     die "the benchmark failed; the manager's log is $CACHE/stage/manager-bench.log"
 fi
@@ -147,7 +147,7 @@ if [[ $workload == mydaemonset ]]; then
   say "Starting a second manager of ${stage#"$ROOT"/}, with --cache-pods=all, to compare their memory"
   start_manager manager-bench-all "$stage" 1 --cache-pods=all
   name=${stage#"$ROOT"/solutions/}
-  tool scalebench -check-times="$times" -workload unrelated-pods -unrelated-pods "$unrelated" \
+  tool scalebench -check-times="$times" -workload unrelated-pods -unrelated-pods "$unrelated" -settle "$settle" \
     -managers "$name (own pods)=http://127.0.0.1:$METRICS_PORT/metrics,$name (every pod)=http://127.0.0.1:$((METRICS_PORT + 1))/metrics" -heap-base 8 -heap-per-pod 0.5 ||
     die "the benchmark failed; the managers' logs are $CACHE/stage/manager-bench*.log"
 fi

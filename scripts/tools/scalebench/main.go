@@ -80,6 +80,7 @@ func main() {
 	unrelatedPods := flag.Int("unrelated-pods", 10000, "how many pods of no workshop controller to add (unrelated-pods)")
 	managersFlag := flag.String("managers", "", "the managers whose memory to read, as name=metrics URL, comma-separated (unrelated-pods)")
 	flag.BoolVar(&checkTimes, "check-times", true, "check the targets on times too (false: print them only, as the short form does)")
+	settle := flag.Duration("settle", 30*time.Second, "how long the managers settle before their memory is read again (unrelated-pods)")
 	heapBase := flag.Float64("heap-base", 16, "the heap in MiB the first manager of -managers may add whatever the pods (unrelated-pods)")
 	heapPerPod := flag.Float64("heap-per-pod", 0, "the heap in KiB the first manager of -managers may add for each pod (unrelated-pods)")
 	resultsFile := flag.String("results", "", "where the imoocpod workload writes its figures and imoocpod-clientgo reads them")
@@ -116,7 +117,7 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	b := &bench{c: c, cs: cs, replicas: *replicas, timeout: *timeout}
+	b := &bench{c: c, cs: cs, replicas: *replicas, timeout: *timeout, settle: *settle}
 
 	switch *workload {
 	case "mydaemonset":
@@ -261,6 +262,9 @@ type bench struct {
 	// perNode counts Running pods by node: a contender is done when replicas nodes run
 	// a Running pod of it, however many pods it made on the way.
 	perNode bool
+	// settle is how long the managers get, after the unrelated pods, before their memory
+	// is read again.
+	settle time.Duration
 }
 
 // measure runs one contender in a fresh namespace: start creates what asks for the pods

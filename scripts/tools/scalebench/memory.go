@@ -65,10 +65,10 @@ func (b *bench) unrelatedPodsMemory(count int, managers []manager, limit heapLim
 		must(b.c.List(ctx, &list, client.InNamespace(ns.Name), client.MatchingFields{"status.phase": "Running"}))
 		return len(list.Items) == count
 	})
-	say("All %d Running after %.0fs; letting the managers settle", count, time.Since(began).Seconds())
+	say("All %d Running after %.0fs; letting the managers settle for %s", count, time.Since(began).Seconds(), b.settle)
 	// Every informer has received the pods by now; give the garbage collector of each
 	// manager time to run, so that the figures compare live memory, not garbage.
-	time.Sleep(30 * time.Second)
+	time.Sleep(b.settle)
 
 	fmt.Printf("\nManager memory with %d nodes, before and after %d unrelated pods:\n\n", len(nodes), count)
 	fmt.Printf("%-46s %10s %10s %10s %12s\n", "manager", "RSS before", "RSS after", "RSS added", "heap added")
