@@ -128,6 +128,10 @@ verify: binaries ## Generated code, lessons and version pins are up to date; eve
 generate: binaries ## Regenerate everything derived from tracks/: every solution and lesson, their CRDs and RBAC.
 	@scripts/lessons.sh write
 
+.PHONY: new-lesson
+new-lesson: ## Scaffold a lesson: TRACK=nodepool N=15 FOLDER=15-name TITLE="..." (manifest block, page, walkthrough, go.work).
+	@scripts/lessons.sh new -track "$(TRACK)" -number "$(or $(N),0)" -folder "$(FOLDER)" -title "$(TITLE)"
+
 .PHONY: words
 words: ## The prose words of each lesson page (main path, going further) and of all, against their budgets.
 	@scripts/lessons.sh words

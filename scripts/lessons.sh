@@ -28,6 +28,9 @@
 #   scripts/lessons.sh words [-check] print each lesson page's prose words against the
 #                                     budgets; -check fails on a page over its budget or
 #                                     out of the template's sections (CONTRIBUTING.md)
+#   scripts/lessons.sh new -track T -number N -folder NN-name -title TITLE
+#                                     scaffold a lesson: its manifest block, page in the
+#                                     template, walkthrough and go.work lines
 #   JOBS=2                            steps of todos and mistakes run at a time
 #   BUILD_FLAGS=-trimpath             their go vet and go test build flags
 source "$(dirname "$0")/lib/common.sh"
@@ -181,5 +184,6 @@ case ${1:-} in
   todos) shift; workshop steps "$@" ;;
   record-times) workshop record-times ;;
   words) shift; tool lessongen -root "$ROOT" words "$@" ;;
+  new) shift; tool lessongen -root "$ROOT" new "$@" ;;
   *) sed -n '2,/^source/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 esac

@@ -49,6 +49,10 @@ func main() {
 	to := fs.String("to", "", "lesson, solution: the folder to write")
 	done := fs.Int("done", 0, "lesson: leave the tasks numbered up to this one solved")
 	mistake := fs.String("mistake", "", "solution: make this mistake (see lessons.yaml)")
+	newTrack := fs.String("track", "", "new: the track the lesson joins (tracks/<track>)")
+	newNumber := fs.Int("number", 0, "new: the lesson's number")
+	newFolder := fs.String("folder", "", "new: the lesson's folder, NN-name")
+	newTitle := fs.String("title", "", "new: the page's title")
 	check := fs.Bool("check", false, "words: fail when a page departs from the template or a budget is passed")
 	if err := fs.Parse(args); err != nil {
 		usage()
@@ -71,6 +75,8 @@ func main() {
 		err = lint(*root)
 	case "docs":
 		err = writeDocs(*root)
+	case "new":
+		err = newLesson{track: *newTrack, number: *newNumber, folder: *newFolder, title: *newTitle}.scaffold(*root)
 	case "words":
 		err = printWords(*root, os.Stdout, *check)
 	default:
@@ -87,6 +93,7 @@ func usage() {
        lessongen [-root DIR] lesson -to DIR [-done K] N
        lessongen [-root DIR] solution -to DIR [-mistake NAME] N
        lessongen [-root DIR] words [-check]
+       lessongen [-root DIR] new -track T -number N -folder NN-name -title TITLE
        lessongen [-root DIR] tracks|mistakes|lint|docs`)
 	os.Exit(2)
 }
