@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -167,22 +168,68 @@ func dieWithTheTests(te *envtest.Environment, assets string) (func(), error) {
 	if err := errors.Join(setTestsEnd, os.Setenv(controlPlaneEnv, assets), os.Setenv(parentEnv, strconv.Itoa(os.Getpid()))); err != nil {
 		return nil, err
 	}
-	links, err := os.MkdirTemp("", "testenv-control-plane-")
+	// One folder holds what the control plane writes: the links, etcd's data and the API
+	// server's certificates (left to envtest, they go to folders of its own, which a
+	// killed test binary leaves behind: 120 MB each, on every check stopped at its first
+	// failure). Its name carries the test binary's pid, so that the next start removes
+	// it once that process is gone (removeLeftovers).
+	removeLeftovers(os.TempDir())
+	dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", runPrefix, os.Getpid()))
 	if err != nil {
 		return nil, err
 	}
+	remove := func() { _ = os.RemoveAll(dir) }
 	for _, name := range []string{"etcd", "kube-apiserver"} {
-		if err := os.Symlink(self, filepath.Join(links, name)); err != nil {
-			_ = os.RemoveAll(links)
+		if err := os.Symlink(self, filepath.Join(dir, name)); err != nil {
+			remove()
 			return nil, err
 		}
 	}
 	if te.ControlPlane.Etcd == nil {
 		te.ControlPlane.Etcd = &envtest.Etcd{}
 	}
-	te.ControlPlane.Etcd.Path = filepath.Join(links, "etcd")
-	te.ControlPlane.GetAPIServer().Path = filepath.Join(links, "kube-apiserver")
-	return func() { _ = os.RemoveAll(links) }, nil
+	te.ControlPlane.Etcd.Path = filepath.Join(dir, "etcd")
+	te.ControlPlane.Etcd.DataDir = filepath.Join(dir, "etcd-data")
+	te.ControlPlane.GetAPIServer().Path = filepath.Join(dir, "kube-apiserver")
+	te.ControlPlane.GetAPIServer().CertDir = filepath.Join(dir, "kube-apiserver-certs")
+	for _, sub := range []string{"etcd-data", "kube-apiserver-certs"} {
+		if err := os.Mkdir(filepath.Join(dir, sub), 0o700); err != nil {
+			remove()
+			return nil, err
+		}
+	}
+	return remove, nil
+}
+
+// runPrefix begins the name of the folder of a test binary's control plane, followed by
+// the binary's pid and a dash.
+const runPrefix = "testenv-run-"
+
+// removeLeftovers removes from tmp the folders of control planes whose test binary is
+// gone: killed, it never removed them.
+func removeLeftovers(tmp string) {
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		return // nothing to tidy is no reason to fail the tests
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), runPrefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidText, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid <= 0 || processAlive(pid) {
+			continue
+		}
+		_ = os.RemoveAll(filepath.Join(tmp, e.Name()))
+	}
+}
+
+// processAlive says whether a process of that pid runs (or is someone else's).
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // makeTestsEnd makes the pipe of testsEnd. Its read end is left open across exec, so
