@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -112,7 +113,7 @@ func (l newLesson) scaffold(root string) error {
 		filepath.Join(root, l.paths()[1]): []byte(l.walkthrough()),
 		work:                              []byte(newWork),
 	}
-	for _, p := range slices.Sorted(mapKeys(writes)) {
+	for _, p := range slices.Sorted(maps.Keys(writes)) {
 		mode := os.FileMode(0o644)
 		if strings.HasSuffix(p, ".sh") {
 			mode = 0o755

@@ -290,7 +290,7 @@ func packageMembers(root string, all *solutionIndex, spans func(func(string) boo
 	if len(paths) == 0 {
 		return found, nil
 	}
-	args := append([]string{"list", "-find", "-e", "-f", "{{.ImportPath}}\t{{.Dir}}"}, slices.Sorted(mapKeys(paths))...)
+	args := append([]string{"list", "-find", "-e", "-f", "{{.ImportPath}}\t{{.Dir}}"}, slices.Sorted(maps.Keys(paths))...)
 	cmd := exec.Command("go", args...)
 	cmd.Dir = filepath.Join(root, "shared")
 	out, err := cmd.Output()
@@ -317,16 +317,6 @@ func packageMembers(root string, all *solutionIndex, spans func(func(string) boo
 		}
 	}
 	return found, scanner.Err()
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // goMembers reads the package in dir: its top-level names, and Type.Member for the
