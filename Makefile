@@ -74,10 +74,16 @@ progress: ## Every lesson: not started, k of n tasks done at your last check, or
 run-%: binaries ## Run lesson N's manager in the foreground on the cluster, to try with kubectl (Ctrl-C stops).
 	@scripts/run-stage.sh lessons $* run
 
+debug-%: binaries ## Run lesson N's manager under Delve on 127.0.0.1:2345 (DLV_PORT), for VS Code or GoLand to attach (lesson 17).
+	@DLV_PORT=$(or $(DLV_PORT),2345) scripts/run-stage.sh lessons $* debug
+
 install-%: binaries ## Install lesson N's CRDs on the cluster (regenerated from your API types).
 	@scripts/crds.sh install $*
 
-uninstall-%: binaries ## Delete lesson N's CRDs and so every object of their kinds; lists them and asks (CONFIRM=yes).
+undebug-%: binaries ## Run lesson N's manager under Delve on 127.0.0.1:2345 (DLV_PORT), for VS Code or GoLand to attach (lesson 17).
+	@DLV_PORT=$(or $(DLV_PORT),2345) scripts/run-stage.sh lessons $* debug
+
+install-%: binaries ## Delete lesson N's CRDs and so every object of their kinds; lists them and asks (CONFIRM=yes).
 	@scripts/crds.sh uninstall $*
 
 diff-%: ## Show lesson N against solution N (FROM=solution: the solution before it in its track against lesson N).

@@ -9,12 +9,13 @@ go 1.26.0
 
 tool github.com/go-delve/delve/cmd/dlv
 
+require github.com/go-delve/delve v1.27.2
+
 require (
 	github.com/cilium/ebpf v0.22.0 // indirect
 	github.com/cosiner/argv v0.1.0 // indirect
 	github.com/cpuguy83/go-md2man/v2 v2.0.6 // indirect
 	github.com/derekparker/trie/v3 v3.2.0 // indirect
-	github.com/go-delve/delve v1.27.2 // indirect
 	github.com/go-delve/liner v1.2.3-0.20231231155935-4726ab1d7f62 // indirect
 	github.com/google/go-dap v0.12.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
