@@ -63,7 +63,7 @@ type SidecarSetReconciler struct {
 func (r *SidecarSetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
 	// TODO(3): Trace each pass.
 	// Each pass is a span of r.tracer() named SidecarSet.Reconcile, with the request's
-	// name (sidecarset.name) and the reconcile ID (reconcile.id) as attributes, ended
+	// name ("sidecarset.name") and the reconcile ID ("reconcile.id") as attributes, ended
 	// on every return with the pass's error; the API calls of the pass are its
 	// children. See "A trace per pass" in docs/lesson-17.md.
 	var set sidecarsv1.SidecarSet

@@ -23,10 +23,10 @@ const (
 )
 
 // TODO(1): Define the operator's metrics.
-// Three metrics, each with a help text: sidecarset_webhook_pods_total by outcome,
-// sidecarset_webhook_injection_duration_seconds, a histogram whose buckets tell a
-// millisecond from ten, and sidecarset_reconcile_passes_total by reason. No label
-// may grow with the cluster. See "Metrics of your own" in docs/lesson-17.md.
+// Three metrics, each with a help text: "sidecarset_webhook_pods_total" by
+// outcome, "sidecarset_webhook_injection_duration_seconds", a histogram whose
+// buckets tell a millisecond from ten, and "sidecarset_reconcile_passes_total" by
+// reason. No label may grow with the cluster. See "Metrics of your own" in docs/lesson-17.md.
 var admissions = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sidecarset_webhook_pods_total"}, []string{"outcome"})
 var injectionDuration = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "sidecarset_webhook_injection_duration_seconds"})
 var passes = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sidecarset_reconcile_passes_total"}, []string{"reason"})
