@@ -133,7 +133,7 @@ if [[ $mode == debug ]]; then
   while IFS= read -r arg; do delve_args+=("$arg"); done < <(manager_delve_args "$DLV_PORT" "$manager-debug")
   status=0
   trap ':' INT
-  "${DLV:-dlv}" "${delve_args[@]}" --health-probe-bind-address "127.0.0.1:$PROBE_PORT" "${MANAGER_ARGS[@]}" 2>&1 |
+  "${DLV:-dlv}" ${delve_args[@]+"${delve_args[@]}"} --health-probe-bind-address "127.0.0.1:$PROBE_PORT" "${MANAGER_ARGS[@]}" 2>&1 |
     (trap '' INT && exec tee "$MANAGER_LOG") || status=$?
   trap - INT
   say "Delve and the manager stopped (exit status $status)"

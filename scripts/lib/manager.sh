@@ -133,7 +133,7 @@ manager_start_debug() {
   local binary=$1 log=$2 probe=$3 port=$4 args=() arg
   shift 4
   while IFS= read -r arg; do args+=("$arg"); done < <(manager_delve_args "$port" "$binary")
-  "${DLV:-dlv}" "${args[@]}" --health-probe-bind-address "127.0.0.1:$probe" "$@" >>"$log" 2>&1 &
+  "${DLV:-dlv}" ${args[@]+"${args[@]}"} --health-probe-bind-address "127.0.0.1:$probe" "$@" >>"$log" 2>&1 &
   MANAGER_PID=$!
   manager_wait_ready "$MANAGER_PID" "$probe" "$log" 60
 }
