@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kube-workshop/operator-workshop/lessons/17-sidecarset-observe/internal/telemetry"
@@ -15,8 +16,12 @@ import (
 )
 
 // configure makes the manager of opts serve Go's profiles at --pprof-bind-address, after
-// whatever opts.Configure already does (how --metrics-secure serves the metrics).
+// whatever opts.Configure already does (how --metrics-secure serves the metrics), and
+// with --trim-pods=false cache whole pods.
 func (f flags) configure(opts *bootstrap.Options) {
+	if !f.trimPods {
+		opts.Cache = cache.Options{}
+	}
 	configure := opts.Configure
 	opts.Configure = func(o *ctrl.Options) {
 		if configure != nil {

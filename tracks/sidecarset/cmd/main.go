@@ -85,6 +85,9 @@ type flags struct {
 	pprofAddr string
 	// traceFile is the file the spans of the reconcile passes are written to ("": none).
 	traceFile string
+	// trimPods false caches whole pods, without lesson 11's transform: for make
+	// bench-sidecarset-heap to compare.
+	trimPods bool
 	//stage:end
 }
 
@@ -107,6 +110,8 @@ func (f *flags) bind(fs *flag.FlagSet, namespaceFile string) {
 		"The address Go's profiles (/debug/pprof/) are served on, such as 127.0.0.1:8082; empty serves none.")
 	fs.StringVar(&f.traceFile, "trace-file", "",
 		"The file the spans of the reconcile passes and their API calls are written to, as JSON; empty traces nothing.")
+	fs.BoolVar(&f.trimPods, "trim-pods", true,
+		"Cache only what the controller reads of each pod (TrimPod); false caches whole pods, for make bench-sidecarset-heap to compare.")
 	//stage:end
 }
 
