@@ -148,6 +148,10 @@ faults: binaries ## Kill managers mid-work, restart kube-apiserver and etcd unde
 helm-chart: binaries ## The NodePool Helm chart (dist/chart of solution 09) on a cluster of its own: lint, template, install, upgrade, uninstall.
 	@scripts/helm.sh
 
+.PHONY: bench-admission
+bench-admission: binaries ## One rule, MyDaemonSet's pull-policy default: its webhook against a MutatingAdmissionPolicy (p50, p99 of 500 creates).
+	@scripts/bench.sh admission
+
 .PHONY: bench-imoocpod
 bench-imoocpod: binaries ## ImoocPod against ReplicaSet: 0 to 500 pods on the embedded cluster.
 	@scripts/bench.sh imoocpod
