@@ -166,7 +166,7 @@ bench-nodepool: binaries ## NodePool on 1000 simulated nodes: label changes and 
 
 .PHONY: bench-short
 bench-short: binaries ## Every benchmark at a fifth of its scale, as make test runs them: every target but the times.
-	@for w in imoocpod mydaemonset nodepool sidecarset; do BENCH_SIZE=short scripts/bench.sh $$w || exit 1; done
+	@for w in imoocpod mydaemonset nodepool sidecarset admission; do BENCH_SIZE=short scripts/bench.sh $$w || exit 1; done
 
 .PHONY: bench-sidecarset
 bench-sidecarset: binaries ## SidecarSet: the latency its pod webhook adds (p50, p99 of 500 pods), its memory with 10,000 pods.

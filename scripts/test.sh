@@ -141,7 +141,7 @@ charts_and_benches() {
   start=$(date +%s)
   say "Benchmarks, short form: each on a cluster of its own, every target but the times (scripts/bench.sh)"
   local workload
-  for workload in imoocpod mydaemonset nodepool sidecarset; do
+  for workload in imoocpod mydaemonset nodepool sidecarset admission; do
     BENCH_SIZE=short "$ROOT/scripts/bench.sh" "$workload"
   done
   printf '%5ss  %s\n' "$(seconds_since "$start")" "benchmarks, short form: every target but the times (scripts/bench.sh)" >>"$END_TO_END_TIMES"

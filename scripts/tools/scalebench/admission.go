@@ -71,7 +71,9 @@ func (b *bench) mydaemonsetAdmission(host string, count int, policies string) {
 		fmt.Printf("%-40s %8.1fms %8.1fms %12.1fms\n", r.name, ms(r.p50), ms(r.p99), ms(r.p50-none.p50))
 	}
 	expectTimeAtMost("p50 the policy adds to a MyDaemonSet creation", ms(byPolicy.p50-none.p50), policyTarget, "%.1f ms")
-	expectTimeAtMost("p50 the policy adds / p50 the webhook adds", ratio(byPolicy.p50-none.p50, max(byWebhook.p50-none.p50, time.Microsecond)), 1, "%.2fx")
+	// The differences are fractions of a millisecond, within the noise of one run: the
+	// policy is held to the webhook's whole figure, not to a ratio of two differences.
+	expectTimeAtMost("p50 with the policy / p50 with the webhook", ratio(byPolicy.p50, byWebhook.p50), 1, "%.2fx")
 	reportTargets()
 }
 
