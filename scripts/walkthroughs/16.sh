@@ -52,7 +52,7 @@ expect_refused "jane's pod labelled as demo's is denied by the policy" \
   "admitted? the binding should deny (validationActions: [Deny]) in the namespaces labelled apps.workshop.dev/reserved-labels=enforced"
 run kubectl run plain -n $NS --as=jane --image=registry.k8s.io/pause:3.10 --labels=app=web
 expect_refused "jane may not take the label off demo's pod either" \
-  "kubectl label pod -n $NS --as=jane \$(kubectl get pods -n $NS -l apps.workshop.dev/mydaemonset=demo -o name | head -n 1) apps.workshop.dev/mydaemonset-" \
+  "kubectl label -n $NS --as=jane \$(kubectl get pods -n $NS -l apps.workshop.dev/mydaemonset=demo -o name | head -n 1) apps.workshop.dev/mydaemonset-" \
   "may set, change or remove this label"
 
 step "With the manager down, its webhooks refuse every MyDaemonSet write"
