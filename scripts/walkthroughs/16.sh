@@ -73,7 +73,7 @@ expect "the policy set latest's imagePullPolicy to Always, and demo keeps IfNotP
 expect_refused "the CRD's CEL rule refuses a toleration value too long for a label" \
   "kubectl patch mds latest -n $NS --type=merge -p '{\"spec\":{\"tolerations\":[{\"key\":\"disk\",\"operator\":\"Equal\",\"value\":\"$(printf 'v%.0s' $(seq 64))\"}]}}'" \
   "a toleration's value must be a label value"
-run kubectl patch mds latest -n $NS --type=json -p '[{"op":"remove","path":"/spec/imagePullPolicy"},{"op":"replace","path":"/spec/image","value":"registry.k8s.io/pause:3.10"}]'
+run kubectl patch mds latest -n $NS --type=merge -p '{"spec":{"imagePullPolicy":null,"image":"registry.k8s.io/pause:3.10"}}'
 expect "a removed pull policy is chosen again, from the new image: the policy runs before the transition rule" \
   "demo IfNotPresent latest IfNotPresent" "$IMAGE_AND_POLICY"
 expect_refused "jane's forged pod is still denied" \
