@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
@@ -94,7 +95,7 @@ func gradeTestTasks(root string, l index.Lesson, dir, gradesFile string, env []s
 			}
 		}
 		say("Grading your test of TODO(%d) (%s) against the solution and %d known bugs", t.ID, strings.Join(t.Tests, ", "), len(mine))
-		grade, timing, err := g.grade(t, filepath.Join(dir, filepath.FromSlash(t.File)), mine)
+		grade, timing, err := g.grade(t, filepath.Join(dir, filepath.FromSlash(t.File)), nil, mine)
 		if err != nil {
 			return "", fmt.Errorf("grading TODO(%d): %w", t.ID, err)
 		}
@@ -128,8 +129,9 @@ type variant struct {
 	failed bool   // its build or its run failed
 }
 
-// grade grades the test of task t, the file learner, with the task's mutants.
-func (g grader) grade(t index.Todo, learner string, mutants []mutant) (result.Grade, gradeTiming, error) {
+// grade grades the test of task t, the file learner, with the task's mutants. extra
+// adds files to the package (path in the solution: text), as the test needs them.
+func (g grader) grade(t index.Todo, learner string, extra map[string]string, mutants []mutant) (result.Grade, gradeTiming, error) {
 	grade := result.Grade{Task: t.ID, Total: len(mutants)}
 	var timing gradeTiming
 	solution := filepath.Join(g.root, "solutions", path.Base(g.lesson.Folder))
@@ -151,7 +153,7 @@ func (g grader) grade(t index.Todo, learner string, mutants []mutant) (result.Gr
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			v.output, v.failed = g.build(solution, tmp, i, t, learner, v)
+			v.output, v.failed = g.build(solution, tmp, i, t, learner, extra, v)
 		}()
 	}
 	wg.Wait()
@@ -201,16 +203,19 @@ func (g grader) grade(t index.Todo, learner string, mutants []mutant) (result.Gr
 // solution's module: the learner's file stands in for the solution's, and the mutant's
 // files, if any, for the solution's. It returns the compiler's output and whether it
 // failed.
-func (g grader) build(solution, tmp string, i int, t index.Todo, learner string, v *variant) (string, bool) {
+func (g grader) build(solution, tmp string, i int, t index.Todo, learner string, extra map[string]string, v *variant) (string, bool) {
 	replace := map[string]string{filepath.Join(solution, filepath.FromSlash(t.File)): learner}
+	files := map[string]string{}
+	maps.Copy(files, extra)
 	if v.mutant != nil {
-		for rel, text := range v.mutant.Files {
-			file := filepath.Join(tmp, fmt.Sprintf("%d-%s", i, filepath.Base(rel)))
-			if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
-				return err.Error(), true
-			}
-			replace[filepath.Join(solution, filepath.FromSlash(rel))] = file
+		maps.Copy(files, v.mutant.Files)
+	}
+	for rel, text := range files {
+		file := filepath.Join(tmp, fmt.Sprintf("%d-%s", i, filepath.Base(rel)))
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			return err.Error(), true
 		}
+		replace[filepath.Join(solution, filepath.FromSlash(rel))] = file
 	}
 	overlay := filepath.Join(tmp, fmt.Sprintf("%d-overlay.json", i))
 	b, err := json.Marshal(map[string]any{"Replace": replace})
