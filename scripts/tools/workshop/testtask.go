@@ -65,9 +65,8 @@ func testTasks(l index.Lesson) []index.Todo {
 }
 
 // gradeTestTasks grades the test of each test task of lesson l as the module dir has it
-// (the learner's lesson, or a scratch copy of it), writes the grades to the file
-// gradesFile for todos, and says how long each took. A lesson without test tasks
-// writes no file and returns "".
+// (the learner's lesson), writes the grades to the file gradesFile for todos, and says
+// how long each took. A lesson without test tasks writes no file and returns "".
 func gradeTestTasks(root string, l index.Lesson, dir, gradesFile string, env []string) (string, error) {
 	tasks := testTasks(l)
 	if len(tasks) == 0 {
@@ -77,14 +76,20 @@ func gradeTestTasks(root string, l index.Lesson, dir, gradesFile string, env []s
 	if err != nil {
 		return "", err
 	}
+	return gradesFile, gradeTasks(root, lessongen, l, tasks, dir, gradesFile, env, say)
+}
+
+// gradeTasks grades tasks, test tasks of lesson l, as the module dir has them, writes
+// the grades to gradesFile and tells report how long each took.
+func gradeTasks(root, lessongen string, l index.Lesson, tasks []index.Todo, dir, gradesFile string, env []string, report func(string, ...any)) error {
 	timeout, err := l.TestTimeout(false)
 	if err != nil {
-		return "", err
+		return err
 	}
 	g := grader{root: root, lessongen: lessongen, lesson: l, timeout: timeout, env: env}
 	mutants, err := g.mutants()
 	if err != nil {
-		return "", err
+		return err
 	}
 	var grades []result.Grade
 	for _, t := range tasks {
@@ -94,15 +99,15 @@ func gradeTestTasks(root string, l index.Lesson, dir, gradesFile string, env []s
 				mine = append(mine, m)
 			}
 		}
-		say("Grading your test of TODO(%d) (%s) against the solution and %d known bugs", t.ID, strings.Join(t.Tests, ", "), len(mine))
+		report("Grading your test of TODO(%d) (%s) against the solution and %d known bugs", t.ID, strings.Join(t.Tests, ", "), len(mine))
 		grade, timing, err := g.grade(t, filepath.Join(dir, filepath.FromSlash(t.File)), nil, mine)
 		if err != nil {
-			return "", fmt.Errorf("grading TODO(%d): %w", t.ID, err)
+			return fmt.Errorf("grading TODO(%d): %w", t.ID, err)
 		}
-		say("Graded TODO(%d) in %s", t.ID, timing)
+		report("Graded TODO(%d) in %s", t.ID, timing)
 		grades = append(grades, grade)
 	}
-	return gradesFile, result.WriteGrades(gradesFile, grades)
+	return result.WriteGrades(gradesFile, grades)
 }
 
 // mutants returns the lesson's mutants, from lessongen.
