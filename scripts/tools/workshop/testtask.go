@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -76,7 +78,52 @@ func gradeTestTasks(root string, l index.Lesson, dir, gradesFile string, env []s
 	if err != nil {
 		return "", err
 	}
-	return gradesFile, gradeTasks(root, lessongen, l, tasks, dir, gradesFile, env, say)
+	// A grade stands while the tests it graded and the bugs stay as they were: a check
+	// after work on the lesson's other tasks does not grade the same test again.
+	key, err := gradingKey(root, lessongen, l, tasks, dir)
+	if err != nil {
+		return "", err
+	}
+	if last, err := os.ReadFile(gradesFile + ".key"); err == nil && string(last) == key {
+		if _, err := result.ReadGrades(gradesFile); err == nil {
+			say("Your tests of the test tasks are as at their last grading: their grades stand")
+			return gradesFile, nil
+		}
+	}
+	if err := gradeTasks(root, lessongen, l, tasks, dir, gradesFile, env, say); err != nil {
+		return "", err
+	}
+	return gradesFile, os.WriteFile(gradesFile+".key", []byte(key), 0o644)
+}
+
+// gradingKey sums what a grading of tasks depends on: the learner's test files, the
+// solution's files of their packages, and the bugs.
+func gradingKey(root, lessongen string, l index.Lesson, tasks []index.Todo, dir string) (string, error) {
+	sum := sha256.New()
+	g := grader{root: root, lessongen: lessongen, lesson: l}
+	mutants, err := g.mutants()
+	if err != nil {
+		return "", err
+	}
+	if err := json.NewEncoder(sum).Encode(mutants); err != nil {
+		return "", err
+	}
+	solution := filepath.Join(root, "solutions", path.Base(l.Folder))
+	for _, t := range tasks {
+		files, err := filepath.Glob(filepath.Join(solution, filepath.FromSlash(path.Dir(t.File)), "*.go"))
+		if err != nil {
+			return "", err
+		}
+		for _, file := range append([]string{filepath.Join(dir, filepath.FromSlash(t.File))}, files...) {
+			b, err := os.ReadFile(file)
+			if err != nil {
+				return "", err
+			}
+			fmt.Fprintf(sum, "%s %d\n", file, len(b))
+			sum.Write(b)
+		}
+	}
+	return hex.EncodeToString(sum.Sum(nil)), nil
 }
 
 // gradeTasks grades tasks, test tasks of lesson l, as the module dir has them, writes
