@@ -11,11 +11,9 @@ import (
 // manager's cache, which may lag or run ahead of what was written.
 func TestTheStatusSaysWhatTheUserSees(t *testing.T) {
 	// TODO(9): Test the status a user reads.
-	// Write this test: it fails unless the status of an ImoocPod of 2 replicas, read
-	// through the API server, first counts 2 pods, none ready, with a Ready condition
-	// False for PodsNotReady and observedGeneration at metadata.generation, then, once
-	// both pods are marked ready, counts 2 ready pods with Ready True, and stays so.
-	// make check-2 runs it against the solution and against known bugs: it must pass on
-	// the first and fail on each bug. See docs/testing.md.
+	// Fails unless the status of an ImoocPod of 2 replicas, read through the API server,
+	// first counts 2 pods, none ready, Ready False for PodsNotReady, observedGeneration
+	// at metadata.generation; then, once both pods are ready, 2 ready pods and Ready True,
+	// and stays so. See docs/testing.md.
 	_ = NewWithT(t) // the package's tests assert with Gomega; yours too
 }

@@ -11,12 +11,9 @@ import (
 // API server needed.
 func TestThePoolSetsOnlyItsOwnTaints(t *testing.T) {
 	// TODO(9): Test how the pool sets a node's taints.
-	// Write this test: it fails unless setPoolTaints, on a node that has taints of its
-	// own and of the pool's, gives a held taint want's new value in its place, drops a
-	// held taint want no longer lists, leaves alone a taint of want's key with another
-	// effect and one of want's key and effect that someone else set, adds want's new
-	// taints at the end, and returns only the taints it set. make check-5 runs it
-	// against the solution and against known bugs: it must pass on the first and fail
-	// on each bug. See docs/testing.md.
+	// Fails unless setPoolTaints gives a held taint its new value in place, drops a held
+	// taint want no longer lists, leaves others' taints alone (want's key with another
+	// effect, or want's key and effect set by someone else), adds new taints last, and
+	// returns only what it set. See docs/testing.md.
 	_ = NewWithT(t) // the package's tests assert with Gomega; yours too
 }

@@ -10,12 +10,9 @@ import (
 // fake clientset is never called, and the queue shows the keys the handler added.
 func TestAPodEventReachesOnlyTheImoocPodThatControlsIt(t *testing.T) {
 	// TODO(7): Test which ImoocPod a pod event reaches.
-	// Write this test: it fails unless enqueueController queues the key of the ImoocPod
-	// that controls a pod, for the pod itself and for a tombstone of it, and queues
-	// nothing for a pod it owns without controlling, one a ReplicaSet controls, one
-	// another kind of apps.workshop.dev controls, or one an ImoocPod of another group
-	// controls. make check-12 runs it against the solution and
-	// against known bugs: it must pass on the first and fail on each bug. See
-	// docs/testing.md.
+	// Fails unless enqueueController queues the ImoocPod that controls a pod, for the pod
+	// and for its tombstone, and nothing for a pod it only owns, nor one that a
+	// ReplicaSet, another kind of apps.workshop.dev or an ImoocPod of another group
+	// controls. See docs/testing.md.
 	_ = NewWithT(t) // the package's tests assert with Gomega; yours too
 }

@@ -13,7 +13,7 @@ import (
 // Which nodes get a pod is a pure function of the MyDaemonSet and the node: a table of
 // cases runs in microseconds, no API server needed.
 func TestWhichNodesGetAPod(t *testing.T) {
-	//lesson:3.13
+	//lesson:4.10
 	//lesson:stub _ = NewWithT(t) // the package's tests assert with Gomega; yours too
 	ready := []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}
 	notReady := []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionFalse}}

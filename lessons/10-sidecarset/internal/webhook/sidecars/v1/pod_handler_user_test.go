@@ -13,11 +13,9 @@ import (
 // test's, through envtest.
 func TestTheHandlerGivesASidecarOnlyWhereItIsSelected(t *testing.T) {
 	// TODO(11): Test the pod handler with the fake client.
-	// Write this test: it fails unless the pod webhook's handler, reading through the
-	// fake client, gives a SidecarSet's sidecar to a new pod it selects in a namespace
-	// its namespaceSelector selects (the namespace is the request's), and none to a pod
-	// whose labels or namespace do not match, to a pod of kube-system, or for an empty
-	// spec.selector. make check-10 runs it against the solution and against known bugs:
-	// it must pass on the first and fail on each bug. See docs/testing.md.
+	// Fails unless the pod handler, on the fake client, gives the sidecar to a selected
+	// new pod in a selected namespace (the request's), and none when the pod's labels or
+	// namespace do not match, in kube-system, or for an empty spec.selector. See
+	// docs/testing.md.
 	_ = NewWithT(t) // the package's tests assert with Gomega; yours too
 }
