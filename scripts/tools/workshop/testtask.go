@@ -183,15 +183,14 @@ type variant struct {
 
 // grade grades the test of task t, the file learner, with the task's mutants. extra
 // adds files to the package (path in the solution: text), as the test needs them.
-func (g grader) grade(t index.Todo, learner string, extra map[string]string, mutants []mutant) (result.Grade, gradeTiming, error) {
-	grade := result.Grade{Task: t.ID, Total: len(mutants)}
-	var timing gradeTiming
+func (g grader) grade(t index.Todo, learner string, extra map[string]string, mutants []mutant) (grade result.Grade, timing gradeTiming, err error) {
+	grade = result.Grade{Task: t.ID, Total: len(mutants)}
 	solution := filepath.Join(g.root, "solutions", path.Base(g.lesson.Folder))
 	tmp, err := os.MkdirTemp("", "workshop-grade-")
 	if err != nil {
 		return grade, timing, err
 	}
-	defer os.RemoveAll(tmp)
+	defer removeTemp(tmp, &err)
 	variants := make([]*variant, len(mutants)+1)
 	variants[0] = &variant{binary: filepath.Join(tmp, "correct.test")}
 	for i := range mutants {
