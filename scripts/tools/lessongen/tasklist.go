@@ -62,6 +62,10 @@ func taskList(l index.Lesson, spec *lessonSpec) string {
 			label = "Tests"
 		}
 		text := fmt.Sprintf("**%s** In `%s`: %s *%s:* `%s`.", t.Title, file, todo, label, strings.Join(t.Tests, "`, `"))
+		if spec.Empty {
+			// A requirement has no place in the code: the suite grades it from outside.
+			text = fmt.Sprintf("**R%d %s** *Graded by:* `%s`, in `%s`.", t.ID, t.Title, strings.Join(t.Tests, "`, `"), suiteDir)
+		}
 		for j, line := range wrap(text, 88) {
 			if j == 0 {
 				fmt.Fprintf(&b, "%d. %s\n", t.ID, line)

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestTheCapstoneSolutionsProjectIsTheSpecs(t *testing.T) {
+	if err := checkCapstoneProject(filepath.Join("..", "..", "..", "solutions", "15-capstone"), 15); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A learner's PROJECT that departs from the spec is told so before anything runs, each
+// departure named with the command that gives the spec's.
+func TestACapstoneProjectThatDepartsFromTheSpecIsNamedFirst(t *testing.T) {
+	for _, c := range []struct {
+		name, project string
+		want          []string
+	}{
+		{"no PROJECT", "", []string{"has no PROJECT file", "kubebuilder init"}},
+		{"another group and a namespaced kind", `domain: example.com
+layout:
+- go.kubebuilder.io/v4
+resources:
+- api:
+    crdVersion: v1
+    namespaced: true
+  group: apps
+  kind: ConfigMapCopy
+  version: v1
+`, []string{`domain is "example.com"`, "a resource ConfigMapCopy/v1 of group apps", "no resource ConfigMapCopy/v1 of group copies"}},
+		{"namespaced, no webhook, multigroup", `domain: workshop.dev
+layout:
+- go.kubebuilder.io/v4
+multigroup: true
+resources:
+- api:
+    crdVersion: v1
+    namespaced: true
+  group: copies
+  kind: ConfigMapCopy
+  version: v1
+`, []string{"multigroup is true", "namespaced: the spec's is cluster-scoped (kubebuilder create api --namespaced=false)", "kubebuilder create webhook --defaulting --programmatic-validation"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if c.project != "" {
+				if err := os.WriteFile(filepath.Join(dir, "PROJECT"), []byte(c.project), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := checkCapstoneProject(dir, 15)
+			if err == nil {
+				t.Fatal("the PROJECT passed")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("the message does not say %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+}
