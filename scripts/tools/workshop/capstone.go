@@ -60,7 +60,9 @@ func capstoneCheck(root string, l index.Lesson) error {
 		return err
 	}
 	mark := processMark("check")
-	res, err := gradeCapstone(root, l, dir, log, filepath.Join(cache, name+".manager.log"), mark, os.Stdout)
+	g := grading{root: root, lesson: l, log: log, mark: mark, progress: say,
+		manager: filepath.Join(cache, name+".manager"), managerLog: filepath.Join(cache, name+".manager.log")}
+	res, err := g.grade(dir, os.Stdout)
 	stopSurvivors(mark)
 	if err != nil {
 		return fmt.Errorf("%w (full output: %s)", err, rel(root, logFile))
@@ -146,11 +148,22 @@ func checkCapstoneProject(dir string, n int) error {
 	return nil
 }
 
-// gradeCapstone generates, builds and grades the module dir against lesson l's suite,
-// prints the checklist to out and returns the result. The output of each step goes to
-// log, the manager's to managerLog. An error means there is no checklist: the module
-// does not generate or build (log says why).
-func gradeCapstone(root string, l index.Lesson, dir string, log io.Writer, managerLog, mark string, out io.Writer) (result.Result, error) {
+// A grading is one run of the grading suite against a module.
+type grading struct {
+	root     string
+	lesson   index.Lesson
+	log      io.Writer // the output of each step
+	mark     string    // the environment marker of every process it starts
+	progress func(format string, args ...any)
+	// manager is where the module's manager is built, managerLog where its output goes.
+	manager, managerLog string
+}
+
+// grade generates, builds and grades the module dir against the lesson's suite, prints
+// the checklist to out and returns the result. An error means there is no checklist:
+// the module does not generate or build (the log says why).
+func (g grading) grade(dir string, out io.Writer) (result.Result, error) {
+	root, l, log, mark, say, manager, managerLog := g.root, g.lesson, g.log, g.mark, g.progress, g.manager, g.managerLog
 	run := func(what, dir string, env []string, name string, args ...string) (time.Duration, error) {
 		start := time.Now()
 		cmd := exec.Command(name, args...)
@@ -159,7 +172,7 @@ func gradeCapstone(root string, l index.Lesson, dir string, log io.Writer, manag
 		var buf strings.Builder
 		cmd.Stdout, cmd.Stderr = io.MultiWriter(log, &buf), io.MultiWriter(log, &buf)
 		if err := cmd.Run(); err != nil {
-			return 0, fmt.Errorf("%s failed:\n%s", what, strings.TrimSpace(buf.String()))
+			return 0, fmt.Errorf("%s failed (%v):\n%s", what, err, strings.TrimSpace(buf.String()))
 		}
 		return time.Since(start).Round(100 * time.Millisecond), nil
 	}
@@ -178,7 +191,6 @@ func gradeCapstone(root string, l index.Lesson, dir string, log io.Writer, manag
 	if err != nil {
 		return result.Result{}, err
 	}
-	manager := filepath.Join(root, ".cache", "check", filepath.Base(dir)+".manager")
 	say("Building its manager (go build ./cmd)")
 	buildTime, err := run("go build ./cmd", dir, nil, "go", "build", "-o", manager, "./cmd")
 	if err != nil {
@@ -320,4 +332,134 @@ func printCapstoneRows(out io.Writer, l index.Lesson, tests map[string]*testOutc
 			}
 		}
 	}
+}
+
+// capstoneMistake makes mistake m in a scratch copy of the solution and grades it as
+// make check-N does: the mistake's requirement must be the first failing row.
+func (c *checks) capstoneMistake(results string, l index.Lesson, m mistakeRow) (err error) {
+	log, err := os.Create(m.log(results))
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	dir, top, err := c.scratchStage("solutions", m.folder, log, "-mistake", m.name)
+	if top != "" {
+		defer removeTemp(top, &err)
+	}
+	if err != nil {
+		return err
+	}
+	g := grading{root: c.root, lesson: l, log: log, mark: c.mark, progress: logTo(log),
+		manager: filepath.Join(top, "manager"), managerLog: filepath.Join(results, m.folder+"-"+m.name+".manager.log")}
+	res, err := g.grade(dir, log)
+	if err != nil {
+		return err
+	}
+	return result.Write(m.result(results), res)
+}
+
+// logTo is a progress function that writes to log.
+func logTo(log io.Writer) func(format string, args ...any) {
+	return func(format string, args ...any) { fmt.Fprintf(log, "==> "+format+"\n", args...) }
+}
+
+// withoutCapstones drops the mistakes of the lessons that start empty.
+func withoutCapstones(mistakes []mistakeRow, indexed []index.Lesson) []mistakeRow {
+	var out []mistakeRow
+	for _, m := range mistakes {
+		if !lessonOf(indexed, m.folder).StartsEmpty {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// scaffoldCommands are the kubebuilder commands docs/lesson-15.md gives, in its order:
+// workshop capstone-scaffold runs them, and a test keeps the page saying them.
+var scaffoldCommands = [][]string{
+	{"init", "--domain", capstoneDomain, "--repo", "example.com/capstone"},
+	{"create", "api", "--group", capstoneGroup, "--version", capstoneVersion, "--kind", capstoneKind, "--namespaced=false", "--resource", "--controller"},
+	{"create", "webhook", "--group", capstoneGroup, "--version", capstoneVersion, "--kind", capstoneKind, "--defaulting", "--programmatic-validation"},
+}
+
+// workshop capstone-scaffold N runs the page's kubebuilder commands in an empty folder,
+// with the pinned kubebuilder and no network but the Go module proxy, and grades the
+// scaffold, which has no logic: every row must fail, and say which requirement it is.
+func capstoneScaffoldCommand(root string, args []string) (err error) {
+	if len(args) != 1 {
+		return errors.New("usage: workshop capstone-scaffold N")
+	}
+	l, err := readLesson(root, args[0])
+	if err != nil {
+		return err
+	}
+	if !l.StartsEmpty {
+		return fmt.Errorf("lesson %d does not start from an empty folder", l.Number)
+	}
+	top, err := os.MkdirTemp("", "workshop-capstone-")
+	if err != nil {
+		return err
+	}
+	defer removeTemp(top, &err)
+	dir := filepath.Join(top, filepath.Base(l.Folder))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	mark := processMark("capstone-scaffold")
+	defer stopSurvivors(mark)
+	kubebuilder := filepath.Join(root, ".cache", "bin", "current", "kubebuilder")
+	start := time.Now()
+	for _, args := range scaffoldCommands {
+		cmd := exec.Command(kubebuilder, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOWORK=off", mark)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("kubebuilder %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	say("Scaffolded with kubebuilder as docs/lesson-%02d.md says, in %s", l.Number, time.Since(start).Round(100*time.Millisecond))
+	logFile := filepath.Join(top, "grading.log")
+	log, err := os.Create(logFile)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	g := grading{root: root, lesson: l, log: log, mark: mark, progress: say,
+		manager: filepath.Join(top, "manager"), managerLog: filepath.Join(top, "manager.log")}
+	res, err := g.grade(dir, os.Stdout)
+	if err != nil {
+		return err
+	}
+	if problems := unnamedFailures(l, res, logFile); len(problems) > 0 {
+		return fmt.Errorf("on a scaffold without logic:\n  %s", strings.Join(problems, "\n  "))
+	}
+	say("Every one of the %d rows fails on a scaffold without logic, and names its requirement", res.Total)
+	return nil
+}
+
+// unnamedFailures says which rows of a grading of a scaffold without logic pass, or fail
+// without naming their requirement (Rk:), reading the suite's events from the log file.
+func unnamedFailures(l index.Lesson, res result.Result, logFile string) []string {
+	f, err := os.Open(logFile)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	defer f.Close()
+	tests := readTestEvents(f)
+	var problems []string
+	for _, task := range l.Todos {
+		t := tests[firstTest(task)]
+		switch {
+		case t == nil || t.action == "":
+			problems = append(problems, fmt.Sprintf("R%d (%s) did not run to its end", task.ID, firstTest(task)))
+		case t.action != "fail":
+			problems = append(problems, fmt.Sprintf("R%d (%s) passes", task.ID, firstTest(task)))
+		case !strings.Contains(strings.Join(t.lines, "\n"), fmt.Sprintf("R%d:", task.ID)):
+			problems = append(problems, fmt.Sprintf("R%d (%s) fails without naming R%d: %s", task.ID, firstTest(task), task.ID, strings.Join(failureLines(t), " / ")))
+		}
+	}
+	if res.Done != 0 {
+		problems = append(problems, fmt.Sprintf("%d rows pass", res.Done))
+	}
+	return problems
 }

@@ -64,3 +64,18 @@ resources:
 		})
 	}
 }
+
+// The page gives, word for word, the kubebuilder commands that workshop capstone-scaffold
+// runs to prove a scaffold without logic fails every row.
+func TestTheCapstonePageGivesTheScaffoldCommands(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "lesson-15.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := strings.Join(strings.Fields(strings.ReplaceAll(string(src), "\\\n", " ")), " ")
+	for _, args := range scaffoldCommands {
+		if cmd := "kubebuilder " + strings.Join(args, " "); !strings.Contains(page, cmd) {
+			t.Errorf("docs/lesson-15.md does not say %q", cmd)
+		}
+	}
+}
