@@ -148,6 +148,10 @@ faults: binaries ## Kill managers mid-work, restart kube-apiserver and etcd unde
 helm-chart: binaries ## The NodePool Helm chart (dist/chart of solution 09) on a cluster of its own: lint, template, install, upgrade, uninstall.
 	@scripts/helm.sh
 
+.PHONY: bench-admission
+bench-admission: binaries ## One rule, MyDaemonSet's pull-policy default: its webhook against a MutatingAdmissionPolicy (p50, p99 of 500 creates).
+	@scripts/bench.sh admission
+
 .PHONY: bench-imoocpod
 bench-imoocpod: binaries ## ImoocPod against ReplicaSet: 0 to 500 pods on the embedded cluster.
 	@scripts/bench.sh imoocpod
@@ -162,7 +166,7 @@ bench-nodepool: binaries ## NodePool on 1000 simulated nodes: label changes and 
 
 .PHONY: bench-short
 bench-short: binaries ## Every benchmark at a fifth of its scale, as make test runs them: every target but the times.
-	@for w in imoocpod mydaemonset nodepool sidecarset; do BENCH_SIZE=short scripts/bench.sh $$w || exit 1; done
+	@for w in imoocpod mydaemonset nodepool sidecarset admission; do BENCH_SIZE=short scripts/bench.sh $$w || exit 1; done
 
 .PHONY: bench-sidecarset
 bench-sidecarset: binaries ## SidecarSet: the latency its pod webhook adds (p50, p99 of 500 pods), its memory with 10,000 pods.

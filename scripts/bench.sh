@@ -2,7 +2,7 @@
 # Benchmarks a workshop controller against its built-in counterpart on a fresh embedded
 # cluster of its own (kwok-workshop-bench), and prints the figures.
 #
-# Usage: scripts/bench.sh imoocpod|mydaemonset|nodepool|sidecarset
+# Usage: scripts/bench.sh imoocpod|mydaemonset|nodepool|sidecarset|admission
 #   BENCH_SIZE=short                     a fifth of the scale, as make test runs it
 #   BENCH_STAGE=solutions/01-imoocpod   benchmark an older stage
 #   MANAGER_FLAGS=--kube-api-qps=1000   run the manager with more flags
@@ -17,6 +17,11 @@
 #
 # sidecarset has no counterpart either: it measures what the pod webhook adds to a pod
 # creation (p50 and p99 of 500), then the manager's memory with 10,000 selected pods.
+#
+# admission measures one rule, lesson 04's pull-policy default, run by the MyDaemonSet
+# manager's mutating webhook and by the MutatingAdmissionPolicy of lesson 16 (its
+# config/policies), inside the API server: p50 and p99 of 500 dry-run creates of each,
+# and of neither, side by side.
 #
 # nodepool has no built-in counterpart: it measures a NodePool of 500 of 1000 nodes.
 #
@@ -37,7 +42,7 @@
 source "$(dirname "$0")/lib/common.sh"
 source "$ROOT/scripts/lib/stage.sh"
 
-workload=${1:?usage: $0 imoocpod|mydaemonset|nodepool|sidecarset}
+workload=${1:?usage: $0 imoocpod|mydaemonset|nodepool|sidecarset|admission}
 # BENCH_SIZE=short runs the same benchmark at a fifth of its scale or less, with the same
 # targets: make test runs it, so that a controller that got slower or chattier fails
 # there, not in the next person's bench.
@@ -57,7 +62,9 @@ case $workload in
   nodepool) nodes=$((pods * 2)) ;;
   # The unrelated pods and the three rounds of admitted pods, at 110 a node at most.
   sidecarset) nodes=$(((unrelated + 3 * pods) / 100 + 1)) ;;
-  *) die "no benchmark for '$workload' (known: imoocpod, mydaemonset, nodepool, sidecarset)" ;;
+  # A few nodes: the MyDaemonSets are dry runs, no pod is made.
+  admission) nodes=3 BENCH_STAGE=${BENCH_STAGE:-$(newest_solution mydaemonset)} ;;
+  *) die "no benchmark for '$workload' (known: imoocpod, mydaemonset, nodepool, sidecarset, admission)" ;;
 esac
 stage=${BENCH_STAGE:-$(newest_solution "$workload")} || die "no solution has the $workload API yet"
 stage=${stage%/}
@@ -119,7 +126,12 @@ start_manager manager-bench "$stage" 0 ${MANAGER_FLAGS:-}
 say "Running the benchmark"
 results=()
 [[ $workload == imoocpod ]] && results=(-results "$CACHE/stage/bench-imoocpod.json")
-tool scalebench -check-times="$times" -workload "$workload" -replicas "$pods" -pool-nodes "$pods" ${results[@]+"${results[@]}"} ||
+bench_workload=$workload
+if [[ $workload == admission ]]; then
+  [[ -d $stage/config/policies ]] || die "${stage#"$ROOT"/} has no config/policies: the admission benchmark needs a stage of lesson 16 or later"
+  bench_workload=mydaemonset-admission results=(-policies "$stage/config/policies")
+fi
+tool scalebench -check-times="$times" -workload "$bench_workload" -replicas "$pods" -pool-nodes "$pods" ${results[@]+"${results[@]}"} ||
   die "the benchmark failed; the manager's log is $CACHE/stage/manager-bench.log"
 
 clientgo=$(newest_solution clientgo) || clientgo=

@@ -10,6 +10,7 @@
 # Usage:
 #   scripts/cluster.sh up [NODES]     start the cluster (if needed) with NODES nodes (3)
 #   scripts/cluster.sh down           delete the cluster and its state
+#   scripts/cluster.sh recreate [N]   delete it and start a new one at its address
 #   scripts/cluster.sh nodes N        scale the simulated nodes to N
 #   scripts/cluster.sh kubeconfig     print the kubeconfig's path
 #   scripts/cluster.sh running        exit 0 when the cluster answers
@@ -23,6 +24,34 @@ CLUSTER=${WORKSHOP_CLUSTER:-workshop}
 export KWOK_WORKDIR="$CACHE/kwok"
 KUBECONFIG_PATH="$KWOK_WORKDIR/$CLUSTER.kubeconfig"
 BINDIR="$CACHE/bin/current"
+
+# kwokctl gives a new cluster the first free ports counting down from 32767: two clusters
+# starting at once would take the same ones, and a cluster started again gets its old
+# address only if no other took it in between. Starting, restarting and recreating a
+# cluster therefore hold a lock for every checkout's clusters on this machine: a folder in
+# the temp folder holding the pid of the process that made it; that of a process gone is
+# taken over.
+LOCK="${TMPDIR:-/tmp}/operator-workshop-cluster-start.lock"
+LOCKED=
+lock() {
+  [[ -z $LOCKED ]] || return 0
+  local waited=0 holder
+  until mkdir "$LOCK" 2>/dev/null; do
+    holder=$(cat "$LOCK/pid" 2>/dev/null || true)
+    if [[ -n $holder ]] && ! kill -0 "$holder" 2>/dev/null; then
+      rm -rf "$LOCK"
+      continue
+    fi
+    if ((waited % 30 == 0)); then
+      say "Waiting for another embedded cluster on this machine to finish starting (${waited}s so far)"
+    fi
+    sleep 1
+    waited=$((waited + 1))
+  done
+  echo $$ >"$LOCK/pid"
+  LOCKED=1
+  trap 'rm -rf "$LOCK"' EXIT
+}
 
 kwokctl() { "$BINDIR/kwokctl" --name "$CLUSTER" -v WARN "$@"; }
 kubectl() { "$BINDIR/kubectl" --kubeconfig "$KUBECONFIG_PATH" --context "kwok-$CLUSTER" "$@"; }
@@ -46,6 +75,7 @@ up() {
   if running; then
     say "The cluster kwok-$CLUSTER is already running"
   else
+    lock
     say "Starting the embedded cluster kwok-$CLUSTER (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok)"
     local start
     start=$(date +%s)
@@ -96,6 +126,7 @@ restart() {
   [[ -f $pidfile ]] || die "kwok-$CLUSTER has no component '$component' (known: $(cd "$dir/pids" 2>/dev/null && ls | sed 's/\.pid$//' | paste -sd' '))"
   pid=$(<"$pidfile")
   kill -0 "$pid" 2>/dev/null || die "$component (pid $pid) is not running"
+  lock
   say "Stopping $component of kwok-$CLUSTER for ${down_for}s"
   kill -TERM "$pid"
   for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
@@ -108,6 +139,7 @@ restart() {
 case ${1:-} in
   up) up "${2:-3}" ;;
   down) down ;;
+  recreate) lock; down; up "${2:-3}" ;;
   nodes) [[ -n ${2:-} ]] || die "usage: $0 nodes N"; running || die "the cluster is not running: make cluster-up"; scale "$2" ;;
   kubeconfig) echo "$KUBECONFIG_PATH" ;;
   running) running ;;

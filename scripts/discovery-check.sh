@@ -53,8 +53,7 @@ discovery_check() {
   say "A new cluster at the address of one that served ImoocPod v2"
   discovery_v2_cached
   address=$(kubectl config view --minify -o jsonpath='{.clusters[0].cluster.server}')
-  "$ROOT/scripts/cluster.sh" down
-  "$ROOT/scripts/cluster.sh" up 3
+  "$ROOT/scripts/cluster.sh" recreate 3
   [[ $(kubectl config view --minify -o jsonpath='{.clusters[0].cluster.server}') == "$address" ]] ||
     die "the new cluster is not at $address: this check needs kwokctl to reuse the address"
   # As a learner would install them: kubectl apply, no script of ours.

@@ -7,16 +7,17 @@
 #   3. every lesson's tasks, solved one at a time, turn exactly their own tests green
 #   4. every fuzz target runs for FUZZTIME (10s); every mistake of the tracks'
 #      lessons.yaml fails its stage's first test, with a message that names it
-#   5. beside 4, in the background: end to end, no CRD name clashes with a built-in
-#      kind's; every solution's walkthrough on a fresh embedded cluster; a walkthrough run
-#      after a broken run of it ends as on a clean cluster (scripts/walkthrough-rerun.sh);
-#      kubectl reads an object by kind after a CRD lost a version and on a new cluster at
-#      an old one's address (scripts/discovery-check.sh); then the fast fault tests
-#      (scripts/faults.sh): ImoocPod and MyDaemonSet managers killed mid-work (`make
-#      faults` adds the control-plane restarts under a NodePool); then the NodePool Helm
-#      chart installed, upgraded and uninstalled (scripts/helm.sh); then the short form of
-#      every benchmark (scripts/bench.sh, BENCH_SIZE=short), which fails on a missed
-#      target: node writes, pod creates, memory (the times only at full scale)
+#   5. beside 4, in the background, in two lanes. One: end to end, no CRD name clashes
+#      with a built-in kind's; every solution's walkthrough on a fresh embedded cluster; a
+#      walkthrough run after a broken run of it ends as on a clean cluster
+#      (scripts/walkthrough-rerun.sh); kubectl reads an object by kind after a CRD lost a
+#      version and on a new cluster at an old one's address (scripts/discovery-check.sh);
+#      then the fast fault tests (scripts/faults.sh): ImoocPod and MyDaemonSet managers
+#      killed mid-work (`make faults` adds the control-plane restarts under a NodePool).
+#      The other: the NodePool Helm chart installed, upgraded and uninstalled
+#      (scripts/helm.sh); then the short form of every benchmark (scripts/bench.sh,
+#      BENCH_SIZE=short), which fails on a missed target: node writes, pod creates,
+#      memory (the times only at full scale)
 #
 # Usage: scripts/test.sh
 source "$(dirname "$0")/lib/common.sh"
@@ -83,7 +84,8 @@ for solution in "${solutions[@]}"; do
 done
 
 # end_to_end runs every solution's walkthrough on a fresh embedded cluster, then the
-# fault tests, and writes how long each took to END_TO_END_TIMES, a phase a line.
+# fault tests, and writes how long each took to END_TO_END_TIMES, a phase a line (as
+# charts_and_benches does).
 END_TO_END_LOG="$CACHE/test/end-to-end.log"
 END_TO_END_TIMES="$CACHE/test/end-to-end.times"
 end_to_end() {
@@ -123,7 +125,14 @@ end_to_end() {
   "$ROOT/scripts/faults.sh" imoocpod
   "$ROOT/scripts/faults.sh" mydaemonset
   printf '%5ss  %s\n' "$(seconds_since "$start")" "fault tests: managers killed in the middle of their work (scripts/faults.sh)" >>"$END_TO_END_TIMES"
+}
 
+# charts_and_benches installs, upgrades and uninstalls the Helm chart, then runs the short
+# benchmarks, each on a cluster of its own, beside end_to_end: both mostly wait on their
+# clusters, and scripts/cluster.sh starts one cluster at a time.
+CHARTS_AND_BENCHES_LOG="$CACHE/test/charts-and-benches.log"
+charts_and_benches() {
+  local start
   start=$(date +%s)
   say "The NodePool chart: lint, template, install, upgrade, uninstall, on a cluster of its own (scripts/helm.sh)"
   "$ROOT/scripts/helm.sh"
@@ -132,7 +141,7 @@ end_to_end() {
   start=$(date +%s)
   say "Benchmarks, short form: each on a cluster of its own, every target but the times (scripts/bench.sh)"
   local workload
-  for workload in imoocpod mydaemonset nodepool sidecarset; do
+  for workload in imoocpod mydaemonset nodepool sidecarset admission; do
     BENCH_SIZE=short "$ROOT/scripts/bench.sh" "$workload"
   done
   printf '%5ss  %s\n' "$(seconds_since "$start")" "benchmarks, short form: every target but the times (scripts/bench.sh)" >>"$END_TO_END_TIMES"
@@ -147,17 +156,19 @@ phase "every lesson's tasks, solved one at a time, turn exactly their own tests 
 # their clusters and managers mostly wait, and a fuzz target runs for FUZZTIME whatever
 # it gets. (Not beside the tasks' steps: their times are what a learner's make check-N
 # waits for.) Their output comes after the mistakes'.
-say "End to end and fault tests start in the background (their log: ${END_TO_END_LOG#"$ROOT"/})"
+say "End to end and fault tests start in the background (their log: ${END_TO_END_LOG#"$ROOT"/}), and beside them the chart and the benchmarks (${CHARTS_AND_BENCHES_LOG#"$ROOT"/})"
 : >"$END_TO_END_TIMES"
 (end_to_end) >"$END_TO_END_LOG" 2>&1 &
 end_to_end_pid=$!
+(charts_and_benches) >"$CHARTS_AND_BENCHES_LOG" 2>&1 &
+charts_and_benches_pid=$!
 # stop_end_to_end stops them when a phase fails before they end: every process this run
 # started (they are all that is left by then), and their clusters.
 stop_end_to_end() {
-  kill -0 "$end_to_end_pid" 2>/dev/null || return 0
+  kill -0 "$end_to_end_pid" 2>/dev/null || kill -0 "$charts_and_benches_pid" 2>/dev/null || return 0
   stop_survivors >/dev/null
   local cluster
-  for cluster in workshop-test workshop-faults workshop-helm; do
+  for cluster in workshop-test workshop-faults workshop-helm workshop-bench; do
     WORKSHOP_CLUSTER=$cluster "$ROOT/scripts/cluster.sh" down >/dev/null 2>&1 || true
   done
   warn "stopped the end-to-end and fault tests before their end (their log: ${END_TO_END_LOG#"$ROOT"/})"
@@ -208,18 +219,24 @@ cat "$CACHE/test/fuzz-0.log" "$CACHE/test/fuzz-1.log" >&2
 phase "every marked mistake is caught, by a message that names it"
 "$ROOT/scripts/lessons.sh" mistakes
 
-phase "end to end and fault tests, the rest of their time (scripts/faults.sh)"
+phase "end to end, fault tests, the chart and the benchmarks: the rest of their time"
 say "What the end-to-end and fault tests printed:"
 if ! wait "$end_to_end_pid"; then
   cat "$END_TO_END_LOG" >&2
   die "the end-to-end or fault tests failed (above; ${END_TO_END_LOG#"$ROOT"/})"
 fi
 cat "$END_TO_END_LOG" >&2
+say "What the chart's test and the benchmarks printed:"
+if ! wait "$charts_and_benches_pid"; then
+  cat "$CHARTS_AND_BENCHES_LOG" >&2
+  die "the chart's test or a benchmark failed (above; ${CHARTS_AND_BENCHES_LOG#"$ROOT"/})"
+fi
+cat "$CHARTS_AND_BENCHES_LOG" >&2
 trap - EXIT
 
 phase ""
 no_survivors "make test"
 say "All green in $(seconds_since "$start")s:"
 printf '%s\n' ${PHASES[@]+"${PHASES[@]}"} >&2
-echo "  of which, in the background beside fuzzing and the mistakes:" >&2
+echo "  of which, in two lanes in the background beside fuzzing and the mistakes:" >&2
 cat "$END_TO_END_TIMES" >&2

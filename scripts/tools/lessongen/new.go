@@ -214,7 +214,8 @@ func withModules(work string, modules ...string) (string, error) {
 	if end == len(lines) {
 		return "", errors.New("go.work: the use block does not end")
 	}
-	uses := lines[open+1 : end]
+	// A copy: inserting into a slice of lines would write over the lines after the block.
+	uses := slices.Clone(lines[open+1 : end])
 	for _, m := range modules {
 		if slices.ContainsFunc(uses, func(u string) bool { return strings.TrimSpace(u) == m }) {
 			return "", fmt.Errorf("go.work uses %s already", m)

@@ -107,3 +107,17 @@ func TestNewNamesEachBadArgument(t *testing.T) {
 		t.Errorf("an existing lesson: %v", err)
 	}
 }
+
+// The use block's end and what follows it survive the new lines: an insert must not
+// write over the lines after the block (a bug that dropped go.work's ")" once).
+func TestWithModulesKeepsTheEndOfTheUseBlock(t *testing.T) {
+	work := "go 1.26.0\n\nuse (\n\t./lessons/01-a\n\t./lessons/02-b\n\t./solutions/01-a\n\t./solutions/02-b\n)\n"
+	got, err := withModules(work, "./lessons/03-c", "./solutions/03-c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "go 1.26.0\n\nuse (\n\t./lessons/01-a\n\t./lessons/02-b\n\t./lessons/03-c\n\t./solutions/01-a\n\t./solutions/02-b\n\t./solutions/03-c\n)\n"
+	if got != want {
+		t.Errorf("withModules gave\n%s\nwant\n%s", got, want)
+	}
+}

@@ -23,6 +23,9 @@
 //   - sidecarset: -replicas pods created one at a time, with no call to the SidecarSet pod
 //     webhook, with a call that injects nothing, and with one that injects a sidecar;
 //     the p50 and p99 of each (sidecarset.go).
+//   - mydaemonset-admission: -replicas MyDaemonSets created one at a time as server-side
+//     dry runs, defaulted by the mutating webhook, by nothing, and by the
+//     MutatingAdmissionPolicy of -policies; the p50 and p99 of each (admission.go).
 //   - unrelated-pods: creates -unrelated-pods pods that no workshop controller made and
 //     reports how much memory each manager of -managers (name=metrics URL,
 //     comma-separated) spent on them: what a manager's pod cache costs.
@@ -83,9 +86,10 @@ func main() {
 	settle := flag.Duration("settle", 30*time.Second, "how long the managers settle before their memory is read again (unrelated-pods)")
 	heapBase := flag.Float64("heap-base", 16, "the heap in MiB the first manager of -managers may add whatever the pods (unrelated-pods)")
 	heapPerPod := flag.Float64("heap-per-pod", 0, "the heap in KiB the first manager of -managers may add for each pod (unrelated-pods)")
+	policies := flag.String("policies", "", "the folder of the stage's admission policies (mydaemonset-admission)")
 	resultsFile := flag.String("results", "", "where the imoocpod workload writes its figures and imoocpod-clientgo reads them")
 	flag.Parse()
-	known := []string{"imoocpod", "imoocpod-clientgo", "mydaemonset", "nodepool", "unrelated-pods", "sidecarset"}
+	known := []string{"imoocpod", "imoocpod-clientgo", "mydaemonset", "nodepool", "unrelated-pods", "sidecarset", "mydaemonset-admission"}
 	if !slices.Contains(known, *workload) {
 		fail(fmt.Errorf("-workload: %q is not a workload this benchmark knows (%s)", *workload, strings.Join(known, ", ")))
 	}
@@ -95,6 +99,9 @@ func main() {
 	}
 	if *workload == "imoocpod-clientgo" && *resultsFile == "" {
 		fail(fmt.Errorf("-results: the imoocpod-clientgo workload compares with the figures of an imoocpod run"))
+	}
+	if *workload == "mydaemonset-admission" && *policies == "" {
+		fail(fmt.Errorf("-policies: the mydaemonset-admission workload needs the folder of the stage's policies (config/policies)"))
 	}
 	if *workload == "unrelated-pods" && len(managers) == 0 {
 		fail(fmt.Errorf("-managers: the unrelated-pods workload needs at least one manager to read the memory of"))
@@ -132,6 +139,9 @@ func main() {
 		// -replicas pods one at a time, three times.
 		b.timeout = max(b.timeout, 20*time.Minute)
 		b.sidecarSetAdmission(cfg.Host, *replicas)
+		return
+	case "mydaemonset-admission":
+		b.mydaemonsetAdmission(cfg.Host, *replicas, *policies)
 		return
 	case "unrelated-pods":
 		// 10,000 pods take longer to create and run than one contender.

@@ -141,8 +141,8 @@ func updateManagers(obj client.Object, subresource string, ours func(metav1.Mana
 	return managers
 }
 
-// answer sets obj to the API server's answer to an apply, which client.Apply put into
-// config: the whole object.
+// answer sets obj to the API server's answer to an apply, which the client's Apply method
+// put into config: the whole object.
 func answer[T any](config any, obj *T) error {
 	raw, err := json.Marshal(config)
 	if err != nil {

@@ -35,6 +35,10 @@ type MyDaemonSetSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self.all(t, (has(t.key) && t.key != '') || (has(t.operator) && t.operator == 'Exists'))",message="a toleration without a key must have the operator Exists"
 	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.operator) || t.operator != 'Exists' || !has(t.value) || t.value == '')",message="a toleration with the operator Exists has no value"
 	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.tolerationSeconds))",message="tolerationSeconds is not supported: a daemon pod tolerates a taint for good or not at all"
+	//lesson:16.1
+	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.value) || size(t.value) <= 63)",message="a toleration's value must be a label value: at most 63 characters"
+	// +kubebuilder:validation:XValidation:rule="self.all(t, !has(t.key) || size(t.key) <= 317)",message="a toleration's key must be a label key: at most 317 characters (a prefix of 253, '/', a name of 63)"
+	//lesson:end
 	// +listType=atomic
 	// +optional
 	Tolerations []corev1.Toleration `json:"tolerations,omitempty"`
@@ -120,6 +124,13 @@ type MyDaemonSet struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	//stage:16
+	// A pull policy, once stored, stays: the pods were created with it, and a patch that
+	// drops it would leave the object saying nothing about what the nodes pulled.
+	//stage:end
+	//lesson:16.2
+	// +kubebuilder:validation:XValidation:rule="!has(oldSelf.imagePullPolicy) || has(self.imagePullPolicy)",message="imagePullPolicy cannot be removed once set; set another policy instead",fieldPath=".imagePullPolicy",reason=FieldValueForbidden
+	//lesson:end
 	Spec MyDaemonSetSpec `json:"spec"`
 	// +optional
 	Status MyDaemonSetStatus `json:"status,omitempty"`

@@ -1,5 +1,5 @@
 // controller-gen generates the apply configurations of this package's kinds into
-// applyconfiguration/ (lesson 14): typed, partial objects for client.Apply, as
+// applyconfiguration/ (lesson 14): typed, partial objects for the client's Apply method, as
 // k8s.io/client-go/applyconfigurations has for the built-in kinds.
 // +kubebuilder:ac:generate=true
 
