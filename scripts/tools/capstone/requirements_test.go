@@ -131,11 +131,13 @@ func TestR5CopiesFollowTheirSource(t *testing.T) {
 	namespace(t, "r5-a", sel)
 	namespace(t, "r5-b", sel)
 	src := configMap(t, "r5-src", "settings", sourceData, sourceBinary)
-	createCopy(t, copyObject("r5", "r5-src", "settings", sel, ""))
+	// The copies have a name of their own: an event of the source then reaches the
+	// ConfigMapCopy only through a watch of its source, not by the copies' name.
+	createCopy(t, copyObject("r5", "r5-src", "settings", sel, "r5-copy"))
 	owner := created(t, "r5")
 	for _, ns := range []string{"r5-a", "r5-b"} {
 		eventually(t, "R5: (set-up) each selected namespace gets its copy first", func() error {
-			return isCopy(ns, "settings", sourceData, sourceBinary, owner)
+			return isCopy(ns, "r5-copy", sourceData, sourceBinary, owner)
 		})
 	}
 	edited := map[string]string{"greeting": "bonjour", "colour": "blue"}
@@ -144,7 +146,7 @@ func TestR5CopiesFollowTheirSource(t *testing.T) {
 	must(t, "edit the source", k.Update(ctx, src))
 	for _, ns := range []string{"r5-a", "r5-b"} {
 		eventually(t, "R5: when the source's data changes (a key changed, one added, one removed, binaryData emptied), every copy must follow", func() error {
-			return isCopy(ns, "settings", edited, nil, owner)
+			return isCopy(ns, "r5-copy", edited, nil, owner)
 		})
 	}
 }

@@ -164,11 +164,11 @@ type grading struct {
 // the module does not generate or build (the log says why).
 func (g grading) grade(dir string, out io.Writer) (result.Result, error) {
 	root, l, log, mark, say, manager, managerLog := g.root, g.lesson, g.log, g.mark, g.progress, g.manager, g.managerLog
-	run := func(what, dir string, env []string, name string, args ...string) (time.Duration, error) {
+	run := func(what, dir, name string, args ...string) (time.Duration, error) {
 		start := time.Now()
 		cmd := exec.Command(name, args...)
 		cmd.Dir = dir
-		cmd.Env = append(append(os.Environ(), "GOWORK=off", mark), env...)
+		cmd.Env = append(os.Environ(), "GOWORK=off", mark)
 		var buf strings.Builder
 		cmd.Stdout, cmd.Stderr = io.MultiWriter(log, &buf), io.MultiWriter(log, &buf)
 		if err := cmd.Run(); err != nil {
@@ -179,7 +179,7 @@ func (g grading) grade(dir string, out io.Writer) (result.Result, error) {
 	bin := filepath.Join(root, ".cache", "bin", "current")
 	controllerGen := filepath.Join(bin, "controller-gen")
 	say("Generating the CRDs, RBAC and webhook configurations of %s (controller-gen, as its make manifests does)", rel(root, dir))
-	genTime, err := run("controller-gen", dir, nil, controllerGen, "rbac:roleName=manager-role", "crd", "webhook", "paths=./...", "output:crd:artifacts:config=config/crd/bases")
+	genTime, err := run("controller-gen", dir, controllerGen, "rbac:roleName=manager-role", "crd", "webhook", "paths=./...", "output:crd:artifacts:config=config/crd/bases")
 	if err != nil {
 		return result.Result{}, err
 	}
@@ -187,12 +187,12 @@ func (g grading) grade(dir string, out io.Writer) (result.Result, error) {
 	if _, err := os.Stat(filepath.Join(dir, "hack", "boilerplate.go.txt")); err == nil {
 		header = `object:headerFile=hack/boilerplate.go.txt`
 	}
-	objTime, err := run("controller-gen object", dir, nil, controllerGen, header, "paths=./...")
+	objTime, err := run("controller-gen object", dir, controllerGen, header, "paths=./...")
 	if err != nil {
 		return result.Result{}, err
 	}
 	say("Building its manager (go build ./cmd)")
-	buildTime, err := run("go build ./cmd", dir, nil, "go", "build", "-o", manager, "./cmd")
+	buildTime, err := run("go build ./cmd", dir, "go", "build", "-o", manager, "./cmd")
 	if err != nil {
 		return result.Result{}, err
 	}
