@@ -68,7 +68,7 @@ render_plugin() {
     die "kubebuilder edit --plugins=helm/v2-alpha failed in ${dir#"$ROOT"/}:"$'\n'"$(cat "$dir/bin/helm-plugin.log")"
   ! grep -q '^Downloading' "$dir/bin/helm-plugin.log" ||
     die "kubebuilder's helm plugin downloaded a tool in ${dir#"$ROOT"/}:"$'\n'"$(grep '^Downloading' "$dir/bin/helm-plugin.log")"
-  rm -rf "$dir/bin"
+  rm -rf "${dir:?}/bin"
 }
 
 action=${1:-}

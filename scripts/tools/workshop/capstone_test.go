@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kube-workshop/operator-workshop/scripts/tools/internal/index"
 )
 
 func TestTheCapstoneSolutionsProjectIsTheSpecs(t *testing.T) {
@@ -77,5 +80,20 @@ func TestTheCapstonePageGivesTheScaffoldCommands(t *testing.T) {
 		if cmd := "kubebuilder " + strings.Join(args, " "); !strings.Contains(page, cmd) {
 			t.Errorf("docs/lesson-15.md does not say %q", cmd)
 		}
+	}
+}
+
+// A capstone's hint names the requirement and the page of its spec: no TODO marks a
+// place for it in the learner's code.
+func TestACapstoneHintNamesTheRequirementAndItsPage(t *testing.T) {
+	l := index.Lesson{Number: 15, Title: "x", Folder: "lessons/15-x", Timeout: "60s", StartsEmpty: true, Todos: []index.Todo{
+		{ID: 1, Title: "The schema refuses.", Hints: []string{"h1", "h2"}, Tests: []string{"TestR1"}},
+	}}
+	var out bytes.Buffer
+	if err := hint(&out, t.TempDir(), l, 1); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.String(), "R1 The schema refuses. (docs/lesson-15.md)\n") || strings.Contains(out.String(), "TODO(") {
+		t.Errorf("the hint:\n%s", out.String())
 	}
 }
