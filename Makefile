@@ -74,10 +74,16 @@ progress: ## Every lesson: not started, k of n tasks done at your last check, or
 run-%: binaries ## Run lesson N's manager in the foreground on the cluster, to try with kubectl (Ctrl-C stops).
 	@scripts/run-stage.sh lessons $* run
 
+debug-%: binaries ## Run lesson N's manager under Delve on 127.0.0.1:2345 (DLV_PORT), for VS Code or GoLand to attach (lesson 17).
+	@DLV_PORT=$(or $(DLV_PORT),2345) scripts/run-stage.sh lessons $* debug
+
 install-%: binaries ## Install lesson N's CRDs on the cluster (regenerated from your API types).
 	@scripts/crds.sh install $*
 
-uninstall-%: binaries ## Delete lesson N's CRDs and so every object of their kinds; lists them and asks (CONFIRM=yes).
+undebug-%: binaries ## Run lesson N's manager under Delve on 127.0.0.1:2345 (DLV_PORT), for VS Code or GoLand to attach (lesson 17).
+	@DLV_PORT=$(or $(DLV_PORT),2345) scripts/run-stage.sh lessons $* debug
+
+install-%: binaries ## Delete lesson N's CRDs and so every object of their kinds; lists them and asks (CONFIRM=yes).
 	@scripts/crds.sh uninstall $*
 
 diff-%: ## Show lesson N against solution N (FROM=solution: the solution before it in its track against lesson N).
@@ -167,6 +173,10 @@ bench-nodepool: binaries ## NodePool on 1000 simulated nodes: label changes and 
 .PHONY: bench-short
 bench-short: binaries ## Every benchmark at a fifth of its scale, as make test runs them: every target but the times.
 	@for w in imoocpod mydaemonset nodepool sidecarset admission; do BENCH_SIZE=short scripts/bench.sh $$w || exit 1; done
+
+.PHONY: bench-sidecarset-heap
+bench-sidecarset-heap: binaries ## SidecarSet's pod cache with and without TrimPod under 10,000 pods: memory, and the informers' heap from pprof.
+	@scripts/bench.sh sidecarset-heap
 
 .PHONY: bench-sidecarset
 bench-sidecarset: binaries ## SidecarSet: the latency its pod webhook adds (p50, p99 of 500 pods), its memory with 10,000 pods.

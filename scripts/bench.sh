@@ -2,7 +2,7 @@
 # Benchmarks a workshop controller against its built-in counterpart on a fresh embedded
 # cluster of its own (kwok-workshop-bench), and prints the figures.
 #
-# Usage: scripts/bench.sh imoocpod|mydaemonset|nodepool|sidecarset|admission
+# Usage: scripts/bench.sh imoocpod|mydaemonset|nodepool|sidecarset|sidecarset-heap|admission
 #   BENCH_SIZE=short                     a fifth of the scale, as make test runs it
 #   BENCH_STAGE=solutions/01-imoocpod   benchmark an older stage
 #   MANAGER_FLAGS=--kube-api-qps=1000   run the manager with more flags
@@ -17,6 +17,11 @@
 #
 # sidecarset has no counterpart either: it measures what the pod webhook adds to a pod
 # creation (p50 and p99 of 500), then the manager's memory with 10,000 selected pods.
+#
+# sidecarset-heap starts two managers of the newest SidecarSet stage (lesson 17's), one
+# with lesson 11's transform (TrimPod) and one with --trim-pods=false, both serving
+# Go's profiles, creates 10,000 pods, and prints their memory and the heap their
+# informers hold, read from each one's heap profile.
 #
 # admission measures one rule, lesson 04's pull-policy default, run by the MyDaemonSet
 # manager's mutating webhook and by the MutatingAdmissionPolicy of lesson 16 (its
@@ -37,12 +42,13 @@
 # Its cluster and the managers' ports, each with a variable for running beside another:
 #   BENCH_CLUSTER=workshop-bench   the cluster, kwok-$BENCH_CLUSTER
 #   BENCH_METRICS_PORT=28090 BENCH_PROBE_PORT=28093 BENCH_WEBHOOK_PORT=29490
-#                                  the first manager's; the second one (mydaemonset) uses
-#                                  the next port of each
+#                                  the first manager's; the second one (mydaemonset,
+#                                  sidecarset-heap) uses the next port of each, and
+#                                  sidecarset-heap's profiles the metrics port + 5 and + 6
 source "$(dirname "$0")/lib/common.sh"
 source "$ROOT/scripts/lib/stage.sh"
 
-workload=${1:?usage: $0 imoocpod|mydaemonset|nodepool|sidecarset|admission}
+workload=${1:?usage: $0 imoocpod|mydaemonset|nodepool|sidecarset|sidecarset-heap|admission}
 # BENCH_SIZE=short runs the same benchmark at a fifth of its scale or less, with the same
 # targets: make test runs it, so that a controller that got slower or chattier fails
 # there, not in the next person's bench.
@@ -62,11 +68,13 @@ case $workload in
   nodepool) nodes=$((pods * 2)) ;;
   # The unrelated pods and the three rounds of admitted pods, at 110 a node at most.
   sidecarset) nodes=$(((unrelated + 3 * pods) / 100 + 1)) ;;
+  # The unrelated pods only, at 110 a node at most.
+  sidecarset-heap) nodes=$((unrelated / 100 + 1)) ;;
   # A few nodes: the MyDaemonSets are dry runs, no pod is made.
   admission) nodes=3 BENCH_STAGE=${BENCH_STAGE:-$(newest_solution mydaemonset)} ;;
-  *) die "no benchmark for '$workload' (known: imoocpod, mydaemonset, nodepool, sidecarset, admission)" ;;
+  *) die "no benchmark for '$workload' (known: imoocpod, mydaemonset, nodepool, sidecarset, sidecarset-heap, admission)" ;;
 esac
-stage=${BENCH_STAGE:-$(newest_solution "$workload")} || die "no solution has the $workload API yet"
+stage=${BENCH_STAGE:-$(newest_solution "${workload%-heap}")} || die "no solution has the ${workload%-heap} API yet"
 stage=${stage%/}
 
 export WORKSHOP_CLUSTER=${BENCH_CLUSTER:-workshop-bench} PATH="$CACHE/bin/current:$PATH"
@@ -123,6 +131,21 @@ fi
 # the client-side rate limit costs.
 # shellcheck disable=SC2086
 start_manager manager-bench "$stage" 0 ${MANAGER_FLAGS:-}
+if [[ $workload == sidecarset-heap ]]; then
+  name=${stage#"$ROOT"/solutions/}
+  pprof=$((METRICS_PORT + 5))
+  # The first one is ready: start the second one, then read both.
+  stop_manager
+  start_manager manager-bench "$stage" 0 --pprof-bind-address "127.0.0.1:$pprof"
+  start_manager manager-bench-whole "$stage" 1 --trim-pods=false --pprof-bind-address "127.0.0.1:$((pprof + 1))"
+  say "Measuring two managers of ${stage#"$ROOT"/}, with and without TrimPod, with $unrelated more pods"
+  tool scalebench -check-times="$times" -workload unrelated-pods -unrelated-pods "$unrelated" -settle "$settle" \
+    -managers "$name (TrimPod)=http://127.0.0.1:$METRICS_PORT/metrics,$name (whole pods)=http://127.0.0.1:$((METRICS_PORT + 1))/metrics" \
+    -pprof "http://127.0.0.1:$pprof,http://127.0.0.1:$((pprof + 1))" -heap-per-pod 4 ||
+    die "the benchmark failed; the managers' logs are $CACHE/stage/manager-bench*.log"
+  exit 0
+fi
+
 say "Running the benchmark"
 results=()
 [[ $workload == imoocpod ]] && results=(-results "$CACHE/stage/bench-imoocpod.json")

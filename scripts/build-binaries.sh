@@ -2,7 +2,7 @@
 # Builds the binaries the workshop runs, from the pinned sources, through the Go module
 # proxy: the control plane (etcd, kube-apiserver, kube-controller-manager,
 # kube-scheduler, kubectl) and the tools (kwok, kwokctl, controller-gen, kustomize, kind,
-# goimports, kubebuilder, helm). Nothing is downloaded but Go modules.
+# goimports, kubebuilder, helm, dlv). Nothing is downloaded but Go modules.
 #
 # Binaries land in a folder named after the pins ($BIN, linked as .cache/bin/current);
 # a binary already there is not built again. The first build of all of them on a fresh
@@ -71,6 +71,7 @@ build helm                     3 "$ROOT/scripts/helm" helm.sh/helm/v4/cmd/helm "
 build kind                     1 "$tools_dir" sigs.k8s.io/kind
 build goimports                1 "$tools_dir" golang.org/x/tools/cmd/goimports
 build kubebuilder              2 "$ROOT/scripts/kubebuilder" sigs.k8s.io/kubebuilder/v4
+build dlv                      1 "$ROOT/scripts/delve" github.com/go-delve/delve/cmd/dlv
 
 # current names the pins' folder as soon as anything is in it: a binary still missing
 # there is built by the next command that needs it.

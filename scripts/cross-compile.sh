@@ -34,6 +34,7 @@ helm                    scripts/helm         helm.sh/helm/v4/cmd/helm
 kind                    scripts/tools        sigs.k8s.io/kind
 goimports               scripts/tools        golang.org/x/tools/cmd/goimports
 kubebuilder             scripts/kubebuilder  sigs.k8s.io/kubebuilder/v4
+dlv                     scripts/delve        github.com/go-delve/delve/cmd/dlv
 EOF
 }
 

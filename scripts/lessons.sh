@@ -22,6 +22,10 @@
 #                                     scratch copy of its stage: the stage's tests must
 #                                     fail, and the checklist's failing row (make check-N)
 #                                     must say what the mistake's `says` says
+#   scripts/lessons.sh testtasks [TRACK]
+#                                     grade each test task's tests against its solution
+#                                     and known bugs: the solution's test catches every
+#                                     bug, the lesson's empty test and an idle one none
 #   scripts/lessons.sh record-times   keep the times of the last full todos run in
 #                                     docs/check-times.tsv, and write them into the
 #                                     lesson pages and the README
@@ -184,6 +188,7 @@ case ${1:-} in
   # The maintainers' checks of every lesson are in Go (scripts/tools/workshop).
   mistakes) shift; workshop mistakes "$@" ;;
   todos) shift; workshop steps "$@" ;;
+  testtasks) shift; workshop testtasks "$@" ;;
   record-times) workshop record-times ;;
   words) shift; tool lessongen -root "$ROOT" words "$@" ;;
   new) shift; tool lessongen -root "$ROOT" new "$@" ;;

@@ -23,6 +23,7 @@ tool_pins() {
 lint_pins() { echo "github.com/golangci/golangci-lint/v2 $GOLANGCI_LINT_VERSION"; }
 kubebuilder_pins() { echo "sigs.k8s.io/kubebuilder/v4 $KUBEBUILDER_VERSION"; }
 helm_pins() { echo "helm.sh/helm/v4 $HELM_VERSION"; }
+delve_pins() { echo "github.com/go-delve/delve $DELVE_VERSION"; }
 controlplane_pins() {
   echo "k8s.io/kubernetes $KUBERNETES_VERSION"
   echo "go.etcd.io/etcd/server/v3 $ETCD_VERSION"
@@ -43,11 +44,13 @@ pins_for() {
     # kubebuilder builds on its own requirements, as `go install` would: no library pin.
     */scripts/kubebuilder/go.mod) kubebuilder_pins ;;
     */scripts/helm/go.mod) helm_pins ;;
+    # Delve, like kubebuilder, builds on its own requirements.
+    */scripts/delve/go.mod) delve_pins ;;
     *) library_pins ;;
   esac
 }
 
-modules() { ls "$ROOT"/{shared,tracks/*,lessons/*,solutions/*,scripts/tools,scripts/controlplane,scripts/lint,scripts/kubebuilder,scripts/helm}/go.mod 2>/dev/null; }
+modules() { ls "$ROOT"/{shared,tracks/*,lessons/*,solutions/*,scripts/tools,scripts/controlplane,scripts/lint,scripts/kubebuilder,scripts/helm,scripts/delve}/go.mod 2>/dev/null; }
 
 check() {
   local gomod path want got bad=0

@@ -18,11 +18,11 @@
 source "$(dirname "$0")/lib/common.sh"
 source "$ROOT/scripts/lib/stage.sh"
 
-usage="usage: $0 lessons|solutions|FOLDER N [run]"
+usage="usage: $0 lessons|solutions|FOLDER N [run|debug]"
 kind=${1:?$usage}
 n=$(printf '%02d' "$((10#${2:?$usage}))")
 mode=${3:-walkthrough}
-[[ $mode == walkthrough || $mode == run ]] || die "$usage"
+[[ $mode == walkthrough || $mode == run || $mode == debug ]] || die "$usage"
 if [[ $kind == lessons || $kind == solutions ]]; then
   dir=$(stage_dir "$kind" "$n")
   name="$kind/$(basename "$dir")"
@@ -32,7 +32,7 @@ else
   name=${dir#"$ROOT"/}
 fi
 walkthrough="$ROOT/scripts/walkthroughs/$n.sh"
-[[ $mode == run || -f $walkthrough ]] || die "no walkthrough for stage $n ($walkthrough)"
+[[ $mode != walkthrough || -f $walkthrough ]] || die "no walkthrough for stage $n ($walkthrough)"
 
 export PATH="$CACHE/bin/current:$PATH"
 source "$ROOT/scripts/lib/cluster.sh"
@@ -124,6 +124,24 @@ on_exit() {
   cleanup
 }
 trap on_exit EXIT
+
+# debug: the manager, built for a debugger, runs in the foreground under Delve, which
+# waits for an editor (or dlv connect) on 127.0.0.1:DLV_PORT.
+if [[ $mode == debug ]]; then
+  DLV_PORT=${DLV_PORT:-2345}
+  manager_build_debug "$dir" "$manager-debug"
+  say "Running the manager of $name under Delve on 127.0.0.1:$DLV_PORT; attach VS Code or GoLand" \
+    "(docs/lesson-17.md), or: dlv connect 127.0.0.1:$DLV_PORT. Ctrl-C stops both"
+  delve_args=()
+  while IFS= read -r arg; do delve_args+=("$arg"); done < <(manager_delve_args "$DLV_PORT" "$manager-debug")
+  status=0
+  trap ':' INT
+  "${DLV:-dlv}" ${delve_args[@]+"${delve_args[@]}"} --health-probe-bind-address "127.0.0.1:$PROBE_PORT" "${MANAGER_ARGS[@]}" 2>&1 |
+    (trap '' INT && exec tee "$MANAGER_LOG") || status=$?
+  trap - INT
+  say "Delve and the manager stopped (exit status $status)"
+  exit "$status"
+fi
 
 if [[ $mode == run ]]; then
   say "Running the manager of $name in the foreground; Ctrl-C stops it"

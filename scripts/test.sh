@@ -233,8 +233,19 @@ for pid in ${lane_pids[@]+"${lane_pids[@]}"}; do wait "$pid" || fuzz_failed=1; d
 cat "$CACHE/test/fuzz-0.log" "$CACHE/test/fuzz-1.log" >&2
 ((fuzz_failed == 0)) || die "a fuzz target failed (above)"
 
-phase "every marked mistake is caught, by a message that names it"
-"$ROOT/scripts/lessons.sh" mistakes
+phase "every marked mistake is caught, by a message that names it; every test task graded both ways"
+# The test tasks' gradings run beside the mistakes, one lesson at a time: a grading links
+# its test binaries side by side, and a test that catches a bug waits out an Eventually,
+# idle.
+JOBS=1 "$ROOT/scripts/lessons.sh" testtasks >"$CACHE/test/testtasks.log" 2>&1 &
+testtasks_pid=$!
+mistakes_failed=0
+"$ROOT/scripts/lessons.sh" mistakes || mistakes_failed=1
+testtasks_failed=0
+wait "$testtasks_pid" || testtasks_failed=1
+cat "$CACHE/test/testtasks.log" >&2
+((mistakes_failed == 0)) || die "a marked mistake is not caught as it must be (above)"
+((testtasks_failed == 0)) || die "a test task's grading is not as it must be (above; .cache/test/testtasks.log)"
 
 phase "end to end, fault tests, the chart and the benchmarks: the rest of their time"
 say "What the end-to-end and fault tests printed:"

@@ -32,7 +32,8 @@ bin_key() {
     "$ROOT/scripts/controlplane/etcd/main.go" \
     "$ROOT/scripts/tools/go.mod" "$ROOT/scripts/tools/go.sum" \
     "$ROOT/scripts/kubebuilder/go.mod" "$ROOT/scripts/kubebuilder/go.sum" \
-    "$ROOT/scripts/helm/go.mod" "$ROOT/scripts/helm/go.sum"; } |
+    "$ROOT/scripts/helm/go.mod" "$ROOT/scripts/helm/go.sum" \
+    "$ROOT/scripts/delve/go.mod" "$ROOT/scripts/delve/go.sum"; } |
     sha256 | cut -c1-12
 }
 # shellcheck disable=SC2034 # for the scripts that source this file

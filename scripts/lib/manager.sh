@@ -23,6 +23,22 @@ manager_build() {
   (cd "$1" && go build -o "$2" ./cmd)
 }
 
+# manager_build_debug DIR BINARY builds the manager of the stage in DIR as manager_build
+# does, with the compiler's optimisations and inlining off (-gcflags=all=-N -l): a
+# debugger then sees every variable and can stop on every line.
+manager_build_debug() {
+  mkdir -p "$(dirname "$2")"
+  (cd "$1" && go build -gcflags='all=-N -l' -o "$2" ./cmd)
+}
+
+# manager_delve_args PORT BINARY prints, one a line, the arguments of `dlv` that run
+# BINARY under a headless Delve on 127.0.0.1:PORT: JSON-RPC API version 2, which VS Code
+# and GoLand speak, several clients at once (a script and an editor), the program running
+# from the start; the manager's own flags follow a "--".
+manager_delve_args() {
+  printf '%s\n' exec --headless "--listen=127.0.0.1:$1" --api-version=2 --accept-multiclient --continue "$2" --
+}
+
 # manager_install_crds DIR applies the CRDs of the stage in DIR (apply_crds) and waits
 # until the API server serves them.
 manager_install_crds() {
@@ -106,6 +122,20 @@ manager_start() {
     MANAGER_PID=$!
   fi
   manager_wait_ready "$MANAGER_PID" "$probe" "$log" "$seconds"
+}
+
+# manager_start_debug BINARY LOG PROBE_PORT DLV_PORT [FLAGS...] starts the manager BINARY
+# (built by manager_build_debug) under Delve, listening on 127.0.0.1:DLV_PORT, as
+# manager_start does without it: MANAGER_PID is Delve's, and stopping it stops the
+# manager. It waits up to 60 s for the manager to be ready: Delve reads the binary's
+# debug information first.
+manager_start_debug() {
+  local binary=$1 log=$2 probe=$3 port=$4 args=() arg
+  shift 4
+  while IFS= read -r arg; do args+=("$arg"); done < <(manager_delve_args "$port" "$binary")
+  "${DLV:-dlv}" ${args[@]+"${args[@]}"} --health-probe-bind-address "127.0.0.1:$probe" "$@" >>"$log" 2>&1 &
+  MANAGER_PID=$!
+  manager_wait_ready "$MANAGER_PID" "$probe" "$log" 60
 }
 
 # manager_wait_ready PID PROBE_PORT LOG SECONDS waits until the manager PID answers

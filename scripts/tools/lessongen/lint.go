@@ -45,7 +45,13 @@ type solutionIndex struct {
 
 // indexSolution reads the solution in dir. Its Go code gives the identifiers, without the
 // tests: a hint names what the solution does, not what its tests check it with.
-func indexSolution(root, dir string) (*solutionIndex, error) {
+func indexSolution(root, dir string) (*solutionIndex, error) { return indexModule(root, dir, false) }
+
+// indexWithTests reads the solution in dir with its tests: the texts of a test task
+// name the helpers and matchers its test is written with.
+func indexWithTests(root, dir string) (*solutionIndex, error) { return indexModule(root, dir, true) }
+
+func indexModule(root, dir string, tests bool) (*solutionIndex, error) {
 	idx := &solutionIndex{
 		root: root, names: map[string]bool{}, pairs: map[string]bool{}, selected: map[string]bool{},
 		imports: map[string]bool{}, aliases: map[string]string{}, words: map[string]bool{}, files: map[string]bool{}, docWords: map[string]bool{},
@@ -70,7 +76,7 @@ func indexSolution(root, dir string) (*solutionIndex, error) {
 		idx.files[filepath.ToSlash(rel)] = true
 		name := d.Name()
 		switch {
-		case d.IsDir() || name == "go.sum" || strings.HasSuffix(name, "_test.go"):
+		case d.IsDir() || name == "go.sum" || !tests && strings.HasSuffix(name, "_test.go"):
 			return nil
 		case strings.HasSuffix(name, ".go"):
 			f, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
@@ -539,17 +545,29 @@ func lintRepository(root string) ([]lintProblem, error) {
 		if err != nil {
 			return nil, err
 		}
+		testTask := map[int]bool{}
 		for _, t := range l.Todos {
+			testTask[t.ID] = t.IsTest()
 			for i, hint := range t.Hints {
 				texts = append(texts, lintProblem{Task: t.ID, Where: fmt.Sprintf("hint %d", i+1), Text: hint})
 			}
 		}
+		var withTests *solutionIndex
 		for _, t := range texts {
-			found := lintText(t.Text, idx)
+			against := idx
+			if testTask[t.Task] {
+				if withTests == nil {
+					if withTests, err = indexWithTests(root, filepath.Join(root, "solutions", path.Base(l.Folder))); err != nil {
+						return nil, err
+					}
+				}
+				against = withTests
+			}
+			found := lintText(t.Text, against)
 			// A lesson that starts empty has no code of its own: every import is the
 			// learner's to write, and a hint may name any alias of the solution.
 			if !l.StartsEmpty {
-				found = append(found, lintImports(t.Text, idx, learner)...)
+				found = append(found, lintImports(t.Text, against, learner)...)
 			}
 			for _, p := range found {
 				t.Lesson, t.Problem = l.Number, p

@@ -71,6 +71,12 @@ func main() {
 		err = printTracks(*root)
 	case "mistakes":
 		err = printMistakes(*root)
+	case "mutants":
+		var n int
+		if n, err = strconv.Atoi(fs.Arg(0)); err != nil || fs.NArg() != 1 {
+			usage()
+		}
+		err = printMutants(*root, n, os.Stdout)
 	case "lint":
 		err = lint(*root)
 	case "docs":
@@ -92,6 +98,7 @@ func usage() {
 	fmt.Fprintln(os.Stderr, `usage: lessongen [-root DIR] write [-out DIR]
        lessongen [-root DIR] lesson -to DIR [-done K] N
        lessongen [-root DIR] solution -to DIR [-mistake NAME] N
+       lessongen [-root DIR] mutants N
        lessongen [-root DIR] words [-check]
        lessongen [-root DIR] new -track T -number N -folder NN-name -title TITLE
        lessongen [-root DIR] tracks|mistakes|lint|docs`)

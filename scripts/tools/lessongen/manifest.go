@@ -75,6 +75,21 @@ type taskSpec struct {
 	// with its own text; the text's first line follows its TODO(K).
 	Also     map[string]string `yaml:"also"`
 	Mistakes []mistakeSpec     `yaml:"mistakes"`
+	// Mutants are the bugs a test task's test must catch (a test task: its TODO stands in
+	// a _test.go file, and the learner writes the test). Each is a marked mistake of the
+	// track, named, or a bug of its own with its edits.
+	Mutants []mutantSpec `yaml:"mutants"`
+}
+
+// A mutant is a bug a learner's test must catch: make check-N runs the test against the
+// solution with the bug made, and the test must fail. Bug says what is wrong in the
+// words a reviewer would use, never the code: it is what the checklist shows for a bug
+// the test misses. Without Edits, Name is a marked mistake of the track, whose edits
+// make the bug.
+type mutantSpec struct {
+	Name  string     `yaml:"name"`
+	Bug   string     `yaml:"bug"`
+	Edits []editSpec `yaml:"edits"`
 }
 
 // A mistake is code learners often get wrong, and how: the maintainers' check makes it
@@ -168,6 +183,9 @@ func (m *manifest) check() error {
 					return err
 				}
 			}
+			if err := checkMutants(t.Mutants, where); err != nil {
+				return err
+			}
 		}
 		for _, ms := range l.Mistakes {
 			if err := checkMistake(ms, fmt.Sprintf("lesson %d", l.Number), mistakes); err != nil {
@@ -201,6 +219,43 @@ func checkMistake(ms mistakeSpec, where string, seen map[string]bool) error {
 	}
 	seen[ms.Name] = true
 	return nil
+}
+
+// checkMutants reports a test task's mutant without a name, a bug or with a bug named
+// twice. Whether each mutant's edits apply, and whether its bug names code, lint checks
+// (mutantProblems), as does the rule that a test task has at least three.
+func checkMutants(mutants []mutantSpec, where string) error {
+	seen := map[string]bool{}
+	for _, mu := range mutants {
+		switch {
+		case mu.Name == "" || strings.ContainsAny(mu.Name, " \t/"):
+			return fmt.Errorf("%s: a mutant's name is one word (got %q)", where, mu.Name)
+		case seen[mu.Name]:
+			return fmt.Errorf("%s: mutant %s is listed twice", where, mu.Name)
+		case strings.TrimSpace(mu.Bug) == "":
+			return fmt.Errorf("%s: mutant %s: bug: say what is wrong, in a reviewer's words", where, mu.Name)
+		}
+		for _, e := range mu.Edits {
+			if e.File == "" || strings.TrimSpace(e.Find) == "" {
+				return fmt.Errorf("%s: mutant %s: each edit names a file and the lines to find", where, mu.Name)
+			}
+		}
+		seen[mu.Name] = true
+	}
+	return nil
+}
+
+// mutantEdits returns the edits that make mutant mu: its own, or those of the marked
+// mistake it names.
+func (m *manifest) mutantEdits(mu mutantSpec) ([]editSpec, error) {
+	if len(mu.Edits) > 0 {
+		return mu.Edits, nil
+	}
+	ms, _ := m.mistake(mu.Name)
+	if ms == nil {
+		return nil, fmt.Errorf("mutant %s has no edits and no marked mistake of the track has that name", mu.Name)
+	}
+	return ms.Edits, nil
 }
 
 // lesson returns the lesson numbered n.

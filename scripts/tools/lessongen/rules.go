@@ -37,6 +37,9 @@ func testOrderProblems(root string, lessons []index.Lesson) ([]string, error) {
 	for _, l := range lessons {
 		taskOf := map[string]int{}
 		for _, t := range l.Todos {
+			if t.IsTest() {
+				continue // graded against the solution, not run with the tasks (make check-N)
+			}
 			for _, name := range t.Tests {
 				if !earlier[l.Operator][name] {
 					taskOf[name] = t.ID
@@ -171,7 +174,7 @@ func walkthroughProblems(root string, lessons []index.Lesson) ([]string, error) 
 	return problems, nil
 }
 
-// ruleProblems runs the three checks.
+// ruleProblems runs the checks, and those of the test tasks' mutants (mutants.go).
 func ruleProblems(root string) ([]string, error) {
 	lessons, err := index.Read(filepath.Join(root, "lessons", "index.json"))
 	if err != nil {
@@ -189,5 +192,9 @@ func ruleProblems(root string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return slices.Concat(order, mistakes, walkthroughs), nil
+	mutants, err := mutantProblems(root, lessons)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Concat(order, mistakes, walkthroughs, mutants), nil
 }

@@ -65,6 +65,10 @@ func taskList(l index.Lesson, spec *lessonSpec) string {
 		if spec.Empty {
 			// A requirement has no place in the code: the suite grades it from outside.
 			text = fmt.Sprintf("**R%d %s** *Graded by:* `%s`, in `%s`.", t.ID, t.Title, strings.Join(t.Tests, "`, `"), suiteDir)
+		} else if len(t.Mutants) > 0 {
+			// A test task: the learner writes the test, which known bugs grade.
+			todo = strings.ReplaceAll(todo, testingPage, "["+testingPage+"]("+filepath.Base(testingPage)+")")
+			text = fmt.Sprintf("**%s** In `%s`: %s *You write:* `%s`, graded by %d known bugs.", t.Title, file, todo, strings.Join(t.Tests, "`, `"), len(t.Mutants))
 		}
 		for j, line := range wrap(text, 88) {
 			if j == 0 {
@@ -76,6 +80,9 @@ func taskList(l index.Lesson, spec *lessonSpec) string {
 	}
 	return b.String()
 }
+
+// testingPage is the page on testing operators, which the test tasks point to.
+const testingPage = "docs/testing.md"
 
 // slug is the anchor GitHub gives a heading: lower case, punctuation dropped but for
 // hyphens, spaces made hyphens.

@@ -28,7 +28,9 @@
 //     MutatingAdmissionPolicy of -policies; the p50 and p99 of each (admission.go).
 //   - unrelated-pods: creates -unrelated-pods pods that no workshop controller made and
 //     reports how much memory each manager of -managers (name=metrics URL,
-//     comma-separated) spent on them: what a manager's pod cache costs.
+//     comma-separated) spent on them: what a manager's pod cache costs. With -pprof
+//     (each manager's --pprof-bind-address), also the heap its informers hold, from its
+//     heap profile (heapprofile.go): lesson 17's trimmed cache against a whole one.
 //
 // Usage:
 //
@@ -82,6 +84,7 @@ func main() {
 	poolNodes := flag.Int("pool-nodes", 500, "how many nodes join the NodePool (nodepool)")
 	unrelatedPods := flag.Int("unrelated-pods", 10000, "how many pods of no workshop controller to add (unrelated-pods)")
 	managersFlag := flag.String("managers", "", "the managers whose memory to read, as name=metrics URL, comma-separated (unrelated-pods)")
+	pprofFlag := flag.String("pprof", "", "where the managers of -managers serve Go's profiles, http://host:port, comma-separated in their order: prints the heap their informers hold (unrelated-pods)")
 	flag.BoolVar(&checkTimes, "check-times", true, "check the targets on times too (false: print them only, as the short form does)")
 	settle := flag.Duration("settle", 30*time.Second, "how long the managers settle before their memory is read again (unrelated-pods)")
 	heapBase := flag.Float64("heap-base", 16, "the heap in MiB the first manager of -managers may add whatever the pods (unrelated-pods)")
@@ -95,6 +98,9 @@ func main() {
 	}
 	managers, err := parseManagers(*managersFlag)
 	if err != nil {
+		fail(err)
+	}
+	if err := withPprof(managers, *pprofFlag); err != nil {
 		fail(err)
 	}
 	if *workload == "imoocpod-clientgo" && *resultsFile == "" {

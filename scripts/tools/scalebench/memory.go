@@ -18,6 +18,8 @@ import (
 // endpoint: -managers name=URL,...
 type manager struct {
 	name, metricsURL string
+	// pprofURL is where the manager serves Go's profiles (-pprof), "" for nowhere.
+	pprofURL string
 }
 
 // memory is what a manager's metrics say of its memory.
@@ -82,6 +84,7 @@ func (b *bench) unrelatedPodsMemory(count int, managers []manager, limit heapLim
 				mib(limit.base+limit.perPod*float64(count)), "%.1f MiB")
 		}
 	}
+	printCacheHeaps(ctx, managers)
 	reportTargets()
 }
 
@@ -143,6 +146,45 @@ func readMemory(ctx context.Context, m manager) memory {
 }
 
 // parseManagers reads -managers: name=URL pairs, comma-separated.
+// printCacheHeaps prints, for each manager that serves its profiles, the heap its
+// informers hold, from its heap profile (readCacheHeap): where the memory goes, where
+// the metrics give only the whole.
+func printCacheHeaps(ctx context.Context, managers []manager) {
+	printed := false
+	for _, m := range managers {
+		if m.pprofURL == "" {
+			continue
+		}
+		if !printed {
+			fmt.Printf("\nHeap in use allocated under %s* and %s* (the informers' caches), from each manager's heap profile:\n\n",
+				cachePackage, watchPackage)
+			printed = true
+		}
+		heap, err := readCacheHeap(ctx, m.pprofURL)
+		must(err)
+		fmt.Printf("%-46s %10.1fMi\n", m.name, mib(heap))
+	}
+}
+
+// withPprof gives the managers, in their order, the profile URLs of value (-pprof:
+// URL,URL,...; an empty one for a manager that serves none).
+func withPprof(managers []manager, value string) error {
+	if value == "" {
+		return nil
+	}
+	urls := strings.Split(value, ",")
+	if len(urls) != len(managers) {
+		return fmt.Errorf("-pprof: %d URLs for %d managers: give one per manager of -managers, in their order", len(urls), len(managers))
+	}
+	for i, url := range urls {
+		if url != "" && !strings.HasPrefix(url, "http") {
+			return fmt.Errorf("-pprof: %q is not http://host:port", url)
+		}
+		managers[i].pprofURL = url
+	}
+	return nil
+}
+
 func parseManagers(value string) ([]manager, error) {
 	var managers []manager
 	for pair := range strings.SplitSeq(value, ",") {

@@ -53,15 +53,20 @@ func main() {
 	stopEarly := fs.Bool("stop", false, "check, expect: stop the go test command given after -- once the first failure is settled")
 	all := fs.Bool("all", false, "timeout: for a run without -failfast, where every test may fail")
 	upto := fs.Int("upto", 0, "check: the last task whose tests run (default: the lesson's last)")
+	gradesFile := fs.String("grades", "", "check, expect: the test tasks' grades (JSON, written by the workshop command)")
 	_ = fs.Parse(os.Args[2:])
 
 	l, err := index.ReadLesson(*indexFile, *number)
+	var grades map[int]result.Grade
+	if err == nil && *gradesFile != "" {
+		grades, err = readGrades(*gradesFile)
+	}
 	if err == nil {
 		switch cmd {
 		case "check":
-			err = checkCommand(fs.Args(), os.Stdout, l, *upto, *resultFile, *logFile, *failuresFile, *verbose, *stopEarly)
+			err = checkCommand(fs.Args(), os.Stdout, l, *upto, *resultFile, *logFile, *failuresFile, *verbose, *stopEarly, grades)
 		case "expect":
-			err = expectCommand(fs.Args(), os.Stdout, l, *done, *resultFile, *stopEarly)
+			err = expectCommand(fs.Args(), os.Stdout, l, *done, *resultFile, *stopEarly, grades)
 		case "timeout":
 			err = timeout(os.Stdout, l, *all)
 		default:
@@ -99,10 +104,21 @@ const (
 
 func (s state) String() string { return [...]string{"not run", "failing", "done"}[s] }
 
-// states returns each task's state, in the order of l.Todos.
+// states returns each task's state, in the order of l.Todos. A test task's is its grade's:
+// done when the learner's test passes on correct code and catches every bug, not run
+// when it was not graded.
 func states(l index.Lesson, r *run) []state {
 	out := make([]state, len(l.Todos))
 	for i, t := range l.Todos {
+		if t.IsTest() {
+			if g, ok := r.grades[t.ID]; ok {
+				out[i] = failing
+				if g.Done() {
+					out[i] = done
+				}
+			}
+			continue
+		}
 		passed := 0
 		for _, name := range t.Tests {
 			switch r.results[name] {
@@ -121,11 +137,11 @@ func states(l index.Lesson, r *run) []state {
 
 // checkCommand runs check on go test's output: of the command args, or read from stdin.
 // With upto (not 0), only the tests of tasks 1 to upto run.
-func checkCommand(args []string, w io.Writer, l index.Lesson, upto int, resultFile, logFile, failuresFile string, verbose, stopEarly bool) error {
+func checkCommand(args []string, w io.Writer, l index.Lesson, upto int, resultFile, logFile, failuresFile string, verbose, stopEarly bool, grades map[int]result.Grade) error {
 	if upto == 0 {
 		upto = len(l.Todos)
 	}
-	r, err := goTestRun(args, l, upto, stopEarly, w)
+	r, err := goTestRun(args, l, upto, stopEarly, w, grades)
 	if err != nil {
 		return err
 	}
@@ -139,8 +155,9 @@ func checkCommand(args []string, w io.Writer, l index.Lesson, upto int, resultFi
 // tasks' tests first, stopped once the first failure is settled (firstFailureKnown),
 // then, once every task of the lesson is done, the other tests, which it tells progress
 // before they start.
-func goTestRun(args []string, l index.Lesson, upto int, stopEarly bool, progress io.Writer) (*run, error) {
+func goTestRun(args []string, l index.Lesson, upto int, stopEarly bool, progress io.Writer, grades map[int]result.Grade) (*run, error) {
 	r := newRun()
+	r.grades = grades
 	if len(args) == 0 {
 		return r, r.read(os.Stdin, nil)
 	}
@@ -211,6 +228,9 @@ func check(r *run, w io.Writer, l index.Lesson, resultFile, logFile, failuresFil
 		fmt.Fprintln(w, l.Row(i, st[i].String()))
 		if st[i] == failing && shown == nil {
 			f := r.failure(t.Tests)
+			if t.IsTest() {
+				f = failure{lines: r.grades[t.ID].Lines()}
+			}
 			shown = &f
 			said = &result.Failure{Task: t.ID, Lines: f.lines}
 			for _, line := range f.lines {
@@ -260,8 +280,8 @@ func check(r *run, w io.Writer, l index.Lesson, resultFile, logFile, failuresFil
 
 // expectCommand runs expect on go test's output: of the command args, or read from
 // stdin. Only the tests of tasks 1 to solved+1 run: the first failure is one of them.
-func expectCommand(args []string, w io.Writer, l index.Lesson, solved int, resultFile string, stopEarly bool) error {
-	r, err := goTestRun(args, l, min(solved+1, len(l.Todos)), stopEarly, w)
+func expectCommand(args []string, w io.Writer, l index.Lesson, solved int, resultFile string, stopEarly bool, grades map[int]result.Grade) error {
+	r, err := goTestRun(args, l, min(solved+1, len(l.Todos)), stopEarly, w, grades)
 	if err != nil {
 		return err
 	}
@@ -316,6 +336,19 @@ func expect(r *run, w io.Writer, l index.Lesson, solved int) (result.Step, error
 		fmt.Fprintf(w, "  %s\n", line)
 	}
 	return step, errFailed{}
+}
+
+// readGrades reads the test tasks' grades, by task.
+func readGrades(name string) (map[int]result.Grade, error) {
+	list, err := result.ReadGrades(name)
+	if err != nil {
+		return nil, err
+	}
+	grades := map[int]result.Grade{}
+	for _, g := range list {
+		grades[g.Task] = g
+	}
+	return grades, nil
 }
 
 // timeout prints go test's -timeout for the lesson (index.Lesson.TestTimeout).

@@ -407,7 +407,7 @@ func TestCheckStopsGoTestOnceTheFirstFailureIsSettled(t *testing.T) {
 	inGoTestModule(t, "stop")
 	start := time.Now()
 	var out bytes.Buffer
-	err := checkCommand([]string{"go", "test", "-json", "-count=1", "-failfast", "-p=2"}, &out, testLesson, 0, "", "", "", false, true)
+	err := checkCommand([]string{"go", "test", "-json", "-count=1", "-failfast", "-p=2"}, &out, testLesson, 0, "", "", "", false, true, nil)
 	took := time.Since(start)
 	failedSaying(t, err, out.String(),
 		"failing  TODO(1) Validate",
@@ -434,7 +434,7 @@ func expectWithoutTheSlowTest(t *testing.T, solved int, want string) string {
 	t.Helper()
 	start := time.Now()
 	var out bytes.Buffer
-	err := expectCommand([]string{"go", "test", "-json", "-count=1", "-failfast", "-p=2"}, &out, testLesson, solved, "", true)
+	err := expectCommand([]string{"go", "test", "-json", "-count=1", "-failfast", "-p=2"}, &out, testLesson, solved, "", true, nil)
 	if err != nil || !strings.Contains(out.String(), want) {
 		t.Errorf("expect = %v, want %q:\n%s", err, want, out.String())
 	}
@@ -492,7 +492,7 @@ func TestExpectStopsOnceTheEarlierTasksTestsPassedNotTheirPackages(t *testing.T)
 func TestCheckRunsTheOtherTestsOnceEveryTaskIsDone(t *testing.T) {
 	inGoTestModule(t, "others")
 	var out bytes.Buffer
-	err := checkCommand([]string{"go", "test", "-json", "-count=1", "-failfast"}, &out, testLesson, 0, "", "", "", false, true)
+	err := checkCommand([]string{"go", "test", "-json", "-count=1", "-failfast"}, &out, testLesson, 0, "", "", "", false, true, nil)
 	failedSaying(t, err, out.String(),
 		"now the solution's other tests (the earlier lessons' behaviour) in ./earlier",
 		"3 of 3 tasks done",
@@ -506,7 +506,7 @@ func TestCheckRunsOnlyTheTasksTestsWhileATaskFails(t *testing.T) {
 	inGoTestModule(t, "others")
 	t.Setenv("TODOS_TEST_TASK_FAILS", "1")
 	var out bytes.Buffer
-	err := checkCommand([]string{"go", "test", "-json", "-count=1", "-failfast"}, &out, testLesson, 0, "", "", "", false, true)
+	err := checkCommand([]string{"go", "test", "-json", "-count=1", "-failfast"}, &out, testLesson, 0, "", "", "", false, true, nil)
 	failedSaying(t, err, out.String(), "TestAPI: the API should validate the replica count")
 	for _, unwanted := range []string{"other tests", "TestAnEarlierLessonsBehaviour"} {
 		if strings.Contains(out.String(), unwanted) {

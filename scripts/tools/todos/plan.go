@@ -38,6 +38,11 @@ func planRuns(l index.Lesson, dir string, upto int) (plan, error) {
 	}
 	var p plan
 	for _, t := range l.Todos[:upto] {
+		if t.IsTest() {
+			// A test task's test is graded against the solution (the workshop command),
+			// not run on the learner's code as a task's test.
+			continue
+		}
 		for _, name := range t.Tests {
 			pkg, ok := where[name]
 			if !ok {

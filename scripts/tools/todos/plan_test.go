@@ -85,3 +85,25 @@ func TestPlanNamesATestNoFileDeclares(t *testing.T) {
 		t.Errorf("upto 4: err = %v, want one that says lesson 1 has tasks 1 to 3", err)
 	}
 }
+
+// A test task's test is graded against the solution, not run as a task's test on the
+// learner's code: the first run leaves it out, and it runs with the others once every
+// task is checked.
+func TestPlanLeavesATestTasksTestToTheOthers(t *testing.T) {
+	dir := writeModule(t)
+	lesson := index.Lesson{Number: 1, Folder: "lessons/01-x", Todos: []index.Todo{
+		testLesson.Todos[0],
+		{ID: 2, Title: "Test the scale-down", File: "internal/controller/down_test.go", Tests: []string{"TestScaleDown"}},
+	}}
+	p, err := planRuns(lesson, dir, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"go", "test"}
+	if got, want := strings.Join(p.firstRun(args), " "), "go test -run ^(TestAPI)$ ./api/v1"; got != want {
+		t.Errorf("first run: %s\nwant %s", got, want)
+	}
+	if got, want := strings.Join(p.othersRun(args), " "), "go test -skip ^(TestAPI)$ ./api/v1 ./internal/controller"; got != want {
+		t.Errorf("the others' run: %s\nwant %s", got, want)
+	}
+}

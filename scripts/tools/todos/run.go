@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kube-workshop/operator-workshop/scripts/tools/internal/index"
+	"github.com/kube-workshop/operator-workshop/scripts/tools/internal/result"
 )
 
 // A run is what go test -json said.
@@ -36,6 +37,8 @@ type run struct {
 	// stopped says that go test was stopped at the first failure, before every package
 	// had run.
 	stopped bool
+	// grades are the test tasks' grades, by task: their rows do not come from go test.
+	grades map[int]result.Grade
 }
 
 // A span is a stretch of time.

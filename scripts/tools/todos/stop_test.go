@@ -32,7 +32,7 @@ func TestCheckStopsTheControlPlanesOfTheTestsItStops(t *testing.T) {
 	pidsFile := filepath.Join(t.TempDir(), "control-plane")
 	t.Setenv("TODOS_TEST_CONTROL_PLANE", pidsFile)
 	var out bytes.Buffer
-	err := checkCommand([]string{"go", "test", "-json", "-count=1", "-failfast", "-p=2"}, &out, testLesson, 0, "", "", "", false, true)
+	err := checkCommand([]string{"go", "test", "-json", "-count=1", "-failfast", "-p=2"}, &out, testLesson, 0, "", "", "", false, true, nil)
 	failedSaying(t, err, out.String(), "failing  TODO(1) Validate", "stopped at this first failure")
 	b, _ := os.ReadFile(pidsFile)
 	pids := strings.Fields(string(b))

@@ -278,7 +278,7 @@ func capstoneResult(l index.Lesson, tests map[string]*testOutcome) result.Result
 		if res.Failure == nil {
 			res.First = task.ID
 			res.Shown = t != nil
-			res.Failure = &result.Failure{Task: task.ID, Lines: failureLines(t)}
+			res.Failure = &result.Failure{Task: task.ID, Lines: capstoneFailureLines(t)}
 		}
 	}
 	return res
@@ -291,9 +291,9 @@ func firstTest(task index.Todo) string {
 	return task.Tests[0]
 }
 
-// failureLines are what a failed test said, without go test's file:line prefixes'
+// capstoneFailureLines are what a failed test said, without go test's file:line prefixes'
 // indentation noise.
-func failureLines(t *testOutcome) []string {
+func capstoneFailureLines(t *testOutcome) []string {
 	if t == nil {
 		return []string{"did not run: the suite ended before it (see the full output)"}
 	}
@@ -323,7 +323,7 @@ func printCapstoneRows(out io.Writer, l index.Lesson, tests map[string]*testOutc
 		}
 		fmt.Fprintf(out, "  %s R%d %s\n", mark, task.ID, task.Title)
 		if t == nil || t.action != "pass" {
-			lines := failureLines(t)
+			lines := capstoneFailureLines(t)
 			if len(lines) > 6 {
 				lines = append(lines[:6], "...")
 			}
@@ -455,7 +455,7 @@ func unnamedFailures(l index.Lesson, res result.Result, logFile string) []string
 		case t.action != "fail":
 			problems = append(problems, fmt.Sprintf("R%d (%s) passes", task.ID, firstTest(task)))
 		case !strings.Contains(strings.Join(t.lines, "\n"), fmt.Sprintf("R%d:", task.ID)):
-			problems = append(problems, fmt.Sprintf("R%d (%s) fails without naming R%d: %s", task.ID, firstTest(task), task.ID, strings.Join(failureLines(t), " / ")))
+			problems = append(problems, fmt.Sprintf("R%d (%s) fails without naming R%d: %s", task.ID, firstTest(task), task.ID, strings.Join(capstoneFailureLines(t), " / ")))
 		}
 	}
 	if res.Done != 0 {

@@ -91,12 +91,20 @@ func check(root string, l index.Lesson, todos string, all, verbose bool) (err er
 	if err := os.Remove(resultFile); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	cmd := exec.Command(todos, append(append(args, "--"), goTest...)...)
-	cmd.Dir = filepath.Join(root, l.Folder)
 	// On Linux a test binary that ends without stopping its control plane takes it
 	// along (shared/testenv); should anything outlive the tests all the same, it is
 	// stopped here.
 	mark := processMark("check")
+	// A test task's row is its grade (testtask.go), found first.
+	grades, err := gradeTestTasks(root, l, filepath.Join(root, l.Folder), filepath.Join(cache, name+".grades.json"), append(gradingEnv(root, mark), "TMPDIR="+tmp))
+	if err != nil {
+		return err
+	}
+	if grades != "" {
+		args = append(args, "-grades", grades)
+	}
+	cmd := exec.Command(todos, append(append(args, "--"), goTest...)...)
+	cmd.Dir = filepath.Join(root, l.Folder)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, mark)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, stderr
 	runErr := cmd.Run()

@@ -261,6 +261,7 @@ var builtBinaries = []builtBinary{
 	{"kind", "KIND_VERSION", []string{"version"}},
 	{"goimports", "", nil}, // goimports has no version flag
 	{"kubebuilder", "KUBEBUILDER_VERSION", []string{"version"}},
+	{"dlv", "DELVE_VERSION", []string{"version"}},
 }
 
 // checkBinaries checks that .cache/bin/current is the folder the current pins name,
@@ -283,8 +284,8 @@ func (d *doctor) checkBinaries() {
 	for _, b := range builtBinaries {
 		path := filepath.Join(d.root, ".cache", "bin", current, b.name)
 		want := d.pins[b.pin]
-		if b.name == "etcd" {
-			want = strings.TrimPrefix(want, "v") // etcd prints its version without the v
+		if b.name == "etcd" || b.name == "dlv" {
+			want = strings.TrimPrefix(want, "v") // etcd and dlv print their versions without the v
 		}
 		switch {
 		case !isExecutable(path):

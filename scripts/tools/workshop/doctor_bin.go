@@ -38,7 +38,7 @@ func readPins(root string) (map[string]string, error) {
 // kubernetes-<version>-<key>: what BIN is in scripts/lib/common.sh (bin_key), computed
 // the same way, from every input that changes a binary: versions.env up to its line
 // "# -- Not built from source", the go.mod and go.sum of the control plane, the tools,
-// kubebuilder and helm, and etcd's main.go. TestPinnedBinNameIsCommonShs keeps the two
+// kubebuilder, helm and delve, and etcd's main.go. TestPinnedBinNameIsCommonShs keeps the two
 // the same.
 func pinnedBinName(root string, pins map[string]string) (string, error) {
 	h := sha256.New()
@@ -53,7 +53,7 @@ func pinnedBinName(root string, pins map[string]string) (string, error) {
 		h.Write([]byte(line))
 	}
 	for _, name := range []string{"controlplane/go.mod", "controlplane/go.sum", "controlplane/etcd/main.go", "tools/go.mod", "tools/go.sum",
-		"kubebuilder/go.mod", "kubebuilder/go.sum", "helm/go.mod", "helm/go.sum"} {
+		"kubebuilder/go.mod", "kubebuilder/go.sum", "helm/go.mod", "helm/go.sum", "delve/go.mod", "delve/go.sum"} {
 		b, err := os.ReadFile(filepath.Join(root, "scripts", filepath.FromSlash(name)))
 		if err != nil {
 			return "", err

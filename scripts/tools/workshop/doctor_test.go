@@ -148,7 +148,8 @@ func TestDoctorChecksEachBinarysVersion(t *testing.T) {
 	root := t.TempDir()
 	for _, rel := range []string{"scripts/versions.env", "scripts/controlplane/go.mod", "scripts/controlplane/go.sum",
 		"scripts/controlplane/etcd/main.go", "scripts/tools/go.mod", "scripts/tools/go.sum",
-		"scripts/kubebuilder/go.mod", "scripts/kubebuilder/go.sum", "scripts/helm/go.mod", "scripts/helm/go.sum"} {
+		"scripts/kubebuilder/go.mod", "scripts/kubebuilder/go.sum", "scripts/helm/go.mod", "scripts/helm/go.sum",
+		"scripts/delve/go.mod", "scripts/delve/go.sum"} {
 		copyCheckoutFile(t, root, rel)
 	}
 	var out bytes.Buffer
@@ -162,7 +163,7 @@ func TestDoctorChecksEachBinarysVersion(t *testing.T) {
 			continue // not built yet
 		case "kubectl":
 			version = "v1.20.0" // another version
-		case "etcd":
+		case "etcd", "dlv":
 			version = strings.TrimPrefix(version, "v")
 		}
 		script := "#!/bin/sh\necho '" + b.name + " version " + version + "'\n"

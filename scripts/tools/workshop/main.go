@@ -41,6 +41,7 @@ var commands = map[string]command{
 	"diff":              {"lesson N against solution N; N solution: the solution before it against lesson N", diffCommand},
 	"steps":             {"solve each lesson's tasks one at a time: each turns exactly its own tests green", stepsCommand},
 	"mistakes":          {"make each marked mistake: its checklist row must name it", mistakesCommand},
+	"testtasks":         {"grade each test task's solution (catches every bug), empty and idle tests (catch none)", testTasksCommand},
 	"capstone-scaffold": {"scaffold lesson N with kubebuilder as its page says: every row must fail and name its requirement", capstoneScaffoldCommand},
 	"record-times":      {"keep the last full steps run's times in docs/check-times.tsv and the pages", recordTimesCommand},
 }

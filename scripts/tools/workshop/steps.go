@@ -121,7 +121,24 @@ func (c *checks) step(results string, l index.Lesson, folder string, solved int)
 	if err := c.run(log, dir, "go", append(append([]string{"vet"}, c.buildFlags...), "./...")...); err != nil {
 		return err
 	}
-	return c.stageTests(dir, l, log, "expect", "-done", strconv.Itoa(solved), "-result", s.result(results))
+	args := []string{"expect", "-done", strconv.Itoa(solved), "-result", s.result(results)}
+	// A test task is graded as make check-N grades it, from the step where it is the
+	// next to solve (its empty test must catch no bug) on (its solution's, every bug).
+	var graded []index.Todo
+	for _, t := range testTasks(l) {
+		if t.ID <= solved+1 {
+			graded = append(graded, t)
+		}
+	}
+	if len(graded) > 0 {
+		grades := filepath.Join(top, "tmp", "grades.json")
+		report := func(format string, a ...any) { fmt.Fprintf(log, format+"\n", a...) }
+		if err := gradeTasks(c.root, c.lessongen, l, graded, dir, grades, gradingEnv(c.root, c.mark), report); err != nil {
+			return err
+		}
+		args = append(args, "-grades", grades)
+	}
+	return c.stageTests(dir, l, log, args...)
 }
 
 // reportSteps says, lesson by lesson, whether every step went as its tests say, with

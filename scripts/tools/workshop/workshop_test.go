@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -464,4 +465,21 @@ func TestGeneratedCacheKeyChangesWithTheGenerators(t *testing.T) {
 		t.Fatal(err)
 	}
 	see("new binaries")
+}
+
+// A failed test's failure, as a test task's row shows it: from the first line a _test.go
+// file wrote, a few lines; without one, the output's last lines.
+func TestAFailedGradingShowsTheTestsOwnLines(t *testing.T) {
+	out := "logs\n=== RUN   TestX\n    x_test.go:12: \n        want 3 pods\n        got 2\n--- FAIL: TestX (0.01s)\nFAIL\n"
+	got := failureLines(out)
+	if len(got) == 0 || !strings.HasPrefix(strings.TrimSpace(got[0]), "x_test.go:12:") || !slices.Contains(got, "        want 3 pods") {
+		t.Errorf("failureLines = %q, want them to start at x_test.go:12 and hold its message", got)
+	}
+	got = failureLines("a\nb\npanic: boom\n")
+	if !slices.Equal(got, []string{"a", "b", "panic: boom"}) {
+		t.Errorf("failureLines without a test's line = %q, want the last lines", got)
+	}
+	if name := packageName("// Package x.\npackage controller\n"); name != "controller" {
+		t.Errorf("packageName = %q, want controller", name)
+	}
 }

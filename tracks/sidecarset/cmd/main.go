@@ -53,9 +53,23 @@ func main() {
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(sidecarsv1.AddToScheme(scheme))
 
-	if err := bootstrap.Run(opts, scheme, f.setup); err != nil {
+	//stage:17
+	f.configure(&opts)
+	stopTracing, err := f.startTracing()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	err = bootstrap.Run(opts, scheme, f.setup)
+	// The spans still in the batcher reach the file only when the provider stops.
+	stopTracing()
+	if err != nil {
+		os.Exit(1)
+	}
+	//stage:old if err := bootstrap.Run(opts, scheme, f.setup); err != nil {
+	//stage:old 	os.Exit(1)
+	//stage:old }
+	//stage:end
 }
 
 // flags are the operator's own command-line flags, next to bootstrap's.
@@ -64,6 +78,17 @@ type flags struct {
 	// kube-system's, never get a sidecar and are never counted: they must start for the
 	// webhook to answer (sidecars.ExcludedNamespaces).
 	managerNamespace string
+	//stage:17
+
+	// pprofAddr is where the manager serves Go's profiles, /debug/pprof/ ("" or "0":
+	// nowhere).
+	pprofAddr string
+	// traceFile is the file the spans of the reconcile passes are written to ("": none).
+	traceFile string
+	// trimPods false caches whole pods, without lesson 11's transform: for make
+	// bench-sidecarset-heap to compare.
+	trimPods bool
+	//stage:end
 }
 
 // serviceAccountNamespaceFile is where a pod finds its own namespace.
@@ -80,6 +105,14 @@ func (f *flags) bind(fs *flag.FlagSet, namespaceFile string) {
 	fs.StringVar(&f.managerNamespace, "manager-namespace", namespace,
 		"The namespace the manager runs in, whose pods get no sidecar (defaults to the pod's own, or "+
 			sidecars.DefaultManagerNamespace+" outside a pod).")
+	//stage:17
+	fs.StringVar(&f.pprofAddr, "pprof-bind-address", "",
+		"The address Go's profiles (/debug/pprof/) are served on, such as 127.0.0.1:8082; empty serves none.")
+	fs.StringVar(&f.traceFile, "trace-file", "",
+		"The file the spans of the reconcile passes and their API calls are written to, as JSON; empty traces nothing.")
+	fs.BoolVar(&f.trimPods, "trim-pods", true,
+		"Cache only what the controller reads of each pod (TrimPod); false caches whole pods, for make bench-sidecarset-heap to compare.")
+	//stage:end
 }
 
 // setup registers with the manager what the operator runs: from lesson 11 on its
@@ -87,9 +120,24 @@ func (f *flags) bind(fs *flag.FlagSet, namespaceFile string) {
 // cache they read.
 func (f flags) setup(mgr ctrl.Manager) error {
 	//stage:11
-	err := (&controller.SidecarSetReconciler{
-		Client:             mgr.GetClient(),
-		APIReader:          mgr.GetAPIReader(),
+	//stage:17
+	// The controller's client sends its API calls through a traced transport: each one
+	// shows as a child span of the pass that made it.
+	tracedClient, tracedReader, err := tracedClients(mgr)
+	if err != nil {
+		return err
+	}
+	//stage:end
+	//stage:17
+	err = (&controller.SidecarSetReconciler{
+		//stage:old err := (&controller.SidecarSetReconciler{
+		//stage:end
+		//stage:17
+		Client:    tracedClient,
+		APIReader: tracedReader,
+		//stage:old Client:             mgr.GetClient(),
+		//stage:old APIReader:          mgr.GetAPIReader(),
+		//stage:end
 		Scheme:             mgr.GetScheme(),
 		Recorder:           mgr.GetEventRecorder("sidecarset-controller"),
 		ExcludedNamespaces: sidecars.ExcludedNamespaces(f.managerNamespace),

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -33,7 +34,19 @@ type Todo struct {
 	Line  int      `json:"line"`
 	Hints []string `json:"hints"`
 	Tests []string `json:"tests"`
+	// Bugs are what a test task's test must catch, one per mutant (none for a code task).
+	Bugs []Bug `json:"bugs,omitempty"`
 }
+
+// A Bug is one mutant of a test task: its name, and what is wrong in a reviewer's words.
+type Bug struct {
+	Name string `json:"name"`
+	Bug  string `json:"bug"`
+}
+
+// IsTest says whether the task is a test task: the learner writes a test, in the
+// _test.go file its TODO stands in, and make check-N grades it by the bugs it catches.
+func (t Todo) IsTest() bool { return strings.HasSuffix(t.File, "_test.go") }
 
 type file struct {
 	Comment string   `json:"//"`

@@ -93,3 +93,42 @@ func read(name string, v any) error {
 	}
 	return nil
 }
+
+// A Grade is what make check-N found of a test task's test (the workshop command grades
+// it, todos shows it as the task's row): whether it passes on the solution, and which of
+// the task's bugs it catches, failing on the solution with the bug made.
+type Grade struct {
+	Task int `json:"task"`
+	// Broken holds the lines that say why the test could not be graded: it does not
+	// build, or it fails on correct code. Empty when it passed there.
+	Broken []string `json:"broken,omitempty"`
+	Total  int      `json:"total"`  // the task's bugs
+	Caught int      `json:"caught"` // those the test fails on
+	// Missed are the descriptions of the bugs the test passes on.
+	Missed []string `json:"missed,omitempty"`
+}
+
+// Done says whether the test passes on correct code and catches every bug.
+func (g Grade) Done() bool { return len(g.Broken) == 0 && g.Caught == g.Total }
+
+// Lines are what the checklist shows under the task's row when it is not done.
+func (g Grade) Lines() []string {
+	if len(g.Broken) > 0 {
+		return g.Broken
+	}
+	lines := []string{fmt.Sprintf("your test catches %d of %d known bugs; it passes when:", g.Caught, g.Total)}
+	for _, bug := range g.Missed {
+		lines = append(lines, "  - "+bug)
+	}
+	return lines
+}
+
+// WriteGrades and ReadGrades keep a check's grades for todos, in the file name.
+func WriteGrades(name string, grades []Grade) error { return Write(name, grades) }
+
+// ReadGrades reads the grades WriteGrades wrote.
+func ReadGrades(name string) ([]Grade, error) {
+	var g []Grade
+	err := read(name, &g)
+	return g, err
+}

@@ -48,7 +48,7 @@ func TestBuildBinariesForTheTestsBuildsOnlyWhatTheyNeed(t *testing.T) {
 	copyInto(t, root, "scripts/build-binaries.sh", "scripts/lib/common.sh", "scripts/versions.env",
 		"scripts/controlplane/go.mod", "scripts/controlplane/go.sum", "scripts/controlplane/etcd/main.go",
 		"scripts/tools/go.mod", "scripts/tools/go.sum", "scripts/kubebuilder/go.mod", "scripts/kubebuilder/go.sum",
-		"scripts/helm/go.mod", "scripts/helm/go.sum")
+		"scripts/helm/go.mod", "scripts/helm/go.sum", "scripts/delve/go.mod", "scripts/delve/go.sum")
 	// A go that "builds" a binary by writing the file go build -o names.
 	fake := t.TempDir()
 	writeCommand(t, fake, "go", `while [[ $# -gt 0 ]]; do [[ $1 == -o ]] && { echo built >"$2"; chmod +x "$2"; }; shift; done`)
@@ -68,8 +68,8 @@ func TestBuildBinariesForTheTestsBuildsOnlyWhatTheyNeed(t *testing.T) {
 	if err != nil {
 		t.Fatalf("build-binaries.sh: %v\n%s", err, out)
 	}
-	if got := built(t, root); len(got) != 13 {
-		t.Errorf("build-binaries.sh built %d binaries, want all 13: %q", len(got), got)
+	if got := built(t, root); len(got) != 14 {
+		t.Errorf("build-binaries.sh built %d binaries, want all 14: %q", len(got), got)
 	}
 	if strings.Contains(out, "Building etcd") {
 		t.Errorf("build-binaries.sh built etcd again:\n%s", out)

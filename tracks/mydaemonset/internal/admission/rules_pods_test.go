@@ -43,7 +43,7 @@ func TestOnlyTheManagerMayPutItsLabelOnPods(t *testing.T) {
 	err := user.Create(ctx, labelledPod(ns, "forged", map[string]string{controller.MyDaemonSetLabel: "agent"}))
 	g.Expect(apierrors.IsForbidden(err)).To(BeTrue(),
 		"a user's pod labelled %s must be denied (Forbidden) by the policy, not admitted or warned about (validationActions: [Deny]); got: %s", controller.MyDaemonSetLabel, describe(err))
-	g.Expect(err).To(MatchError(ContainSubstring("metadata.labels[" + controller.MyDaemonSetLabel + "]")), "the denial names the label")
+	g.Expect(err).To(MatchError(ContainSubstring("metadata.labels["+controller.MyDaemonSetLabel+"]")), "the denial names the label")
 
 	plain := labelledPod(ns, "plain", map[string]string{"app": "web"})
 	g.Expect(user.Create(ctx, plain)).To(Succeed(), "a pod without the label is anyone's to create")

@@ -10,6 +10,8 @@ import (
 	"maps"
 	"slices"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,6 +21,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -26,6 +29,7 @@ import (
 
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/tracks/sidecarset/api/sidecars/v1"
 	"github.com/kube-workshop/operator-workshop/tracks/sidecarset/internal/sidecars"
+	"github.com/kube-workshop/operator-workshop/tracks/sidecarset/internal/telemetry"
 )
 
 // SidecarSetReconciler reports in each SidecarSet's status how many pods it selects, how
@@ -44,6 +48,12 @@ type SidecarSetReconciler struct {
 	// ExcludedNamespaces are the namespaces whose pods the webhook leaves alone
 	// (sidecars.ExcludedNamespaces): their pods are not counted.
 	ExcludedNamespaces []string
+	//stage:17
+
+	// Tracer starts the span of each pass; nil means the global tracer provider's, which
+	// traces nothing unless cmd/main.go sets one (--trace-file).
+	Tracer trace.Tracer
+	//stage:end
 }
 
 // +kubebuilder:rbac:groups=sidecars.workshop.dev,resources=sidecarsets,verbs=get;list;watch
@@ -56,6 +66,12 @@ type SidecarSetReconciler struct {
 // changed. It is called for every change of a SidecarSet, of a pod's labels or injection
 // record, and of a namespace's labels.
 func (r *SidecarSetReconciler) Reconcile(ctx context.Context, req ctrl.Request) (_ ctrl.Result, retErr error) {
+	//lesson:17.3
+	ctx, span := r.tracer().Start(ctx, "SidecarSet.Reconcile", trace.WithAttributes(
+		attribute.String("sidecarset.name", req.Name),
+		attribute.String("reconcile.id", string(controller.ReconcileIDFromContext(ctx)))))
+	defer func() { telemetry.EndSpan(span, retErr) }()
+	//lesson:end
 	var set sidecarsv1.SidecarSet
 	if err := r.Get(ctx, req.NamespacedName, &set); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -71,6 +87,9 @@ func (r *SidecarSetReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 		if err := r.patchStatus(ctx, orig, &set, retErr); err != nil {
 			retErr = errors.Join(retErr, err)
 		}
+		//lesson:17.2 pass
+		telemetry.CountPass(set.Name, injectedReason(&set))
+		//lesson:end
 	}()
 
 	// A pass that fails counted nothing it can trust: the counts and revision the last

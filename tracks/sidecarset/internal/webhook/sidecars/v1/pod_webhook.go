@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"gomodules.xyz/jsonpatch/v2"
 	admissionv1 "k8s.io/api/admission/v1"
@@ -18,6 +19,7 @@ import (
 
 	sidecarsv1 "github.com/kube-workshop/operator-workshop/tracks/sidecarset/api/sidecars/v1"
 	"github.com/kube-workshop/operator-workshop/tracks/sidecarset/internal/sidecars"
+	"github.com/kube-workshop/operator-workshop/tracks/sidecarset/internal/telemetry"
 )
 
 // PodWebhookPath is where the manager serves the pod webhook; the marker below names it.
@@ -97,6 +99,12 @@ var _ admission.Handler = &PodSidecarInjector{}
 // it. The patch only adds (see additions): it never removes a field of the pod, even one
 // this manager does not know.
 func (i *PodSidecarInjector) Handle(ctx context.Context, req admission.Request) admission.Response {
+	//lesson:17.2
+	//lesson:stub outcome := telemetry.OutcomeNotSelected
+	//lesson:stub _ = outcome
+	start, outcome := time.Now(), telemetry.OutcomeNotSelected
+	defer func() { telemetry.ObserveAdmission(outcome, start) }()
+	//lesson:end
 	if req.Operation != admissionv1.Create || slices.Contains(i.ExcludedNamespaces, req.Namespace) {
 		return admission.Allowed("")
 	}
@@ -113,6 +121,9 @@ func (i *PodSidecarInjector) Handle(ctx context.Context, req admission.Request) 
 	//lesson:stub return admission.Allowed("")
 	selecting, warnings, err := i.selecting(ctx, &pod, req.Namespace)
 	if err != nil {
+		//stage:17
+		outcome = telemetry.OutcomeLookupFailed
+		//stage:end
 		log.FromContext(ctx).Error(err, "Admitting a pod without sidecars", "namespace", req.Namespace, "name", podName(&pod))
 		return admission.Allowed("").WithWarnings(fmt.Sprintf("no sidecars were injected: %v", err))
 	}
@@ -121,7 +132,16 @@ func (i *PodSidecarInjector) Handle(ctx context.Context, req admission.Request) 
 	}
 	injected := pod.DeepCopy()
 	warnings = append(warnings, Inject(injected, selecting)...)
-	return admission.Patched("", additions(&pod, injected)...).WithWarnings(warnings...)
+	//stage:17
+	// An answer that adds nothing (a pod the API server sends again, whose sidecars are
+	// in) injected nothing.
+	patch := additions(&pod, injected)
+	if len(patch) > 0 {
+		outcome = telemetry.OutcomeInjected
+	}
+	return admission.Patched("", patch...).WithWarnings(warnings...)
+	//stage:old return admission.Patched("", additions(&pod, injected)...).WithWarnings(warnings...)
+	//stage:end
 	//lesson:end
 }
 
