@@ -5,6 +5,12 @@
 # role, the webhook configurations. The chart's templates read them, so it follows the
 # code's markers as config/ does. A module without dist/chart is left alone.
 #
+# A module whose PROJECT lists kubebuilder's helm plugin (the capstone) has the chart that
+# plugin writes instead: `kubebuilder edit --plugins=helm/v2-alpha` writes dist/chart and
+# dist/install.yaml, through the module's own Makefile, which runs controller-gen and
+# kustomize from its bin/. They are the workshop's, put there under the names and versions
+# that Makefile asks for, so that it downloads nothing.
+#
 # make generate writes them into the tracks (scripts/lessons.sh), from which the stages
 # get them; make verify checks them (scripts/verify.sh). Never edit them by hand.
 #
@@ -41,6 +47,30 @@ render() {
   } >"$out/dist/install.yaml"
 }
 
+# uses_helm_plugin DIR says whether DIR's PROJECT lists kubebuilder's helm plugin.
+uses_helm_plugin() { grep -q '^  helm.kubebuilder.io/v2-alpha:' "$1/PROJECT" 2>/dev/null; }
+
+# makefile_version DIR NAME prints the version DIR's Makefile gives NAME (CONTROLLER_TOOLS_VERSION).
+makefile_version() { awk -v name="$2" '$1 == name && $2 == "?=" {print $3; exit}' "$1/Makefile"; }
+
+# render_plugin DIR runs the helm plugin in DIR, offline, with the workshop's tools.
+render_plugin() {
+  local dir=$1 gen kust
+  gen=$(makefile_version "$dir" CONTROLLER_TOOLS_VERSION)
+  kust=$(makefile_version "$dir" KUSTOMIZE_VERSION)
+  [[ -n $gen && -n $kust ]] || die "${dir#"$ROOT"/}/Makefile names no CONTROLLER_TOOLS_VERSION or KUSTOMIZE_VERSION"
+  mkdir -p "$dir/bin"
+  cp "$CACHE/bin/current/controller-gen" "$dir/bin/controller-gen-$gen"
+  cp "$CACHE/bin/current/kustomize" "$dir/bin/kustomize-$kust"
+  ln -sf "$dir/bin/controller-gen-$gen" "$dir/bin/controller-gen"
+  ln -sf "$dir/bin/kustomize-$kust" "$dir/bin/kustomize"
+  (cd "$dir" && GOWORK=off "$CACHE/bin/current/kubebuilder" edit --plugins=helm/v2-alpha) >"$dir/bin/helm-plugin.log" 2>&1 ||
+    die "kubebuilder edit --plugins=helm/v2-alpha failed in ${dir#"$ROOT"/}:"$'\n'"$(cat "$dir/bin/helm-plugin.log")"
+  ! grep -q '^Downloading' "$dir/bin/helm-plugin.log" ||
+    die "kubebuilder's helm plugin downloaded a tool in ${dir#"$ROOT"/}:"$'\n'"$(grep '^Downloading' "$dir/bin/helm-plugin.log")"
+  rm -rf "${dir:?}/bin"
+}
+
 action=${1:-}
 [[ $action == write || $action == check ]] || die "usage: $0 write|check MODULE_DIR..."
 shift
@@ -48,6 +78,21 @@ bad=0
 for dir in "$@"; do
   dir=$(cd "$dir" && pwd)
   [[ -d $dir/dist/chart ]] || continue
+  if uses_helm_plugin "$dir"; then
+    if [[ $action == write ]]; then
+      render_plugin "$dir"
+      continue
+    fi
+    out=$(mktemp -d)
+    cp -R "$dir/." "$out"
+    render_plugin "$out"
+    if ! diff -r "$out/dist" "$dir/dist" >/dev/null 2>&1; then
+      warn "${dir#"$ROOT"/}/dist differs from what kubebuilder's helm plugin writes from its config/"
+      bad=1
+    fi
+    rm -rf "$out"
+    continue
+  fi
   if [[ $action == write ]]; then
     render "$dir" "$dir"
     continue

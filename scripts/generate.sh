@@ -39,8 +39,12 @@ for dir in "$@"; do
     if grep -rqs -- '+kubebuilder:ac:generate=true' api; then
       GOWORK=off "$CACHE/bin/current/controller-gen" applyconfiguration paths=./api/...
     fi
+    # A kubebuilder scaffold (the capstone's) heads its generated code with its
+    # boilerplate, as its own make generate does.
+    object=object
+    [[ ! -f hack/boilerplate.go.txt ]] || object=object:headerFile=hack/boilerplate.go.txt
     GOWORK=off "$CACHE/bin/current/controller-gen" \
-      object paths=./api/... \
+      "$object" paths=./api/... \
       crd rbac:roleName=manager-role webhook paths=./... \
       output:crd:artifacts:config=config/crd/bases \
       output:rbac:artifacts:config=config/rbac \

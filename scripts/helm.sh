@@ -16,7 +16,11 @@
 #              object, and a NodePool made before is still there
 #   uninstall  every object of the release is gone; the CRD and the NodePool stay
 #
-# Usage: scripts/helm.sh [STAGE]      STAGE: a NodePool stage with dist/chart
+# A stage whose PROJECT lists kubebuilder's helm plugin (solution 15, the capstone) has the
+# chart that plugin writes; it gets the same steps, in its terms: lint, the CRD rendered
+# as a template kept by policy, install, an upgrade that changes the CRD, uninstall.
+#
+# Usage: scripts/helm.sh [STAGE]      STAGE: a stage with dist/chart
 #                                     (solutions/09-nodepool-deploy when none)
 #   HELM_CLUSTER=workshop-helm        its cluster, kwok-$HELM_CLUSTER; it runs no manager,
 #                                     so it needs no port of its own
@@ -113,6 +117,84 @@ uid() { kubectl get "$@" -o jsonpath='{.metadata.uid}'; }
 cleanup() { "$ROOT/scripts/cluster.sh" down >/dev/null 2>&1 || true; }
 trap cleanup EXIT
 
+start_cluster() {
+  say "Starting a cluster of its own, kwok-$WORKSHOP_CLUSTER"
+  "$ROOT/scripts/cluster.sh" down >/dev/null 2>&1
+  "$ROOT/scripts/cluster.sh" up 1 2>&1 | grep -v '^  \|^The cluster is ready' >&2
+  KUBECONFIG=$("$ROOT/scripts/cluster.sh" kubeconfig)
+  export KUBECONFIG
+}
+
+# plugin_chart tests the chart kubebuilder's helm plugin wrote (the capstone's). Helm
+# never upgrades nor deletes the CRDs of a chart's crds/ folder; this chart renders its
+# CRD as a template instead (crd.enabled), annotated helm.sh/resource-policy: keep
+# (crd.keep): an upgrade applies it, an uninstall leaves it and every object of its kind.
+plugin_chart() {
+  release=capstone ns=capstone-system crd=configmapcopies.copies.workshop.dev
+  account="system:serviceaccount:$ns:$release-controller-manager"
+  say "The chart of ${stage#"$ROOT"/}: lint and template"
+  check "helm lint passes" helm lint --strict "$chart"
+  check "the CRD is a template of the chart, kept by policy" \
+    grep -q '"helm.sh/resource-policy": keep' <(helm template "$release" "$chart" -n "$ns" --show-only "templates/crd/$crd.yaml")
+  check "crd.enabled=false renders no CRD (for a cluster whose CRDs someone else installs)" \
+    absent_in_template CustomResourceDefinition --set crd.enabled=false
+
+  start_cluster
+  cat >"$work/values.yaml" <<'YAML'
+certManager:
+  enabled: false
+webhook:
+  enabled: false
+YAML
+  say "helm install, without cert-manager and webhooks"
+  helm install "$release" "$chart" -n "$ns" --create-namespace -f "$work/values.yaml" >/dev/null
+  check "the CRD is Established" wait_established crd "$crd"
+  check "the CRD carries helm.sh/resource-policy: keep" \
+    is keep kubectl get crd "$crd" -o jsonpath='{.metadata.annotations.helm\.sh/resource-policy}'
+  check "the Deployment rolls out" kubectl -n "$ns" rollout status deployment "$release-controller-manager" --timeout=60s
+  check "the manager may write ConfigMaps in any namespace (its ClusterRole, bound)" can create configmaps -n default
+  check "... and ConfigMapCopies' status" can patch "$crd" --subresource=status
+  check "... but not read Secrets" cannot get secrets -n default
+  kubectl apply -f "$stage/config/samples/copies_v1_configmapcopy.yaml" >/dev/null
+  crd_uid=$(uid crd "$crd")
+  copy_uid=$(uid configmapcopy configmapcopy-sample)
+
+  say "helm upgrade to a new chart version, with a changed CRD"
+  cp -R "$chart" "$work/chart"
+  sed 's/^version: .*/version: 0.1.1-upgrade/' "$chart/Chart.yaml" >"$work/chart/Chart.yaml"
+  awk '{print} $0 == "    - cmcopy" {print "    - cmctest"}' "$chart/templates/crd/$crd.yaml" >"$work/chart/templates/crd/$crd.yaml"
+  helm upgrade "$release" "$work/chart" -n "$ns" -f "$work/values.yaml" >/dev/null
+  check "the upgrade changed the CRD (its new short name)" \
+    is "cmcopy cmctest" kubectl get crd "$crd" -o jsonpath='{.spec.names.shortNames[*]}'
+  check "the CRD is the same object" is "$crd_uid" uid crd "$crd"
+  check "the ConfigMapCopy made before the upgrade is the same object" is "$copy_uid" uid configmapcopy configmapcopy-sample
+
+  say "helm uninstall"
+  helm uninstall "$release" -n "$ns" --wait >/dev/null 2>"$work/uninstall.err" || { cat "$work/uninstall.err" >&2; die "helm uninstall failed"; }
+  check "the release's objects are gone" \
+    absent -n "$ns" deployment/"$release-controller-manager" serviceaccount/"$release-controller-manager"
+  check "its ClusterRole and ClusterRoleBinding are gone" \
+    absent clusterrole/"$release-manager-role" clusterrolebinding/"$release-manager-rolebinding"
+  check "the CRD stays (helm.sh/resource-policy: keep), the same object" is "$crd_uid" uid crd "$crd"
+  check "the ConfigMapCopy stays, the same object" is "$copy_uid" uid configmapcopy configmapcopy-sample
+
+  ((failures == 0)) || die "$failures checks of the chart failed (above)"
+  say "The chart installs, upgrades and uninstalls as it should ($(seconds_since "$start")s)"
+}
+
+# absent_in_template KIND ARGS... fails when helm template with ARGS renders a KIND.
+absent_in_template() {
+  local kind=$1 out
+  shift
+  out=$(helm template "$release" "$chart" -n "$ns" "$@") || return 1
+  ! grep -q "^kind: $kind\$" <<<"$out" || { echo "it renders a $kind"; return 1; }
+}
+
+if grep -q '^  helm.kubebuilder.io/v2-alpha:' "$stage/PROJECT" 2>/dev/null; then
+  plugin_chart
+  exit 0
+fi
+
 say "The chart of ${stage#"$ROOT"/}: lint and template"
 check "helm lint passes" helm lint --strict "$chart"
 check "two replicas without leader election are refused, naming the fields" \
@@ -121,11 +203,7 @@ check "webhooks without cert-manager or a CA are refused, naming the fields" \
   refused "webhook.caBundle is empty" --set certManager.enable=false
 check "its defaults render the objects of config/default (the Namespace aside) and the CRD, by kind and name" same_objects
 
-say "Starting a cluster of its own, kwok-$WORKSHOP_CLUSTER"
-"$ROOT/scripts/cluster.sh" down >/dev/null 2>&1
-"$ROOT/scripts/cluster.sh" up 1 2>&1 | grep -v '^  \|^The cluster is ready' >&2
-KUBECONFIG=$("$ROOT/scripts/cluster.sh" kubeconfig)
-export KUBECONFIG
+start_cluster
 
 # No cert-manager and no container runs here: without webhooks, NodePools are stored
 # unchecked, and nothing waits for a certificate.

@@ -101,6 +101,8 @@ each_module() {
 # tasks write.
 derive_solution() { workshop generate-like "$1" "" && "$ROOT/scripts/dist.sh" write "$1"; }
 derive_lesson() {
+  # A lesson that starts empty (the capstone) holds its README alone: nothing to derive.
+  [[ -f $1/go.mod ]] || return 0
   workshop generate-like "$1" "${1/\/lessons\//\/solutions\/}" && "$ROOT/scripts/dist.sh" write "$1"
 }
 derive() {

@@ -77,7 +77,10 @@ fi
 if manager_has_webhooks "$dir"; then
   say "Installing the webhooks of $name, pointed at the manager on https://$MANAGER_HOST:$WEBHOOK_PORT"
   manager_install_webhooks "$dir" "$MANAGER_HOST" "$WEBHOOK_PORT" "$WEBHOOK_CERT_DIR"
-  MANAGER_ARGS+=(--webhook-port "$WEBHOOK_PORT" --webhook-cert-dir "$WEBHOOK_CERT_DIR")
+  # kubebuilder's cmd/main.go (the capstone's) names the folder --webhook-cert-path.
+  cert_flag=--webhook-cert-dir
+  ! grep -q '"webhook-cert-path"' "$dir/cmd/main.go" || cert_flag=--webhook-cert-path
+  MANAGER_ARGS+=(--webhook-port "$WEBHOOK_PORT" "$cert_flag" "$WEBHOOK_CERT_DIR")
 fi
 
 # start_manager [FLAGS...] starts the stage's manager with MANAGER_ARGS and FLAGS, and

@@ -14,10 +14,12 @@
 #      version and on a new cluster at an old one's address (scripts/discovery-check.sh);
 #      then the fast fault tests (scripts/faults.sh): ImoocPod and MyDaemonSet managers
 #      killed mid-work (`make faults` adds the control-plane restarts under a NodePool).
-#      The other: the NodePool Helm chart installed, upgraded and uninstalled
-#      (scripts/helm.sh); then the short form of every benchmark (scripts/bench.sh,
-#      BENCH_SIZE=short), which fails on a missed target: node writes, pod creates,
-#      memory (the times only at full scale)
+#      The other: the NodePool Helm chart and the capstone's installed, upgraded and
+#      uninstalled (scripts/helm.sh); then the short form of every benchmark
+#      (scripts/bench.sh, BENCH_SIZE=short), which fails on a missed target: node
+#      writes, pod creates, memory (the times only at full scale); then the capstone
+#      graded from outside: a scaffold without logic fails every row, naming its
+#      requirement, and each requirement's marked mistake is caught by its row
 #
 # Usage: scripts/test.sh
 source "$(dirname "$0")/lib/common.sh"
@@ -71,7 +73,9 @@ phase "unit and envtest tests of shared/, scripts/tools and ${#solutions[@]} sol
 go vet -trimpath ./shared/... ${packages[@]+"${packages[@]}"}
 (cd scripts/tools && GOWORK=off go vet -trimpath ./... && GOWORK=off go test -trimpath -count=1 -vet=off ./...)
 # Four packages at a time: much of an envtest is waiting on its API server.
-go test -trimpath -count=1 -p 4 -vet=off ./shared/... ${packages[@]+"${packages[@]}"}
+# The capstone's tests are kubebuilder's scaffold's: their envtest finds etcd and
+# kube-apiserver through KUBEBUILDER_ASSETS alone (shared/TROUBLESHOOTING.md, entry 21).
+KUBEBUILDER_ASSETS="$CACHE/bin/current" go test -trimpath -count=1 -p 4 -vet=off ./shared/... ${packages[@]+"${packages[@]}"}
 
 # A solution that deploys into a cluster (kind, with cert-manager) has config/default;
 # nothing here can apply it, but it must at least build.
@@ -139,12 +143,25 @@ charts_and_benches() {
   printf '%5ss  %s\n' "$(seconds_since "$start")" "the NodePool chart: install, upgrade, uninstall (scripts/helm.sh)" >>"$END_TO_END_TIMES"
 
   start=$(date +%s)
+  say "The capstone's chart, kubebuilder's helm plugin's: lint, template, install, upgrade, uninstall (scripts/helm.sh)"
+  "$ROOT/scripts/helm.sh" "$ROOT/solutions/15-capstone"
+  printf '%5ss  %s\n' "$(seconds_since "$start")" "the capstone's chart: install, upgrade, uninstall (scripts/helm.sh)" >>"$END_TO_END_TIMES"
+
+  start=$(date +%s)
   say "Benchmarks, short form: each on a cluster of its own, every target but the times (scripts/bench.sh)"
   local workload
   for workload in imoocpod mydaemonset nodepool sidecarset admission; do
     BENCH_SIZE=short "$ROOT/scripts/bench.sh" "$workload"
   done
   printf '%5ss  %s\n' "$(seconds_since "$start")" "benchmarks, short form: every target but the times (scripts/bench.sh)" >>"$END_TO_END_TIMES"
+
+  # The capstone's grading starts a control plane and a manager per run: its marked
+  # mistakes run here, in the background, rather than with the others in the foreground.
+  start=$(date +%s)
+  say "The capstone graded from outside: the page's kubebuilder scaffold fails every row, and each marked mistake its own"
+  workshop capstone-scaffold 15
+  "$ROOT/scripts/lessons.sh" mistakes capstone
+  printf '%5ss  %s\n' "$(seconds_since "$start")" "the capstone: a fresh scaffold and the marked mistakes, graded from outside" >>"$END_TO_END_TIMES"
 }
 
 phase "every lesson's tasks, solved one at a time, turn exactly their own tests green"

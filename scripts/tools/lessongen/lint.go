@@ -563,7 +563,13 @@ func lintRepository(root string) ([]lintProblem, error) {
 				}
 				against = withTests
 			}
-			for _, p := range append(lintText(t.Text, against), lintImports(t.Text, against, learner)...) {
+			found := lintText(t.Text, against)
+			// A lesson that starts empty has no code of its own: every import is the
+			// learner's to write, and a hint may name any alias of the solution.
+			if !l.StartsEmpty {
+				found = append(found, lintImports(t.Text, against, learner)...)
+			}
+			for _, p := range found {
 				t.Lesson, t.Problem = l.Number, p
 				problems = append(problems, t)
 			}

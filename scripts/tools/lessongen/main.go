@@ -225,10 +225,18 @@ func (t *track) readme(root string, tg target, folder string) ([]byte, error) {
 	}
 	n := fmt.Sprintf("%02d", tg.Stage)
 	var b strings.Builder
-	if tg.Lesson {
+	empty := t.manifest.lesson(tg.Stage).Empty
+	switch {
+	case tg.Lesson && empty:
+		fmt.Fprintf(&b, "# Lesson %s: %s\n\nThis folder is yours, and empty on purpose: docs/lesson-%s.md gives the spec and every step,\n", n, title, n)
+		fmt.Fprintf(&b, "from `kubebuilder init` on (run with GOWORK=off: the workshop's go.work does not list this module).\n")
+		fmt.Fprintf(&b, "`make check-%d` grades it against the spec, one row per requirement; `make hint-%d T=k` gives a hint for requirement k.\n", tg.Stage, tg.Stage)
+		fmt.Fprintf(&b, "\nOnly this README is generated (by `make generate`, from tracks/%s); everything else you write.\n", t.name)
+		return []byte(b.String()), nil
+	case tg.Lesson:
 		fmt.Fprintf(&b, "# Lesson %s: %s\n\nRead docs/lesson-%s.md, then find your tasks: `grep -rn 'TODO(' lessons/%s`.\n", n, title, n, folder)
 		fmt.Fprintf(&b, "`make check-%d` checks them, `make hint-%d` gives a hint, `make reset-%d` starts over.\n", tg.Stage, tg.Stage, tg.Stage)
-	} else {
+	default:
 		fmt.Fprintf(&b, "# Solution %s: %s\n\nThe finished code of lesson %s, explained in docs/lesson-%s.md.\n", n, title, n, n)
 	}
 	fmt.Fprintf(&b, "\nGenerated from tracks/%s by `make generate`: edit the track, not this folder.\n", t.name)
@@ -241,11 +249,20 @@ func (t *track) indexEntry(root string, l *lessonSpec, st *stage) (index.Lesson,
 	if err != nil {
 		return index.Lesson{}, err
 	}
+	if l.Empty {
+		// The tests of its requirements are the grading suite's, not the stage's.
+		suite, err := suiteFiles(root)
+		if err != nil {
+			return index.Lesson{}, err
+		}
+		st = &stage{folder: st.folder, files: suite}
+	}
 	todos, err := st.tasks(l)
 	if err != nil {
 		return index.Lesson{}, err
 	}
-	return index.Lesson{Number: l.Number, Title: title, Operator: t.manifest.Operator, Folder: "lessons/" + l.Folder, Timeout: l.Timeout, Todos: todos}, nil
+	return index.Lesson{Number: l.Number, Title: title, Operator: t.manifest.Operator, Folder: "lessons/" + l.Folder, Timeout: l.Timeout,
+		StartsEmpty: l.Empty, Todos: todos}, nil
 }
 
 // borrowedFiles renders the files a track borrows, as the lending track's stage has them,
@@ -392,4 +409,28 @@ func docDrifts(root string, write bool) ([]docDrift, error) {
 		all = append(all, drifts...)
 	}
 	return all, nil
+}
+
+// suiteDir is the grading suite of a lesson that starts empty: black-box tests, one per
+// requirement, that make check-N runs against the learner's manager.
+const suiteDir = "scripts/tools/capstone"
+
+// suiteFiles returns the test files of the grading suite, by their names.
+func suiteFiles(root string) (map[string][]byte, error) {
+	names, err := filepath.Glob(filepath.Join(root, suiteDir, "*_test.go"))
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%s: no grading suite (no _test.go file)", suiteDir)
+	}
+	files := map[string][]byte{}
+	for _, name := range names {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		files[filepath.Base(name)] = src
+	}
+	return files, nil
 }

@@ -53,7 +53,13 @@ type lessonSpec struct {
 	// Replaces are files this lesson rewrites whole, or removes: the stages before it
 	// take each from _before<N>/<file> in the track (N this lesson's number), a folder Go
 	// and controller-gen ignore, so that the track's module holds only its last stage.
-	Replaces []string      `yaml:"replaces"`
+	Replaces []string `yaml:"replaces"`
+	// Empty says the learner starts the lesson from an empty folder (the capstone): the
+	// lesson holds its README alone, and the learner scaffolds the module with kubebuilder.
+	// Its tasks are the requirements of the lesson's spec: no //lesson: marker places them
+	// in the code and they have no TODO text; each names the test of the grading suite
+	// (scripts/tools/capstone) that checks it. The solution is the track's last stage.
+	Empty    bool          `yaml:"empty"`
 	Tasks    []taskSpec    `yaml:"tasks"`
 	Mistakes []mistakeSpec `yaml:"mistakes"`
 }
@@ -153,9 +159,16 @@ func (m *manifest) check() error {
 				return fmt.Errorf("lesson %d: renames: %q: %q: each is one word and the word it replaces", l.Number, from, to)
 			}
 		}
+		if l.Empty && (i > 0 || len(m.Lessons) > 1) {
+			return fmt.Errorf("lesson %d: empty: a lesson that starts from an empty folder is its track's only lesson", l.Number)
+		}
 		for j, t := range l.Tasks {
 			where := fmt.Sprintf("lesson %d, task %d", l.Number, t.ID)
 			switch {
+			case l.Empty && (t.Todo != "" || len(t.Also) > 0):
+				return fmt.Errorf("%s: todo, also: a lesson that starts empty has no TODO in its code; say the requirement in the page", where)
+			case l.Empty && len(t.Tests) != 1:
+				return fmt.Errorf("%s: tests: a requirement of a lesson that starts empty is one test of its grading suite; %d given", where, len(t.Tests))
 			case t.ID != j+1:
 				return fmt.Errorf("lesson %d: the tasks are numbered 1, 2, ... in order; task %d is number %d", l.Number, j+1, t.ID)
 			case strings.TrimSpace(t.Title) == "":

@@ -45,7 +45,7 @@ func scratchRepo(t *testing.T) string {
 
 func TestNewScaffoldsALessonInTheTemplateAndWritesOverNothing(t *testing.T) {
 	root := scratchRepo(t)
-	l := newLesson{track: "nodepool", number: 15, folder: "15-nodepool-policies", title: "Admission without a webhook"}
+	l := newLesson{track: "nodepool", number: 18, folder: "18-nodepool-policies", title: "Admission without a webhook"}
 	if err := l.scaffold(root); err != nil {
 		t.Fatal(err)
 	}
@@ -56,8 +56,8 @@ func TestNewScaffoldsALessonInTheTemplateAndWritesOverNothing(t *testing.T) {
 		}
 		return string(src)
 	}
-	page := read("docs/lesson-15.md")
-	if w := countWords("docs/lesson-15.md", []byte(page)); len(w.problems()) != 0 {
+	page := read("docs/lesson-18.md")
+	if w := countWords("docs/lesson-18.md", []byte(page)); len(w.problems()) != 0 {
 		t.Errorf("the new page is not in the template: %q", w.problems())
 	}
 	if !strings.Contains(page, "<!-- The task list: make generate writes it from tracks/nodepool/lessons.yaml") {
@@ -67,26 +67,26 @@ func TestNewScaffoldsALessonInTheTemplateAndWritesOverNothing(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the manifest does not read after the scaffold: %v", err)
 	}
-	if got := m.lesson(15); got == nil || got.Folder != "15-nodepool-policies" || len(got.Tasks) != 1 {
-		t.Errorf("the manifest's lesson 15: %+v", got)
+	if got := m.lesson(18); got == nil || got.Folder != "18-nodepool-policies" || len(got.Tasks) != 1 {
+		t.Errorf("the manifest's lesson 18: %+v", got)
 	}
 	work := read("go.work")
 	for _, pair := range [][2]string{
-		{"./lessons/14-nodepool-apply\n", "\t./lessons/15-nodepool-policies\n"},
-		{"./solutions/14-nodepool-apply\n", "\t./solutions/15-nodepool-policies\n"},
+		{"./lessons/17-sidecarset-observe\n", "\t./lessons/18-nodepool-policies\n"},
+		{"./solutions/17-sidecarset-observe\n", "\t./solutions/18-nodepool-policies\n"},
 	} {
 		if !strings.Contains(work, pair[0]+pair[1]) {
 			t.Errorf("go.work lacks %q right after %q:\n%s", pair[1], pair[0], work)
 		}
 	}
-	if !strings.HasPrefix(read("scripts/walkthroughs/15.sh"), "# shellcheck shell=bash\n# Stage 15: Admission without a webhook.") {
-		t.Errorf("the walkthrough does not open as the others do:\n%s", read("scripts/walkthroughs/15.sh"))
+	if !strings.HasPrefix(read("scripts/walkthroughs/18.sh"), "# shellcheck shell=bash\n# Stage 18: Admission without a webhook.") {
+		t.Errorf("the walkthrough does not open as the others do:\n%s", read("scripts/walkthroughs/18.sh"))
 	}
 
 	// Again: the lesson exists, and nothing is written.
 	before := read("go.work")
 	err = l.scaffold(root)
-	if err == nil || !strings.Contains(err.Error(), "lesson 15 exists already") {
+	if err == nil || !strings.Contains(err.Error(), "lesson 18 exists already") {
 		t.Errorf("a second scaffold: %v; want it refused, naming the lesson", err)
 	}
 	if read("go.work") != before {
@@ -97,7 +97,7 @@ func TestNewScaffoldsALessonInTheTemplateAndWritesOverNothing(t *testing.T) {
 func TestNewNamesEachBadArgument(t *testing.T) {
 	root := scratchRepo(t)
 	err := newLesson{track: "nosuch", number: 15, folder: "16-Policies", title: " "}.check(root)
-	for _, want := range []string{"-track: \"nosuch\" is not a track; the tracks are clientgo, imoocpod", "-folder: \"16-Policies\" is not NN-name", "-title:"} {
+	for _, want := range []string{"-track: \"nosuch\" is not a track; the tracks are capstone, clientgo, imoocpod", "-folder: \"16-Policies\" is not NN-name", "-title:"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v; want it to say %q", err, want)
 		}

@@ -62,7 +62,10 @@ func taskList(l index.Lesson, spec *lessonSpec) string {
 			label = "Tests"
 		}
 		text := fmt.Sprintf("**%s** In `%s`: %s *%s:* `%s`.", t.Title, file, todo, label, strings.Join(t.Tests, "`, `"))
-		if len(t.Mutants) > 0 {
+		if spec.Empty {
+			// A requirement has no place in the code: the suite grades it from outside.
+			text = fmt.Sprintf("**R%d %s** *Graded by:* `%s`, in `%s`.", t.ID, t.Title, strings.Join(t.Tests, "`, `"), suiteDir)
+		} else if len(t.Mutants) > 0 {
 			// A test task: the learner writes the test, which known bugs grade.
 			todo = strings.ReplaceAll(todo, testingPage, "["+testingPage+"]("+filepath.Base(testingPage)+")")
 			text = fmt.Sprintf("**%s** In `%s`: %s *You write:* `%s`, graded by %d known bugs.", t.Title, file, todo, strings.Join(t.Tests, "`, `"), len(t.Mutants))

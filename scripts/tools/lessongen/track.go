@@ -133,6 +133,9 @@ func (t *track) checkFences() error {
 		}
 	}
 	for _, l := range t.manifest.Lessons {
+		if l.Empty {
+			continue // its tasks are requirements, checked from outside
+		}
 		for _, task := range l.Tasks {
 			if _, ok := found[place{l.Number, task.ID, ""}]; !ok {
 				return fmt.Errorf("%s: lesson %d, task %d: no //lesson:%d.%d in the code marks where it is written", t.manifestPath(), l.Number, task.ID, l.Number, task.ID)
@@ -243,6 +246,9 @@ func (t *track) render(tg target, borrowed map[string][]byte) (*stage, error) {
 		return nil, fmt.Errorf("track %s has no lesson %d", t.name, tg.Stage)
 	}
 	st := &stage{folder: l.Folder, files: map[string][]byte{}, fences: map[string][]fence{}}
+	if l.Empty && tg.Lesson {
+		return st, nil // the learner's folder starts empty but for its README
+	}
 	files := slices.Clone(t.files)
 	for rel := range t.borrowed {
 		if !slices.Contains(files, rel) {

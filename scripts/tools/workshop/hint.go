@@ -68,7 +68,12 @@ func hint(w io.Writer, root string, l index.Lesson, id int) error {
 		shown, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 	}
 	next := min(shown, len(t.Hints)-1)
-	fmt.Fprintf(w, "TODO(%d) %s (%s:%d)\n", t.ID, t.Title, filepath.Join(l.Folder, t.File), t.Line)
+	if l.StartsEmpty {
+		// A requirement of the capstone's spec: no TODO marks a place for it.
+		fmt.Fprintf(w, "R%d %s (docs/lesson-%02d.md)\n", t.ID, t.Title, l.Number)
+	} else {
+		fmt.Fprintf(w, "TODO(%d) %s (%s:%d)\n", t.ID, t.Title, filepath.Join(l.Folder, t.File), t.Line)
+	}
 	for i := 0; i <= next; i++ {
 		fmt.Fprintf(w, "  Hint %d of %d: %s\n", i+1, len(t.Hints), t.Hints[i])
 	}

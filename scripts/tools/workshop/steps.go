@@ -35,6 +35,10 @@ func stepsCommand(root string, args []string) error {
 	if err != nil {
 		return err
 	}
+	// A lesson that starts empty has no stage between nothing and its solution: its
+	// requirements are graded from outside (make check-N), its mistakes by workshop
+	// mistakes, and a scaffold without logic by workshop capstone-scaffold.
+	lessons = slices.DeleteFunc(lessons, func(l lessonRow) bool { return lessonOf(indexed, l.folder).StartsEmpty })
 	if len(lessons) == 0 {
 		return fmt.Errorf("no lessons in %s", cmp.Or(track, "any track"))
 	}

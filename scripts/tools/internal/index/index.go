@@ -20,7 +20,10 @@ type Lesson struct {
 	Operator string `json:"operator"` // the kind the lesson's controller manages
 	Folder   string `json:"folder"`   // lessons/NN-name, and its solution solutions/NN-name
 	Timeout  string `json:"timeout"`  // go test's -timeout for the lesson's tests
-	Todos    []Todo `json:"todos"`
+	// StartsEmpty: the learner's folder starts empty (the capstone); its tasks are the
+	// requirements its grading suite (scripts/tools/capstone) checks from outside.
+	StartsEmpty bool   `json:"startsEmpty,omitempty"`
+	Todos       []Todo `json:"todos"`
 }
 
 // A Todo is one task of a lesson: where its TODO stands, its hints and its tests.
