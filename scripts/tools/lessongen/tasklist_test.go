@@ -1,6 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -72,5 +76,46 @@ func TestWordsCountProseAndCheckTheTemplate(t *testing.T) {
 	w.mainPath = mainPathBudget + 1
 	if p := w.problems(); len(p) != 2 || !strings.Contains(p[1], "over the budget") {
 		t.Errorf("a page over the budget: problems %q, want the budget named", p)
+	}
+}
+
+// The pages' budget is an average a page: a new lesson may bring its own words, and a
+// total over n pages' share fails the check, naming the budget.
+func TestThePagesBudgetIsAnAverageAPage(t *testing.T) {
+	// page writes a page in the template whose "Going further" holds words prose words.
+	page := func(words int) string {
+		return strings.Join([]string{
+			"## Concepts", "## Your tasks", "## Check your work", "## Common mistakes",
+			"## Going further", strings.TrimSpace(strings.Repeat("word ", words)), "## Next",
+		}, "\n")
+	}
+	// A page's headings are 17 prose words; the rest is its Going further.
+	for _, tc := range []struct {
+		name  string
+		pages []int
+		over  bool
+	}{
+		{"two pages over two shares", []int{averagePageBudget, averagePageBudget}, true},
+		{"a third page short enough to bring the average under", []int{averagePageBudget, averagePageBudget, averagePageBudget - 2*17 - 17}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(root, "docs"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for i, words := range tc.pages {
+				name := filepath.Join(root, "docs", fmt.Sprintf("lesson-%02d.md", i+1))
+				if err := os.WriteFile(name, []byte(page(words)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := printWords(root, io.Discard, true)
+			if tc.over && err == nil {
+				t.Errorf("%d pages of %v prose words passed the check; their budget is %d", len(tc.pages), tc.pages, pagesBudget(len(tc.pages)))
+			}
+			if !tc.over && err != nil {
+				t.Errorf("%d pages of %v prose words failed the check (%v); their budget is %d", len(tc.pages), tc.pages, err, pagesBudget(len(tc.pages)))
+			}
+		})
 	}
 }
