@@ -76,3 +76,64 @@ func TestALessonThatStartsEmptyIsRefusedATodoOrATestTheSuiteLacks(t *testing.T) 
 		})
 	}
 }
+
+// testTaskRepo is emptyRepo with a test task: the learner writes the test at file, in
+// the module they scaffold, and bugs grade it.
+func testTaskRepo() map[string]string {
+	files := maps.Clone(emptyRepo)
+	files["tracks/own/lessons.yaml"] += `  - id: 2
+    title: Test it.
+    file: run_test.go
+    hints: [Write it., Then again.]
+    tests: [TestItRunsTwice]
+    mutants:
+    - name: runs-once
+      bug: it runs once
+      edits:
+      - file: main.go
+        find: "func main() {}"
+        instead: "func main() { return }"
+`
+	files["tracks/own/run_test.go"] = "package main\n\nimport \"testing\"\n\nfunc TestItRunsTwice(t *testing.T) {}\n"
+	return files
+}
+
+// A test task of a lesson that starts empty names the file the learner writes, which
+// the solution holds and the suite does not: the index gives it that file and its bugs,
+// and the page's task list says what to write where.
+func TestALessonThatStartsEmptyHasATestTaskAtItsFile(t *testing.T) {
+	root := writeRepo(t, testTaskRepo())
+	if err := writeAll(root, root); err != nil {
+		t.Fatal(err)
+	}
+	if lesson := readTree(t, filepath.Join(root, "lessons", "15-own")); len(lesson) != 1 {
+		t.Errorf("the lesson's folder holds %v, want README.md alone", slices.Sorted(maps.Keys(lesson)))
+	}
+	l, err := index.ReadLesson(filepath.Join(root, "lessons", "index.json"), 15)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Todos) != 2 || !l.Todos[1].IsTest() || l.Todos[1].File != "run_test.go" || len(l.Todos[1].Bugs) != 1 || l.Todos[0].IsTest() {
+		t.Errorf("the index's entry: %+v", l)
+	}
+}
+
+// Only a test task of a lesson that starts empty names its file (elsewhere the //lesson:
+// marker places a task): a _test.go file, with bugs to grade it.
+func TestATaskNamesItsFileOnlyAsATestTaskOfALessonThatStartsEmpty(t *testing.T) {
+	for name, c := range map[string]struct{ from, to, want string }{
+		"not a test file": {"file: run_test.go", "file: run.go", "a _test.go file"},
+		"no mutants":      {"    tests: [TestR1ItRuns]\n", "    tests: [TestR1ItRuns]\n    file: run_test.go\n", "lists the bugs its test must catch"},
+		"not defined":     {"tests: [TestItRunsTwice]", "tests: [TestNowhere]", "TestNowhere is not a test of the stage"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			files := testTaskRepo()
+			files["tracks/own/lessons.yaml"] = strings.Replace(files["tracks/own/lessons.yaml"], c.from, c.to, 1)
+			root := writeRepo(t, files)
+			err := writeAll(root, root)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("writeAll: %v; want an error saying %q", err, c.want)
+			}
+		})
+	}
+}

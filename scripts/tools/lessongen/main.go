@@ -125,14 +125,15 @@ func writeAll(root, out string) error {
 		}
 		for i := range t.manifest.Lessons {
 			l := &t.manifest.Lessons[i]
-			if _, err := t.write(root, target{Stage: l.Number}, "", borrowed, filepath.Join(out, "solutions", l.Folder)); err != nil {
+			sol, err := t.write(root, target{Stage: l.Number}, "", borrowed, filepath.Join(out, "solutions", l.Folder))
+			if err != nil {
 				return err
 			}
 			st, err := t.write(root, target{Stage: l.Number, Lesson: true}, "", borrowed, filepath.Join(out, "lessons", l.Folder))
 			if err != nil {
 				return err
 			}
-			entry, err := t.indexEntry(root, l, st)
+			entry, err := t.indexEntry(root, l, st, sol)
 			if err != nil {
 				return err
 			}
@@ -243,8 +244,9 @@ func (t *track) readme(root string, tg target, folder string) ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
-// indexEntry is the lesson's entry of lessons/index.json.
-func (t *track) indexEntry(root string, l *lessonSpec, st *stage) (index.Lesson, error) {
+// indexEntry is the lesson's entry of lessons/index.json, from its stage st and its
+// solution's sol.
+func (t *track) indexEntry(root string, l *lessonSpec, st, sol *stage) (index.Lesson, error) {
 	title, err := lessonTitle(root, l.Number)
 	if err != nil {
 		return index.Lesson{}, err
@@ -254,6 +256,12 @@ func (t *track) indexEntry(root string, l *lessonSpec, st *stage) (index.Lesson,
 		suite, err := suiteFiles(root)
 		if err != nil {
 			return index.Lesson{}, err
+		}
+		// A test task's test is the solution's, at the file it names.
+		for _, task := range l.Tasks {
+			if src, ok := sol.files[task.File]; ok && task.File != "" {
+				suite[task.File] = src
+			}
 		}
 		st = &stage{folder: st.folder, files: suite}
 	}

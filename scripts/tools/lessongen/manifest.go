@@ -79,6 +79,9 @@ type taskSpec struct {
 	// a _test.go file, and the learner writes the test). Each is a marked mistake of the
 	// track, named, or a bug of its own with its edits.
 	Mutants []mutantSpec `yaml:"mutants"`
+	// File is where the learner writes a test task's test in a lesson that starts empty,
+	// which no //lesson: marker can place: the path the solution has it at.
+	File string `yaml:"file"`
 }
 
 // A mutant is a bug a learner's test must catch: make check-N runs the test against the
@@ -167,6 +170,12 @@ func (m *manifest) check() error {
 			switch {
 			case l.Empty && (t.Todo != "" || len(t.Also) > 0):
 				return fmt.Errorf("%s: todo, also: a lesson that starts empty has no TODO in its code; say the requirement in the page", where)
+			case t.File != "" && !l.Empty:
+				return fmt.Errorf("%s: file: only a test task of a lesson that starts empty names its file; elsewhere its //lesson: marker places it", where)
+			case t.File != "" && !strings.HasSuffix(t.File, "_test.go"):
+				return fmt.Errorf("%s: file: %s: a test task's file is a _test.go file", where, t.File)
+			case t.File != "" && len(t.Mutants) == 0:
+				return fmt.Errorf("%s: file: a test task lists the bugs its test must catch (mutants)", where)
 			case l.Empty && len(t.Tests) != 1:
 				return fmt.Errorf("%s: tests: a requirement of a lesson that starts empty is one test of its grading suite; %d given", where, len(t.Tests))
 			case t.ID != j+1:

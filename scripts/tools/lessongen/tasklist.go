@@ -62,7 +62,11 @@ func taskList(l index.Lesson, spec *lessonSpec) string {
 			label = "Tests"
 		}
 		text := fmt.Sprintf("**%s** In `%s`: %s *%s:* `%s`.", t.Title, file, todo, label, strings.Join(t.Tests, "`, `"))
-		if spec.Empty {
+		if spec.Empty && len(t.Mutants) > 0 {
+			// A test task of a lesson that starts empty: the learner writes the test in
+			// the module they scaffolded, at the file the solution has it.
+			text = fmt.Sprintf("**%s** In `%s`, *you write:* `%s`, graded by %d known bugs.", t.Title, file, strings.Join(t.Tests, "`, `"), len(t.Mutants))
+		} else if spec.Empty {
 			// A requirement has no place in the code: the suite grades it from outside.
 			text = fmt.Sprintf("**R%d %s** *Graded by:* `%s`, in `%s`.", t.ID, t.Title, strings.Join(t.Tests, "`, `"), suiteDir)
 		} else if len(t.Mutants) > 0 {

@@ -201,7 +201,7 @@ var todoLine = regexp.MustCompile(`(?m)^[ \t]*(//|#) TODO\((\d+)\): `)
 func (st *stage) tasks(l *lessonSpec) ([]index.Todo, error) {
 	var out []index.Todo
 	for _, task := range l.Tasks {
-		todo := index.Todo{ID: task.ID, Title: task.Title, Hints: task.Hints, Tests: task.Tests}
+		todo := index.Todo{ID: task.ID, Title: task.Title, Hints: task.Hints, Tests: task.Tests, File: task.File}
 		for _, mu := range task.Mutants {
 			todo.Bugs = append(todo.Bugs, index.Bug{Name: mu.Name, Bug: strings.TrimSpace(mu.Bug)})
 		}

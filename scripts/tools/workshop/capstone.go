@@ -63,6 +63,9 @@ func capstoneCheck(root string, l index.Lesson) error {
 	g := grading{root: root, lesson: l, log: log, mark: mark, progress: say,
 		manager: filepath.Join(cache, name+".manager"), managerLog: filepath.Join(cache, name+".manager.log")}
 	res, err := g.grade(dir, os.Stdout)
+	if err == nil {
+		err = gradeCapstoneTests(root, l, dir, gradingEnv(root, mark), &res, os.Stdout)
+	}
 	stopSurvivors(mark)
 	if err != nil {
 		return fmt.Errorf("%w (full output: %s)", err, rel(root, logFile))
@@ -71,10 +74,10 @@ func capstoneCheck(root string, l index.Lesson) error {
 		return err
 	}
 	if res.Complete() {
-		say("All %d requirements of docs/lesson-%02d.md are met. Deploy it with the chart: docs/lesson-%02d.md, \"Ship it\".", res.Total, l.Number, l.Number)
+		say("All %d tasks of docs/lesson-%02d.md are done. Deploy it with the chart: docs/lesson-%02d.md, \"Ship it\".", res.Total, l.Number, l.Number)
 		return nil
 	}
-	warn("%d of %d requirements met; each failing row says which requirement broke and how. (Full output: %s; your manager's log: %s)",
+	warn("%d of %d tasks done; each failing row says which requirement broke and how, or what your test misses. (Full output: %s; your manager's log: %s)",
 		res.Done, res.Total, rel(root, logFile), rel(root, filepath.Join(cache, name+".manager.log")))
 	return errFailed{}
 }
@@ -223,7 +226,7 @@ func (g grading) grade(dir string, out io.Writer) (result.Result, error) {
 	}
 	printCapstoneRows(out, l, tests)
 	fmt.Fprintf(out, "\nTimes: controller-gen %s + %s, go build %s, grading suite %s (control plane, manager, %d tests)\n",
-		genTime, objTime, buildTime, suiteTime, len(l.Todos))
+		genTime, objTime, buildTime, suiteTime, len(requirements(l)))
 	return res, nil
 }
 
@@ -264,11 +267,22 @@ func readTestEvents(r io.Reader) map[string]*testOutcome {
 	return tests
 }
 
+// requirements are the lesson's tasks the suite grades: all but its test tasks.
+func requirements(l index.Lesson) []index.Todo {
+	var out []index.Todo
+	for _, t := range l.Todos {
+		if !t.IsTest() {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // capstoneResult is the lesson's result from the tests' outcomes: a requirement is met
 // when its test passed; the failure shown is the first unmet requirement's.
 func capstoneResult(l index.Lesson, tests map[string]*testOutcome) result.Result {
-	res := result.Result{Total: len(l.Todos)}
-	for _, task := range l.Todos {
+	res := result.Result{Total: len(requirements(l))}
+	for _, task := range requirements(l) {
 		t := tests[firstTest(task)]
 		if t != nil && t.action == "pass" {
 			res.Done++
@@ -315,7 +329,7 @@ var testLinePrefix = regexp.MustCompile(`^\w+_test\.go:\d+: `)
 // printCapstoneRows prints the checklist: one row per requirement, its failure below it.
 func printCapstoneRows(out io.Writer, l index.Lesson, tests map[string]*testOutcome) {
 	fmt.Fprintf(out, "\nLesson %d: %s, requirement by requirement\n", l.Number, l.Title)
-	for _, task := range l.Todos {
+	for _, task := range requirements(l) {
 		t := tests[firstTest(task)]
 		mark := "\033[32m✓\033[0m"
 		if t == nil || t.action != "pass" {
@@ -447,7 +461,7 @@ func unnamedFailures(l index.Lesson, res result.Result, logFile string) []string
 	defer f.Close()
 	tests := readTestEvents(f)
 	var problems []string
-	for _, task := range l.Todos {
+	for _, task := range requirements(l) {
 		t := tests[firstTest(task)]
 		switch {
 		case t == nil || t.action == "":
@@ -462,4 +476,129 @@ func unnamedFailures(l index.Lesson, res result.Result, logFile string) []string
 		problems = append(problems, fmt.Sprintf("%d rows pass", res.Done))
 	}
 	return problems
+}
+
+// A capstone's test task is graded as any test task (testtask.go), its test taken from
+// the learner's module: kubebuilder init named that module, so its imports of itself
+// are read under the solution's module path, in whose module the test is built.
+
+// capstoneTestSource reads test task t's file in the learner's module dir, its imports of
+// the module moved to module; found is false when the learner has not written it yet.
+func capstoneTestSource(dir string, t index.Todo, module string) (src string, found bool, err error) {
+	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(t.File)))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	mine, err := modulePath(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return "", false, err
+	}
+	return strings.ReplaceAll(string(b), `"`+mine+`/`, `"`+module+`/`), true, nil
+}
+
+// modulePath is the module path the go.mod file declares.
+func modulePath(goMod string) (string, error) {
+	src, err := os.ReadFile(goMod)
+	if err != nil {
+		return "", err
+	}
+	for line := range strings.Lines(string(src)) {
+		if name, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
+			return strings.Trim(strings.TrimSpace(name), `"`), nil
+		}
+	}
+	return "", fmt.Errorf("%s: no module line", goMod)
+}
+
+// missingTestGrade is the grade of test task t while its file is not there: what to
+// write, and where.
+func missingTestGrade(l index.Lesson, t index.Todo) result.Grade {
+	return result.Grade{Task: t.ID, Total: len(t.Bugs), Broken: []string{
+		fmt.Sprintf("no test yet: write %s in %s/%s, a plain Go test (see docs/lesson-%02d.md)", strings.Join(t.Tests, ", "), l.Folder, t.File, l.Number),
+	}}
+}
+
+// gradeCapstoneTests grades the test tasks of lesson l as the learner's module dir has
+// them, prints their rows to out, and counts them in res, after the requirements.
+func gradeCapstoneTests(root string, l index.Lesson, dir string, env []string, res *result.Result, out io.Writer) (err error) {
+	tasks := testTasks(l)
+	if len(tasks) == 0 {
+		return nil
+	}
+	lessongen, err := buildTool(root, "lessongen")
+	if err != nil {
+		return err
+	}
+	timeout, err := l.TestTimeout(false)
+	if err != nil {
+		return err
+	}
+	g := grader{root: root, lessongen: lessongen, lesson: l, timeout: timeout, env: env}
+	mutants, err := g.mutants()
+	if err != nil {
+		return err
+	}
+	solution := filepath.Join(root, "solutions", filepath.Base(l.Folder))
+	module, err := modulePath(filepath.Join(solution, "go.mod"))
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "workshop-capstone-test-")
+	if err != nil {
+		return err
+	}
+	defer removeTemp(tmp, &err)
+	fmt.Fprintf(out, "\nLesson %d: your tests, graded by the bugs they must catch\n", l.Number)
+	for _, t := range tasks {
+		var mine []mutant
+		for _, m := range mutants {
+			if m.Task == t.ID {
+				mine = append(mine, m)
+			}
+		}
+		src, found, err := capstoneTestSource(dir, t, module)
+		if err != nil {
+			return err
+		}
+		grade, timed := missingTestGrade(l, t), ""
+		if found {
+			file := filepath.Join(tmp, filepath.Base(t.File))
+			if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+				return err
+			}
+			var timing gradeTiming
+			grade, timing, err = g.grade(t, file, nil, mine)
+			if err != nil {
+				return fmt.Errorf("grading task %d: %w", t.ID, err)
+			}
+			timed = fmt.Sprintf("        (graded in %s)\n", timing)
+		}
+		mark := "\033[32m✓\033[0m"
+		if !grade.Done() {
+			mark = "\033[31m✗\033[0m"
+		}
+		fmt.Fprintf(out, "  %s %d %s (%s)\n", mark, t.ID, t.Title, t.File)
+		lines := grade.Lines()
+		if grade.Done() {
+			lines = []string{fmt.Sprintf("your test catches %d of %d known bugs", grade.Caught, grade.Total)}
+		}
+		for _, line := range lines {
+			fmt.Fprintf(out, "        %s\n", line)
+		}
+		fmt.Fprint(out, timed)
+		res.Total++
+		if grade.Done() {
+			res.Done++
+			continue
+		}
+		res.Failed = true
+		if res.Failure == nil {
+			res.First, res.Shown = t.ID, true
+			res.Failure = &result.Failure{Task: t.ID, Lines: grade.Lines()}
+		}
+	}
+	return nil
 }

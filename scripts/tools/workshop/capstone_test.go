@@ -97,3 +97,62 @@ func TestACapstoneHintNamesTheRequirementAndItsPage(t *testing.T) {
 		t.Errorf("the hint:\n%s", out.String())
 	}
 }
+
+// capstoneWithTestTask is a capstone of one requirement and one test task.
+var capstoneWithTestTask = index.Lesson{Number: 15, Folder: "lessons/15-capstone", StartsEmpty: true, Todos: []index.Todo{
+	{ID: 1, Title: "It runs.", Tests: []string{"TestR1ItRuns"}},
+	{ID: 2, Title: "Test it.", File: "internal/it/it_test.go", Tests: []string{"TestIt"}, Bugs: []index.Bug{{Name: "a", Bug: "it breaks"}}},
+}}
+
+// The suite grades the requirements; a test task is graded by its bugs, not by a test
+// of the suite that does not exist.
+func TestTheCapstoneSuiteGradesItsRequirementsAlone(t *testing.T) {
+	res := capstoneResult(capstoneWithTestTask, map[string]*testOutcome{"TestR1ItRuns": {action: "pass"}})
+	if res.Total != 1 || res.Done != 1 || res.Failed {
+		t.Errorf("capstoneResult: %+v; want the one requirement, met", res)
+	}
+	var out bytes.Buffer
+	printCapstoneRows(&out, capstoneWithTestTask, map[string]*testOutcome{"TestR1ItRuns": {action: "pass"}})
+	if strings.Contains(out.String(), "Test it.") {
+		t.Errorf("the requirements' rows show the test task:\n%s", out.String())
+	}
+}
+
+// The learner's test imports their module, which kubebuilder init named: it is built in
+// the solution's module, under the solution's module path.
+func TestACapstoneTestIsReadUnderTheSolutionsModulePath(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/capstone\n\ngo 1.26.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	task := capstoneWithTestTask.Todos[1]
+	src, found, err := capstoneTestSource(dir, task, "example.org/solutions/15-capstone")
+	if err != nil || found {
+		t.Fatalf("capstoneTestSource of a missing file: found %v, %v", found, err)
+	}
+	file := filepath.Join(dir, filepath.FromSlash(task.File))
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	test := "package it\n\nimport (\n\tv1 \"example.com/capstone/api/v1\"\n\t\"example.com/capstonex\"\n)\n"
+	if err := os.WriteFile(file, []byte(test), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, found, err = capstoneTestSource(dir, task, "example.org/solutions/15-capstone")
+	if err != nil || !found {
+		t.Fatalf("capstoneTestSource: found %v, %v", found, err)
+	}
+	want := "package it\n\nimport (\n\tv1 \"example.org/solutions/15-capstone/api/v1\"\n\t\"example.com/capstonex\"\n)\n"
+	if src != want {
+		t.Errorf("capstoneTestSource:\n%s\nwant:\n%s", src, want)
+	}
+}
+
+// A test task whose file is not there yet says what to write, and where.
+func TestAMissingCapstoneTestSaysWhatToWriteWhere(t *testing.T) {
+	g := missingTestGrade(capstoneWithTestTask, capstoneWithTestTask.Todos[1])
+	lines := strings.Join(g.Lines(), "\n")
+	if g.Done() || g.Total != 1 || !strings.Contains(lines, "TestIt") || !strings.Contains(lines, "lessons/15-capstone/internal/it/it_test.go") {
+		t.Errorf("the grade of a missing test: %+v", g)
+	}
+}

@@ -111,6 +111,15 @@ func (c *checks) proveGrading(l index.Lesson) ([]string, error) {
 			return nil, err
 		}
 		pkg := packageName(string(src))
+		empty := filepath.Join(c.root, l.Folder, filepath.FromSlash(t.File))
+		if l.StartsEmpty {
+			// The learner's folder starts empty: the empty test is the task's tests
+			// with no body, as a learner would start them.
+			empty = filepath.Join(c.root, ".cache", "test", fmt.Sprintf("empty-%02d-%d_test.go", l.Number, t.ID))
+			if err := os.WriteFile(empty, []byte(emptyTestSource(pkg, t.Tests)), 0o644); err != nil {
+				return nil, err
+			}
+		}
 		for _, try := range []struct {
 			name, file string
 			extra      map[string]string
@@ -118,7 +127,7 @@ func (c *checks) proveGrading(l index.Lesson) ([]string, error) {
 			wanted     string
 		}{
 			{"the solution's test", solution, nil, result.Grade.Done, "passes on correct code and catches every bug"},
-			{"the lesson's empty test", filepath.Join(c.root, l.Folder, filepath.FromSlash(t.File)), nil, catchesNone, "catches no bug"},
+			{"the lesson's empty test", empty, nil, catchesNone, "catches no bug"},
 			{"the solution's test asserting nothing", idle, map[string]string{path.Join(path.Dir(t.File), idleFile): idleSource(pkg)}, catchesNone, "catches no bug"},
 		} {
 			grade, timing, err := g.grade(t, try.file, try.extra, mine)
@@ -133,6 +142,16 @@ func (c *checks) proveGrading(l index.Lesson) ([]string, error) {
 		}
 	}
 	return problems, nil
+}
+
+// emptyTestSource is a test file of package pkg whose tests do nothing.
+func emptyTestSource(pkg string, tests []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "package %s\n\nimport \"testing\"\n", pkg)
+	for _, name := range tests {
+		fmt.Fprintf(&b, "\nfunc %s(t *testing.T) {}\n", name)
+	}
+	return b.String()
 }
 
 // catchesNone says whether a test passed on correct code and caught no bug.
