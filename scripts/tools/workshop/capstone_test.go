@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -154,5 +155,19 @@ func TestAMissingCapstoneTestSaysWhatToWriteWhere(t *testing.T) {
 	lines := strings.Join(g.Lines(), "\n")
 	if g.Done() || g.Total != 1 || !strings.Contains(lines, "TestIt") || !strings.Contains(lines, "lessons/15-capstone/internal/it/it_test.go") {
 		t.Errorf("the grade of a missing test: %+v", g)
+	}
+}
+
+// A capstone's test task is no requirement: its hint names the file to write.
+func TestACapstoneTestTasksHintNamesItsFile(t *testing.T) {
+	l := capstoneWithTestTask
+	l.Todos = slices.Clone(l.Todos)
+	l.Todos[1].Hints = []string{"h1", "h2"}
+	var out bytes.Buffer
+	if err := hint(&out, t.TempDir(), l, 2); err != nil {
+		t.Fatal(err)
+	}
+	if want := "Task 2 Test it. (lessons/15-capstone/internal/it/it_test.go, docs/lesson-15.md)\n"; !strings.HasPrefix(out.String(), want) {
+		t.Errorf("the hint:\n%s\nwant it to start with %q", out.String(), want)
 	}
 }

@@ -68,7 +68,10 @@ func hint(w io.Writer, root string, l index.Lesson, id int) error {
 		shown, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 	}
 	next := min(shown, len(t.Hints)-1)
-	if l.StartsEmpty {
+	if l.StartsEmpty && t.IsTest() {
+		// A test the learner writes in the module they scaffolded, at the path given.
+		fmt.Fprintf(w, "Task %d %s (%s, docs/lesson-%02d.md)\n", t.ID, t.Title, filepath.Join(l.Folder, t.File), l.Number)
+	} else if l.StartsEmpty {
 		// A requirement of the capstone's spec: no TODO marks a place for it.
 		fmt.Fprintf(w, "R%d %s (docs/lesson-%02d.md)\n", t.ID, t.Title, l.Number)
 	} else {
