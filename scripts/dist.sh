@@ -79,13 +79,18 @@ for dir in "$@"; do
   dir=$(cd "$dir" && pwd)
   [[ -d $dir/dist/chart ]] || continue
   if uses_helm_plugin "$dir"; then
-    if [[ $action == write ]]; then
-      render_plugin "$dir"
-      continue
-    fi
+    # The plugin runs in a copy: it also runs the module's make generate, whose
+    # controller-gen heads zz_generated.deepcopy.go with this year, where
+    # scripts/generate.sh leaves the boilerplate's YEAR out. Only dist/ comes back.
     out=$(mktemp -d)
     cp -R "$dir/." "$out"
     render_plugin "$out"
+    if [[ $action == write ]]; then
+      rm -rf "${dir:?}/dist"
+      cp -R "$out/dist" "$dir/dist"
+      rm -rf "$out"
+      continue
+    fi
     if ! diff -r "$out/dist" "$dir/dist" >/dev/null 2>&1; then
       warn "${dir#"$ROOT"/}/dist differs from what kubebuilder's helm plugin writes from its config/"
       bad=1
