@@ -46,6 +46,13 @@ expect "every node runs one demo pod, labelled by the manager" "$(all_nodes)" \
   "none? the manager's creates may be denied: read its log, and the policy's byManager (the ConfigMap's manager is $me)"
 
 step "Anyone else is denied the label, whatever RBAC allows"
+# The API server learns of a new policy, its binding, its parameters and a namespace's
+# label through its own watches: a moment after they are written, seconds on a loaded
+# machine, during which pods are admitted as before. A server-side dry run (nothing
+# stored) shows when the policy is in force.
+expect "the API server enforces the policy in $NS: a dry run of jane's labelled pod is denied" "1" \
+  "kubectl run probe -n $NS --as=jane --dry-run=server --image=registry.k8s.io/pause:3.10 --labels=apps.workshop.dev/mydaemonset=demo 2>&1 | grep -c 'denied request'" \
+  "admitted? the binding should deny (validationActions: [Deny]) in the namespaces labelled apps.workshop.dev/reserved-labels=enforced"
 expect_refused "jane's pod labelled as demo's is denied by the policy" \
   "kubectl run forged -n $NS --as=jane --image=registry.k8s.io/pause:3.10 --labels=apps.workshop.dev/mydaemonset=demo" \
   "ValidatingAdmissionPolicy 'mydaemonset-reserved-label' with binding 'mydaemonset-reserved-label' denied request" \
