@@ -7,19 +7,19 @@
 #   3. every lesson's tasks, solved one at a time, turn exactly their own tests green
 #   4. every fuzz target runs for FUZZTIME (10s); every mistake of the tracks'
 #      lessons.yaml fails its stage's first test, with a message that names it
-#   5. beside 4, in the background, in two lanes. One: end to end, no CRD name clashes
+#   5. beside 4, in the background, in three lanes. One: end to end, no CRD name clashes
 #      with a built-in kind's; every solution's walkthrough on a fresh embedded cluster; a
 #      walkthrough run after a broken run of it ends as on a clean cluster
 #      (scripts/walkthrough-rerun.sh); kubectl reads an object by kind after a CRD lost a
 #      version and on a new cluster at an old one's address (scripts/discovery-check.sh);
 #      then the fast fault tests (scripts/faults.sh): ImoocPod and MyDaemonSet managers
 #      killed mid-work (`make faults` adds the control-plane restarts under a NodePool).
-#      The other: the NodePool Helm chart and the capstone's installed, upgraded and
+#      The second: the NodePool Helm chart and the capstone's installed, upgraded and
 #      uninstalled (scripts/helm.sh); then the short form of every benchmark
 #      (scripts/bench.sh, BENCH_SIZE=short), which fails on a missed target: node
-#      writes, pod creates, memory (the times only at full scale); then the capstone
-#      graded from outside: a scaffold without logic fails every row, naming its
-#      requirement, and each requirement's marked mistake is caught by its row
+#      writes, pod creates, memory (the times only at full scale). The third: the
+#      capstone graded from outside: a scaffold without logic fails every row, naming
+#      its requirement, and each requirement's marked mistake is caught by its row
 #
 # Usage: scripts/test.sh
 source "$(dirname "$0")/lib/common.sh"
@@ -154,13 +154,19 @@ charts_and_benches() {
     BENCH_SIZE=short "$ROOT/scripts/bench.sh" "$workload"
   done
   printf '%5ss  %s\n' "$(seconds_since "$start")" "benchmarks, short form: every target but the times (scripts/bench.sh)" >>"$END_TO_END_TIMES"
+}
 
-  # The capstone's grading starts a control plane and a manager per run: its marked
-  # mistakes run here, in the background, rather than with the others in the foreground.
+# capstone_grading grades the capstone from outside as make check-15 does: the page's
+# kubebuilder scaffold fails every row, and each marked mistake its own. A grading is a
+# control plane, a manager and a suite that waits on them: it runs in a third lane, one
+# at a time, rather than with the other mistakes in the foreground.
+CAPSTONE_LOG="$CACHE/test/capstone.log"
+capstone_grading() {
+  local start
   start=$(date +%s)
   say "The capstone graded from outside: the page's kubebuilder scaffold fails every row, and each marked mistake its own"
   workshop capstone-scaffold 15
-  "$ROOT/scripts/lessons.sh" mistakes capstone
+  JOBS=1 "$ROOT/scripts/lessons.sh" mistakes capstone
   printf '%5ss  %s\n' "$(seconds_since "$start")" "the capstone: a fresh scaffold and the marked mistakes, graded from outside" >>"$END_TO_END_TIMES"
 }
 
@@ -173,16 +179,19 @@ phase "every lesson's tasks, solved one at a time, turn exactly their own tests 
 # their clusters and managers mostly wait, and a fuzz target runs for FUZZTIME whatever
 # it gets. (Not beside the tasks' steps: their times are what a learner's make check-N
 # waits for.) Their output comes after the mistakes'.
-say "End to end and fault tests start in the background (their log: ${END_TO_END_LOG#"$ROOT"/}), and beside them the chart and the benchmarks (${CHARTS_AND_BENCHES_LOG#"$ROOT"/})"
+say "End to end and fault tests start in the background (their log: ${END_TO_END_LOG#"$ROOT"/}), and beside them the charts and the benchmarks (${CHARTS_AND_BENCHES_LOG#"$ROOT"/}) and the capstone's grading (${CAPSTONE_LOG#"$ROOT"/})"
 : >"$END_TO_END_TIMES"
 (end_to_end) >"$END_TO_END_LOG" 2>&1 &
 end_to_end_pid=$!
 (charts_and_benches) >"$CHARTS_AND_BENCHES_LOG" 2>&1 &
 charts_and_benches_pid=$!
+(capstone_grading) >"$CAPSTONE_LOG" 2>&1 &
+capstone_pid=$!
 # stop_end_to_end stops them when a phase fails before they end: every process this run
 # started (they are all that is left by then), and their clusters.
 stop_end_to_end() {
-  kill -0 "$end_to_end_pid" 2>/dev/null || kill -0 "$charts_and_benches_pid" 2>/dev/null || return 0
+  kill -0 "$end_to_end_pid" 2>/dev/null || kill -0 "$charts_and_benches_pid" 2>/dev/null ||
+    kill -0 "$capstone_pid" 2>/dev/null || return 0
   stop_survivors >/dev/null
   local cluster
   for cluster in workshop-test workshop-faults workshop-helm workshop-bench; do
@@ -247,7 +256,7 @@ cat "$CACHE/test/testtasks.log" >&2
 ((mistakes_failed == 0)) || die "a marked mistake is not caught as it must be (above)"
 ((testtasks_failed == 0)) || die "a test task's grading is not as it must be (above; .cache/test/testtasks.log)"
 
-phase "end to end, fault tests, the chart and the benchmarks: the rest of their time"
+phase "end to end, fault tests, the charts, the benchmarks and the capstone's grading: the rest of their time"
 say "What the end-to-end and fault tests printed:"
 if ! wait "$end_to_end_pid"; then
   cat "$END_TO_END_LOG" >&2
@@ -257,6 +266,12 @@ cat "$END_TO_END_LOG" >&2
 say "What the chart's test and the benchmarks printed:"
 if ! wait "$charts_and_benches_pid"; then
   cat "$CHARTS_AND_BENCHES_LOG" >&2
+say "What the capstone's grading printed:"
+if ! wait "$capstone_pid"; then
+  cat "$CAPSTONE_LOG" >&2
+  die "the capstone's grading failed (above; ${CAPSTONE_LOG#"$ROOT"/})"
+fi
+cat "$CAPSTONE_LOG" >&2
   die "the chart's test or a benchmark failed (above; ${CHARTS_AND_BENCHES_LOG#"$ROOT"/})"
 fi
 cat "$CHARTS_AND_BENCHES_LOG" >&2
@@ -266,5 +281,5 @@ phase ""
 no_survivors "make test"
 say "All green in $(seconds_since "$start")s:"
 printf '%s\n' ${PHASES[@]+"${PHASES[@]}"} >&2
-echo "  of which, in two lanes in the background beside fuzzing and the mistakes:" >&2
+echo "  of which, in three lanes in the background beside fuzzing and the mistakes:" >&2
 cat "$END_TO_END_TIMES" >&2
