@@ -127,7 +127,7 @@ func TestACapstoneTestIsReadUnderTheSolutionsModulePath(t *testing.T) {
 		t.Fatal(err)
 	}
 	task := capstoneWithTestTask.Todos[1]
-	src, found, err := capstoneTestSource(dir, task, "example.org/solutions/15-capstone")
+	_, found, err := capstoneTestSource(dir, task, "example.org/solutions/15-capstone")
 	if err != nil || found {
 		t.Fatalf("capstoneTestSource of a missing file: found %v, %v", found, err)
 	}
@@ -139,7 +139,7 @@ func TestACapstoneTestIsReadUnderTheSolutionsModulePath(t *testing.T) {
 	if err := os.WriteFile(file, []byte(test), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	src, found, err = capstoneTestSource(dir, task, "example.org/solutions/15-capstone")
+	src, found, err := capstoneTestSource(dir, task, "example.org/solutions/15-capstone")
 	if err != nil || !found {
 		t.Fatalf("capstoneTestSource: found %v, %v", found, err)
 	}
