@@ -13,12 +13,15 @@ import (
 // that a misspelt one is not taken for an absent one.
 type project struct {
 	Version     string     `yaml:"version"`
+	CLIVersion  string     `yaml:"cliVersion"` // kubebuilder init writes it (the capstone's)
 	Domain      string     `yaml:"domain"`
 	Layout      []string   `yaml:"layout"`
 	MultiGroup  bool       `yaml:"multigroup"`
 	ProjectName string     `yaml:"projectName"`
 	Repo        string     `yaml:"repo"`
 	Resources   []resource `yaml:"resources"`
+	// Plugins beside the layout, with their settings: kubebuilder's helm plugin.
+	Plugins map[string]map[string]string `yaml:"plugins"`
 }
 
 type resource struct {
