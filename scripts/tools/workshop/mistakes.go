@@ -35,7 +35,7 @@ func mistakesCommand(root string, args []string) error {
 	if len(mistakes) == 0 {
 		return fmt.Errorf("no mistakes in %s's lessons.yaml", cmp.Or(track, "any track"))
 	}
-	results, err := freshFolder(root, "mistakes")
+	results, err := mistakesResults(root, track)
 	if err != nil {
 		return err
 	}
@@ -126,4 +126,12 @@ func (m mistakeRow) caught(res result.Result) string {
 		return fmt.Sprintf("%s does not say %q; it shows:\n  %s", where, m.says, strings.Join(f.Lines, "\n  "))
 	}
 	return ""
+}
+
+// mistakesResults empties, or makes, the folder of a mistakes run's logs and results,
+// one a track (mistakes-all for every track): make test grades the capstone's mistakes
+// in a lane of its own while the others run, and a shared folder, emptied at the start
+// of the second run, lost the first run's results.
+func mistakesResults(root, track string) (string, error) {
+	return freshFolder(root, "mistakes-"+cmp.Or(track, "all"))
 }

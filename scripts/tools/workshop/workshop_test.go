@@ -483,3 +483,23 @@ func TestAFailedGradingShowsTheTestsOwnLines(t *testing.T) {
 		t.Errorf("packageName = %q, want controller", name)
 	}
 }
+
+// Two mistakes runs at once, every track's and one track's (make test's capstone lane),
+// keep their results apart: the second does not empty the first's folder.
+func TestMistakesRunsOfTwoTracksKeepTheirResultsApart(t *testing.T) {
+	root := t.TempDir()
+	all, err := mistakesResults(root, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	result := filepath.Join(all, "01-imoocpod-no-owner-reference.json")
+	if err := os.WriteFile(result, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mistakesResults(root, "capstone"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(result); err != nil {
+		t.Errorf("the capstone's mistakes run removed a result of the run of every track: %v", err)
+	}
+}
