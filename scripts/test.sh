@@ -158,7 +158,7 @@ charts_and_benches() {
 
 # capstone_grading grades the capstone from outside as make check-15 does: the page's
 # kubebuilder scaffold fails every row, and each marked mistake its own. A grading is a
-# control plane, a manager and a suite that waits on them: it runs in a third lane, one
+# control plane, a manager and a suite that waits on them: it runs in a third lane, two
 # at a time, rather than with the other mistakes in the foreground.
 CAPSTONE_LOG="$CACHE/test/capstone.log"
 capstone_grading() {
@@ -166,7 +166,7 @@ capstone_grading() {
   start=$(date +%s)
   say "The capstone graded from outside: the page's kubebuilder scaffold fails every row, and each marked mistake its own"
   workshop capstone-scaffold 15
-  JOBS=1 "$ROOT/scripts/lessons.sh" mistakes capstone
+  JOBS=2 "$ROOT/scripts/lessons.sh" mistakes capstone
   printf '%5ss  %s\n' "$(seconds_since "$start")" "the capstone: a fresh scaffold and the marked mistakes, graded from outside" >>"$END_TO_END_TIMES"
 }
 
@@ -257,24 +257,18 @@ cat "$CACHE/test/testtasks.log" >&2
 ((testtasks_failed == 0)) || die "a test task's grading is not as it must be (above; .cache/test/testtasks.log)"
 
 phase "end to end, fault tests, the charts, the benchmarks and the capstone's grading: the rest of their time"
-say "What the end-to-end and fault tests printed:"
-if ! wait "$end_to_end_pid"; then
-  cat "$END_TO_END_LOG" >&2
-  die "the end-to-end or fault tests failed (above; ${END_TO_END_LOG#"$ROOT"/})"
-fi
-cat "$END_TO_END_LOG" >&2
-say "What the chart's test and the benchmarks printed:"
-if ! wait "$charts_and_benches_pid"; then
-  cat "$CHARTS_AND_BENCHES_LOG" >&2
-say "What the capstone's grading printed:"
-if ! wait "$capstone_pid"; then
-  cat "$CAPSTONE_LOG" >&2
-  die "the capstone's grading failed (above; ${CAPSTONE_LOG#"$ROOT"/})"
-fi
-cat "$CAPSTONE_LOG" >&2
-  die "the chart's test or a benchmark failed (above; ${CHARTS_AND_BENCHES_LOG#"$ROOT"/})"
-fi
-cat "$CHARTS_AND_BENCHES_LOG" >&2
+# await_lane PID LOG WHAT waits for a background lane, prints its log, and fails the run
+# if it failed.
+await_lane() {
+  local status=0
+  wait "$1" || status=$?
+  say "What $3 printed:"
+  cat "$2" >&2
+  ((status == 0)) || die "$3 failed (above; ${2#"$ROOT"/})"
+}
+await_lane "$end_to_end_pid" "$END_TO_END_LOG" "the end-to-end and fault tests"
+await_lane "$charts_and_benches_pid" "$CHARTS_AND_BENCHES_LOG" "the charts' tests and the benchmarks"
+await_lane "$capstone_pid" "$CAPSTONE_LOG" "the capstone's grading"
 trap - EXIT
 
 phase ""
