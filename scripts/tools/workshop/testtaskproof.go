@@ -80,7 +80,7 @@ func (c *checks) proveGrading(l index.Lesson) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := grader{root: c.root, lessongen: c.lessongen, lesson: l, timeout: timeout, env: gradingEnv(c.root, c.mark)}
+	g := grader{root: c.root, lessongen: c.lessongen, lesson: l, timeout: timeout, env: gradingEnv(c.root, c.mark), buildFlags: c.buildFlags}
 	mutants, err := g.mutants()
 	if err != nil {
 		return nil, err
