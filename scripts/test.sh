@@ -9,7 +9,7 @@
 #      bug, an empty or idle test none)
 #   4. every fuzz target runs for FUZZTIME (10s); every mistake of the tracks'
 #      lessons.yaml fails its stage's first test, with a message that names it
-#   5. beside 4, in the background, in three lanes. One: end to end, no CRD name clashes
+#   5. beside 3 and 4, in the background, in three lanes. One: end to end, no CRD name clashes
 #      with a built-in kind's; every solution's walkthrough on a fresh embedded cluster; a
 #      walkthrough run after a broken run of it ends as on a clean cluster
 #      (scripts/walkthrough-rerun.sh); kubectl reads an object by kind after a CRD lost a
@@ -184,27 +184,11 @@ capstone_grading() {
   printf '%5ss  %s\n' "$(seconds_since "$start")" "the capstone: a fresh scaffold and the marked mistakes, graded from outside" >>"$END_TO_END_TIMES"
 }
 
-phase "every lesson's tasks, solved one at a time, turn exactly their own tests green; every test task graded both ways"
-# The test tasks' gradings run beside the steps, one lesson at a time: a step's tests
-# wait on control planes, and the steps' and the gradings' builds both run at the
-# lowest priority, so the steps' tests, whose times are what a learner's make check-N
-# waits for, are not slowed by the gradings' builds.
-JOBS=1 "$ROOT/scripts/lessons.sh" testtasks >"$CACHE/test/testtasks.log" 2>&1 &
-testtasks_pid=$!
-trap 'stop_survivors >/dev/null' EXIT
-# Step 0 is the lesson as the learner gets it: it compiles (every step runs go vet), and
-# its first task fails.
-"$ROOT/scripts/lessons.sh" todos
-testtasks_failed=0
-wait "$testtasks_pid" || testtasks_failed=1
-trap - EXIT
-cat "$CACHE/test/testtasks.log" >&2
-((testtasks_failed == 0)) || die "a test task's grading is not as it must be (above; .cache/test/testtasks.log)"
-
-# The end-to-end and fault tests run beside fuzzing and the mistakes, in the background:
-# their clusters and managers mostly wait, and a fuzz target runs for FUZZTIME whatever
-# it gets. (Not beside the tasks' steps: their times are what a learner's make check-N
-# waits for.) Their output comes after the mistakes'.
+# The three lanes run in the background from here to the end, beside the tasks' steps,
+# fuzzing and the mistakes: their clusters and managers mostly wait, and a fuzz target
+# runs for FUZZTIME whatever it gets. The steps' times, which make check-N's figures
+# come from, are taken beside them: they run high here (scripts/lessons.sh todos alone
+# measures them as a learner waits). The lanes' output comes after the mistakes'.
 say "End to end and fault tests start in the background (their log: ${END_TO_END_LOG#"$ROOT"/}), and beside them the charts and the benchmarks (${CHARTS_AND_BENCHES_LOG#"$ROOT"/}) and the capstone's grading (${CAPSTONE_LOG#"$ROOT"/})"
 : >"$END_TO_END_TIMES"
 (end_to_end) >"$END_TO_END_LOG" 2>&1 &
@@ -214,11 +198,11 @@ charts_and_benches_pid=$!
 (capstone_grading) >"$CAPSTONE_LOG" 2>&1 &
 capstone_pid=$!
 # stop_end_to_end stops them when a phase fails before they end: every process this run
-# started (they are all that is left by then), and their clusters.
+# started (the lanes' and the failed phase's), and their clusters.
 stop_end_to_end() {
+  stop_survivors >/dev/null
   kill -0 "$end_to_end_pid" 2>/dev/null || kill -0 "$charts_and_benches_pid" 2>/dev/null ||
     kill -0 "$capstone_pid" 2>/dev/null || return 0
-  stop_survivors >/dev/null
   local cluster
   for cluster in workshop-test workshop-faults workshop-helm workshop-bench; do
     WORKSHOP_CLUSTER=$cluster "$ROOT/scripts/cluster.sh" down >/dev/null 2>&1 || true
@@ -226,6 +210,19 @@ stop_end_to_end() {
   warn "stopped the end-to-end and fault tests before their end (their log: ${END_TO_END_LOG#"$ROOT"/})"
 }
 trap stop_end_to_end EXIT
+
+phase "every lesson's tasks, solved one at a time, turn exactly their own tests green; every test task graded both ways"
+# The test tasks' gradings run beside the steps, one lesson at a time; the builds of
+# both run at the lowest priority, below the tests, which wait on their control planes.
+JOBS=1 "$ROOT/scripts/lessons.sh" testtasks >"$CACHE/test/testtasks.log" 2>&1 &
+testtasks_pid=$!
+# Step 0 is the lesson as the learner gets it: it compiles (every step runs go vet), and
+# its first task fails.
+"$ROOT/scripts/lessons.sh" todos
+testtasks_failed=0
+wait "$testtasks_pid" || testtasks_failed=1
+cat "$CACHE/test/testtasks.log" >&2
+((testtasks_failed == 0)) || die "a test task's grading is not as it must be (above; .cache/test/testtasks.log)"
 
 phase "fuzzing"
 # Fuzz targets run their listed inputs (f.Add) in the tests above; here each also
@@ -290,5 +287,5 @@ phase ""
 no_survivors "make test"
 say "All green in $(seconds_since "$start")s:"
 printf '%s\n' ${PHASES[@]+"${PHASES[@]}"} >&2
-echo "  of which, in three lanes in the background beside fuzzing and the mistakes:" >&2
+echo "  and, in three lanes in the background beside the tasks, fuzzing and the mistakes:" >&2
 cat "$END_TO_END_TIMES" >&2
