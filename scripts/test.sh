@@ -6,11 +6,11 @@
 #      solution's config/default builds with kustomize
 #   3. every lesson's tasks, solved one at a time, turn exactly their own tests green;
 #      beside them, every test task graded both ways (the solution's test catches every
-#      bug, an empty or idle test none)
-#   4. every fuzz target runs for FUZZTIME (10s); every mistake of the tracks'
-#      lessons.yaml fails its stage's first test, with a message that names it
-#   5. beside 3 and 4, in the background, in three lanes. One: end to end, no CRD name clashes
-#      with a built-in kind's; every solution's walkthrough on a fresh embedded cluster; a
+#      bug, an empty or idle test none), and every mistake of the tracks' lessons.yaml
+#      fails its stage's first test, with a message that names it
+#   4. every fuzz target runs for FUZZTIME (10s)
+#   5. beside 3 and 4, in the background, in three lanes. One: end to end, no CRD name
+#      clashes with a built-in kind's; every solution's walkthrough on a fresh embedded cluster; a
 #      walkthrough run after a broken run of it ends as on a clean cluster
 #      (scripts/walkthrough-rerun.sh); kubectl reads an object by kind after a CRD lost a
 #      version and on a new cluster at an old one's address (scripts/discovery-check.sh);
@@ -79,11 +79,13 @@ go vet -trimpath ./shared/... ${packages[@]+"${packages[@]}"}
 mkdir -p "$CACHE/test"
 (cd scripts/tools && GOWORK=off go test -trimpath -count=1 -vet=off ./...) >"$CACHE/test/tools.log" 2>&1 &
 tools_pid=$!
-# Four packages at a time: much of an envtest is waiting on its API server.
+# Four packages at a time: much of an envtest is waiting on its API server. Test binaries
+# link without debug information (-w), as the lessons' checks do: a failure's stack
+# needs none, and they link faster.
 # The capstone's tests are kubebuilder's scaffold's: their envtest finds etcd and
 # kube-apiserver through KUBEBUILDER_ASSETS alone (shared/TROUBLESHOOTING.md, entry 21).
 solutions_failed=0
-KUBEBUILDER_ASSETS="$CACHE/bin/current" go test -trimpath -count=1 -p 4 -vet=off ./shared/... ${packages[@]+"${packages[@]}"} ||
+KUBEBUILDER_ASSETS="$CACHE/bin/current" go test -trimpath -ldflags=-w -count=1 -p 4 -vet=off ./shared/... ${packages[@]+"${packages[@]}"} ||
   solutions_failed=1
 tools_failed=0
 wait "$tools_pid" || tools_failed=1
@@ -184,11 +186,22 @@ capstone_grading() {
   printf '%5ss  %s\n' "$(seconds_since "$start")" "the capstone: a fresh scaffold and the marked mistakes, graded from outside" >>"$END_TO_END_TIMES"
 }
 
+# await_lane PID LOG WHAT waits for a job in the background (a lane, the mistakes),
+# prints its log, and fails the run if it failed.
+await_lane() {
+  local status=0
+  wait "$1" || status=$?
+  say "What $3 printed:"
+  cat "$2" >&2
+  ((status == 0)) || die "$3 failed (above; ${2#"$ROOT"/})"
+}
+
 # The three lanes run in the background from here to the end, beside the tasks' steps,
-# fuzzing and the mistakes: their clusters and managers mostly wait, and a fuzz target
-# runs for FUZZTIME whatever it gets. The steps' times, which make check-N's figures
-# come from, are taken beside them: they run high here (scripts/lessons.sh todos alone
-# measures them as a learner waits). The lanes' output comes after the mistakes'.
+# the test tasks, the mistakes and fuzzing: their clusters and managers mostly wait,
+# and a fuzz target runs for FUZZTIME whatever it gets. The steps' times, which make
+# check-N's figures come from, are taken beside them all: they run high here
+# (scripts/lessons.sh todos alone measures them as a learner waits). The lanes' output
+# comes last.
 say "End to end and fault tests start in the background (their log: ${END_TO_END_LOG#"$ROOT"/}), and beside them the charts and the benchmarks (${CHARTS_AND_BENCHES_LOG#"$ROOT"/}) and the capstone's grading (${CAPSTONE_LOG#"$ROOT"/})"
 : >"$END_TO_END_TIMES"
 (end_to_end) >"$END_TO_END_LOG" 2>&1 &
@@ -211,18 +224,19 @@ stop_end_to_end() {
 }
 trap stop_end_to_end EXIT
 
-phase "every lesson's tasks, solved one at a time, turn exactly their own tests green; every test task graded both ways"
-# The test tasks' gradings run beside the steps, one lesson at a time; the builds of
-# both run at the lowest priority, below the tests, which wait on their control planes.
+phase "every lesson's tasks, solved one at a time, turn exactly their own tests green; beside them, every test task graded both ways and every marked mistake caught"
+# The test tasks' gradings (one lesson at a time) and the marked mistakes run beside the
+# steps, each in a scratch copy of its own; the builds of all three run at the lowest
+# priority, below the tests, which mostly wait on their control planes.
 JOBS=1 "$ROOT/scripts/lessons.sh" testtasks >"$CACHE/test/testtasks.log" 2>&1 &
 testtasks_pid=$!
+"$ROOT/scripts/lessons.sh" mistakes >"$CACHE/test/mistakes.log" 2>&1 &
+mistakes_pid=$!
 # Step 0 is the lesson as the learner gets it: it compiles (every step runs go vet), and
 # its first task fails.
 "$ROOT/scripts/lessons.sh" todos
-testtasks_failed=0
-wait "$testtasks_pid" || testtasks_failed=1
-cat "$CACHE/test/testtasks.log" >&2
-((testtasks_failed == 0)) || die "a test task's grading is not as it must be (above; .cache/test/testtasks.log)"
+await_lane "$testtasks_pid" "$CACHE/test/testtasks.log" "the test tasks' gradings"
+await_lane "$mistakes_pid" "$CACHE/test/mistakes.log" "the marked mistakes"
 
 phase "fuzzing"
 # Fuzz targets run their listed inputs (f.Add) in the tests above; here each also
@@ -265,19 +279,7 @@ for pid in ${lane_pids[@]+"${lane_pids[@]}"}; do wait "$pid" || fuzz_failed=1; d
 cat "$CACHE/test/fuzz-0.log" "$CACHE/test/fuzz-1.log" >&2
 ((fuzz_failed == 0)) || die "a fuzz target failed (above)"
 
-phase "every marked mistake is caught, by a message that names it"
-"$ROOT/scripts/lessons.sh" mistakes || die "a marked mistake is not caught as it must be (above)"
-
 phase "end to end, fault tests, the charts, the benchmarks and the capstone's grading: the rest of their time"
-# await_lane PID LOG WHAT waits for a background lane, prints its log, and fails the run
-# if it failed.
-await_lane() {
-  local status=0
-  wait "$1" || status=$?
-  say "What $3 printed:"
-  cat "$2" >&2
-  ((status == 0)) || die "$3 failed (above; ${2#"$ROOT"/})"
-}
 await_lane "$end_to_end_pid" "$END_TO_END_LOG" "the end-to-end and fault tests"
 await_lane "$charts_and_benches_pid" "$CHARTS_AND_BENCHES_LOG" "the charts' tests and the benchmarks"
 await_lane "$capstone_pid" "$CAPSTONE_LOG" "the capstone's grading"
