@@ -62,6 +62,16 @@ mv "$CACHE/edited.go" "$edited"
 trap - EXIT
 say "It does"
 
+# await_lane PID LOG WHAT waits for a job in the background (a lane, the mistakes, the
+# tools' tests), prints its log, and fails the run if it failed.
+await_lane() {
+  local status=0
+  wait "$1" || status=$?
+  say "What $3 printed:"
+  cat "$2" >&2
+  ((status == 0)) || die "$3 failed (above; ${2#"$ROOT"/})"
+}
+
 solutions=(solutions/[0-9][0-9]-*)
 # The Go package patterns of the solutions' modules, ./solutions/NN-name/... each.
 packages=()
@@ -87,10 +97,7 @@ tools_pid=$!
 solutions_failed=0
 KUBEBUILDER_ASSETS="$CACHE/bin/current" go test -trimpath -ldflags=-w -count=1 -p 4 -vet=off ./shared/... ${packages[@]+"${packages[@]}"} ||
   solutions_failed=1
-tools_failed=0
-wait "$tools_pid" || tools_failed=1
-cat "$CACHE/test/tools.log" >&2
-((tools_failed == 0)) || die "a test of scripts/tools failed (above; .cache/test/tools.log)"
+await_lane "$tools_pid" "$CACHE/test/tools.log" "the tests of scripts/tools"
 ((solutions_failed == 0)) || die "a test of shared/ or of a solution failed (above)"
 
 # A solution that deploys into a cluster (kind, with cert-manager) has config/default;
@@ -184,16 +191,6 @@ capstone_grading() {
   workshop capstone-scaffold 15
   JOBS=2 "$ROOT/scripts/lessons.sh" mistakes capstone
   printf '%5ss  %s\n' "$(seconds_since "$start")" "the capstone: a fresh scaffold and the marked mistakes, graded from outside" >>"$END_TO_END_TIMES"
-}
-
-# await_lane PID LOG WHAT waits for a job in the background (a lane, the mistakes),
-# prints its log, and fails the run if it failed.
-await_lane() {
-  local status=0
-  wait "$1" || status=$?
-  say "What $3 printed:"
-  cat "$2" >&2
-  ((status == 0)) || die "$3 failed (above; ${2#"$ROOT"/})"
 }
 
 # The three lanes run in the background from here to the end, beside the tasks' steps,
