@@ -264,7 +264,6 @@ fuzz_lane() {
     fuzz_target "$FUZZTIME" "$target" "$package"
   done <<<"${1%$'\n'}"
 }
-mkdir -p "$CACHE/test"
 say "Fuzzing $targets targets for $FUZZTIME each, two at a time (their logs: .cache/test/fuzz-0.log and fuzz-1.log)"
 lane_pids=()
 for lane in 0 1; do
