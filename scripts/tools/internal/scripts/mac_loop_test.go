@@ -78,8 +78,8 @@ func macShell(t *testing.T, dir string) func(line string) (string, int) {
 		cmd := exec.Command(filepath.Join(path, "bash"), "-c", line)
 		cmd.Dir = dir
 		// Ports and a cluster of its own: make test runs its walkthroughs beside it.
-		cmd.Env = append(stockmac.Env(path), "WORKSHOP_CLUSTER=workshop-mac", "METRICS_PORT=38080",
-			"PROBE_PORT=38081", "WEBHOOK_PORT=39443", "KUBECONFIG="+filepath.Join(dir, ".cache", "kubeconfig"))
+		cmd.Env = append(stockmac.Env(path), "WORKSHOP_CLUSTER=workshop-mac", "METRICS_PORT=27080",
+			"PROBE_PORT=27081", "WEBHOOK_PORT=27443", "KUBECONFIG="+filepath.Join(dir, ".cache", "kubeconfig"))
 		out, err := cmd.CombinedOutput()
 		code := 0
 		if exit, ok := err.(*exec.ExitError); ok {
@@ -125,7 +125,7 @@ func TestTheLearningLoopOnAStockMac(t *testing.T) {
 	}
 
 	// Its status depends on this machine: only its words count.
-	expect("make doctor", -1, "platform Linux", "Go go1.", "port 38080 (METRICS_PORT)")
+	expect("make doctor", -1, "platform Linux", "Go go1.", "port 27080 (METRICS_PORT)")
 	expect("make check-1", 2, "0 of 6 tasks done", "failing  TODO(1)", "A hint: make hint-1 T=1")
 	expect("ALL=1 make check-1", 2, "0 of 6 tasks done", "failing  TODO(1)")
 	first := expect("make hint-1", 0, "TODO(1)")
