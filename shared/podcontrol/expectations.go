@@ -8,16 +8,19 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 )
 
 // expectationsTimeout bounds how long a pass waits for the cache. The cache lags the API
-// server by milliseconds, seconds on a loaded one; what it never shows is a pod someone
-// deleted before the cache saw it created, and the owner would wait for that forever.
-// The ReplicaSet controller waits 5 minutes, but its event handlers see such a pod's
-// create and delete events; a list does not, so here a minute, far above any healthy
-// lag, is the longest an owner stalls. Should the cache really lag that much, the cost
-// is one pass that acts on an old list: surplus pods the next pass deletes, or a pod
-// name the API server refuses.
+// server by milliseconds, seconds on a loaded one. A pod deleted before any pass listed
+// it never shows in a list, but its delete event clears it (ObserveDeleted). No event
+// clears a pod created and deleted while the informer's watch was broken (the list it
+// makes again holds neither), nor one whose delete event came before its owner's pass
+// recorded it (a matter of microseconds). The ReplicaSet controller waits 5 minutes for
+// such a pod; here a minute, far above any healthy lag, is the longest an owner stalls.
+// Should the cache really lag that much, the cost is one pass that acts on an old list:
+// surplus pods the next pass deletes, or a pod name the API server refuses.
 const expectationsTimeout = time.Minute
 
 // Expectations protect a controller from its own cache. Reads come from an informer
@@ -27,8 +30,11 @@ const expectationsTimeout = time.Minute
 // cache shows all of them (or after expectationsTimeout).
 //
 // The ReplicaSet controller counts expected creates and deletes and lowers the counts in
-// its event handlers; remembering the pods and checking them against the list we read
-// anyway gives the same protection without touching the event handlers.
+// its event handlers; here each pass checks the pods it remembers against the list it
+// reads anyway. A list cannot show a pod that was created and deleted in between two
+// passes, so the watch of the pods also reports each deletion (DeletionObserver, or
+// ObserveDeleted from a client-go event handler): without it, a pod someone deletes
+// right after its create stalls its owner until the timeout.
 //
 // Pods and owners are told apart by UID, not by name. A name comes back: a MyDaemonSet's
 // pod is named after its node, and an ImoocPod deleted and created again under the same
@@ -65,6 +71,37 @@ func (e *Expectations) ExpectDelete(owner metav1.Object, pod *corev1.Pod) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.entry(owner).deletes.Insert(pod.UID)
+}
+
+// ObserveDeleted tells e that the cache saw pod deleted: the owner that controls it
+// waits no longer for its create or its delete. Call it from the delete handler of the
+// pods' informer, before the handler queues the owner.
+func (e *Expectations) ObserveDeleted(pod metav1.Object) {
+	ref := metav1.GetControllerOfNoCopy(pod)
+	if ref == nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	// Only a record of that very owner: a deleted owner's pods go after it did, and must
+	// leave nothing behind.
+	exp, ok := e.byOwner[types.NamespacedName{Namespace: pod.GetNamespace(), Name: ref.Name}]
+	if !ok || exp.owner != ref.UID {
+		return
+	}
+	exp.creates.Delete(pod.GetUID())
+	exp.deletes.Delete(pod.GetUID())
+}
+
+// DeletionObserver returns a predicate that passes every event of the pods it watches
+// and calls ObserveDeleted for each deletion. Put it first among the predicates of the
+// pod watch (Owns), so that no other one drops a deletion before it sees it; the pass
+// that the deletion starts then finds it recorded.
+func (e *Expectations) DeletionObserver() predicate.Predicate {
+	return predicate.Funcs{DeleteFunc: func(ev event.DeleteEvent) bool {
+		e.ObserveDeleted(ev.Object)
+		return true
+	}}
 }
 
 // Pending compares owner's expectations with the pods the cache lists now. It forgets

@@ -9,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 )
 
 var podsMade int
@@ -21,6 +23,13 @@ func pod(name string) corev1.Pod {
 
 func owner(name, uid string) *metav1.ObjectMeta {
 	return &metav1.ObjectMeta{Namespace: "ns", Name: name, UID: types.UID(uid)}
+}
+
+// controlledBy returns pod in owner's namespace, with owner as its controller.
+func controlledBy(owner *metav1.ObjectMeta, pod corev1.Pod) corev1.Pod {
+	pod.Namespace = owner.Namespace
+	pod.OwnerReferences = []metav1.OwnerReference{{Name: owner.Name, UID: owner.UID, Controller: ptr.To(true)}}
+	return pod
 }
 
 func TestExpectationsWaitForCreatesToShow(t *testing.T) {
@@ -100,6 +109,41 @@ func TestAPodTheCacheNeverShowsStallsItsOwnerAMinuteAtMost(t *testing.T) {
 		now = now.Add(6 * time.Second)
 	}
 	g.Expect(e.Pending(web, nil)).To(BeZero(), "a minute after the first expectation nothing blocks")
+}
+
+// A pod deleted right after its create, before a pass listed it, never shows in a list:
+// its delete event, seen through the watch's predicate, is what frees its owner.
+func TestAPodDeletedBeforeAPassSawItDoesNotStallItsOwner(t *testing.T) {
+	g := NewWithT(t)
+	web := owner("web", "1")
+	var e Expectations
+	a, b := controlledBy(web, pod("web-a")), controlledBy(web, pod("web-b"))
+	e.ExpectCreate(web, &a)
+	e.ExpectCreate(web, &b)
+	g.Expect(e.DeletionObserver().Delete(event.DeleteEvent{Object: &a})).To(BeTrue(), "a deletion still starts a pass")
+	g.Expect(e.Pending(web, nil)).To(BeNumerically(">", 0), "web-b is neither listed nor deleted")
+	e.ObserveDeleted(&b)
+	g.Expect(e.Pending(web, nil)).To(BeZero(), "both pods were seen deleted")
+}
+
+// A deletion clears only what its pod's controller expected: not another owner's
+// record, nor that of a new owner of the same name, and it leaves no record behind.
+func TestADeletionClearsOnlyItsControllersRecord(t *testing.T) {
+	g := NewWithT(t)
+	first, second, db := owner("web", "1"), owner("web", "2"), owner("db", "3")
+	var e Expectations
+	a, b := pod("web-a"), controlledBy(db, pod("db-a"))
+	e.ExpectCreate(second, &a)
+	e.ExpectCreate(db, &a)
+	e.ObserveDeleted(new(controlledBy(first, a)))
+	e.ObserveDeleted(new(controlledBy(second, pod("web-b"))))
+	e.ObserveDeleted(new(pod("orphan")))
+	g.Expect(e.Pending(second, nil)).To(BeNumerically(">", 0), "the pod of an earlier owner of that name")
+	g.Expect(e.Pending(db, nil)).To(BeNumerically(">", 0), "a pod of another owner")
+
+	e.Forget(keyOf(db))
+	e.ObserveDeleted(&b)
+	g.Expect(e.byOwner).NotTo(HaveKey(keyOf(db)), "the pods of a deleted owner go after it")
 }
 
 func TestExpectationsAreKeptPerOwner(t *testing.T) {

@@ -226,6 +226,8 @@ func (r *ImoocPodReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&appsv1.ImoocPod{}).
 		Owns(&corev1.Pod{}).
+		// Before any filter, the expectations hear of every pod deletion.
+		WithEventFilter(r.expectations.DeletionObserver()).
 		Named("imoocpod").
 		Complete(r)
 }

@@ -443,6 +443,7 @@ func (r *MyDaemonSetReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&appsv1.MyDaemonSet{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Owns(&corev1.Pod{}, builder.WithPredicates(daemonPodChangedPredicate())).
+		WithEventFilter(r.expectations.DeletionObserver()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		Named("mydaemonset").
 		Complete(r)

@@ -484,6 +484,8 @@ func (r *MyDaemonSetReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&corev1.Pod{}, builder.WithPredicates(daemonPodChangedPredicate())).
 		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.mydaemonsetsForNode),
 			builder.WithPredicates(nodeChangedPredicate())).
+		// Before any filter, the expectations hear of every pod deletion.
+		WithEventFilter(r.expectations.DeletionObserver()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		Named("mydaemonset").
 		Complete(r)

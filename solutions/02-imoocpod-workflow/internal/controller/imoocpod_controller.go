@@ -239,6 +239,8 @@ func (r *ImoocPodReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&appsv1.ImoocPod{}, builder.WithPredicates(imoocPodFilters...)).
 		Owns(&corev1.Pod{}, builder.WithPredicates(podFilters...)).
+		// Before any filter, the expectations hear of every pod deletion.
+		WithEventFilter(r.expectations.DeletionObserver()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		Named("imoocpod").
 		Complete(r)

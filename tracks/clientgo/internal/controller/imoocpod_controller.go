@@ -97,11 +97,12 @@ func New(kube kubernetes.Interface, imoocPodClient *imoocpods.Client,
 	}
 
 	// Owns(&corev1.Pod{}) with podChangedPredicate: each pod event enqueues the ImoocPod
-	// that controls the pod.
+	// that controls the pod; a deletion first reaches the expectations, as
+	// WithEventFilter(expectations.DeletionObserver()) does in lesson 02.
 	_, err = podInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.enqueueController,
 		UpdateFunc: c.updatePod,
-		DeleteFunc: c.enqueueController,
+		DeleteFunc: c.deletePod,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("watching pods: %w", err)
@@ -172,6 +173,18 @@ func (c *Controller) enqueueController(obj any) {
 	}
 	c.queue.Add(types.NamespacedName{Namespace: pod.Namespace, Name: ref.Name})
 	//lesson:end
+}
+
+// deletePod tells the expectations that a pod is gone, then queues its ImoocPod: the pass
+// this starts must not wait for a pod that no list will show again.
+func (c *Controller) deletePod(obj any) {
+	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tombstone.Obj
+	}
+	if pod, ok := obj.(*corev1.Pod); ok {
+		c.expectations.ObserveDeleted(pod)
+	}
+	c.enqueueController(obj)
 }
 
 // Run waits for the caches, then syncs ImoocPods with workers goroutines until ctx

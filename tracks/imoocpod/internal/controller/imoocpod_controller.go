@@ -289,12 +289,16 @@ func (r *ImoocPodReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&appsv2.ImoocPod{}, builder.WithPredicates(imoocPodFilters...)).
 		Owns(&corev1.Pod{}, builder.WithPredicates(podFilters...)).
+		// Before any filter, the expectations hear of every pod deletion.
+		WithEventFilter(r.expectations.DeletionObserver()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		Named("imoocpod").
 		Complete(r)
 	//stage:old return ctrl.NewControllerManagedBy(mgr).
 	//stage:old 	For(&appsv2.ImoocPod{}).
 	//stage:old 	Owns(&corev1.Pod{}).
+	//stage:old 	// Before any filter, the expectations hear of every pod deletion.
+	//stage:old 	WithEventFilter(r.expectations.DeletionObserver()).
 	//stage:old 	Named("imoocpod").
 	//stage:old 	Complete(r)
 	//lesson:end

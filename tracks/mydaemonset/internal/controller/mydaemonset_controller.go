@@ -493,6 +493,7 @@ func (r *MyDaemonSetReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	//lesson:stub return ctrl.NewControllerManagedBy(mgr).
 	//lesson:stub For(&appsv1.MyDaemonSet{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 	//lesson:stub Owns(&corev1.Pod{}, builder.WithPredicates(daemonPodChangedPredicate())).
+	//lesson:stub WithEventFilter(r.expectations.DeletionObserver()).
 	//lesson:stub WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 	//lesson:stub Named("mydaemonset").
 	//lesson:stub Complete(r)
@@ -501,6 +502,8 @@ func (r *MyDaemonSetReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&corev1.Pod{}, builder.WithPredicates(daemonPodChangedPredicate())).
 		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.mydaemonsetsForNode),
 			builder.WithPredicates(nodeChangedPredicate())).
+		// Before any filter, the expectations hear of every pod deletion.
+		WithEventFilter(r.expectations.DeletionObserver()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}).
 		Named("mydaemonset").
 		Complete(r)
