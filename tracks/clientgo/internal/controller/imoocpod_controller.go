@@ -178,10 +178,11 @@ func (c *Controller) enqueueController(obj any) {
 // deletePod tells the expectations that a pod is gone, then queues its ImoocPod: the pass
 // this starts must not wait for a pod that no list will show again.
 func (c *Controller) deletePod(obj any) {
+	pod, _ := obj.(*corev1.Pod)
 	if tombstone, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
+		pod, _ = tombstone.Obj.(*corev1.Pod)
 	}
-	if pod, ok := obj.(*corev1.Pod); ok {
+	if pod != nil {
 		c.expectations.ObserveDeleted(pod)
 	}
 	c.enqueueController(obj)
