@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -61,7 +62,8 @@ func capstoneCheck(root string, l index.Lesson) error {
 	}
 	mark := processMark("check")
 	g := grading{root: root, lesson: l, log: log, mark: mark, progress: say,
-		manager: filepath.Join(cache, name+".manager"), managerLog: filepath.Join(cache, name+".manager.log")}
+		manager: filepath.Join(cache, name+".manager"), managerLog: filepath.Join(cache, name+".manager.log"),
+		suite: newGradingSuite(root)}
 	res, err := g.grade(dir, os.Stdout)
 	if err == nil {
 		err = gradeCapstoneTests(root, l, dir, gradingEnv(root, mark), &res, os.Stdout)
@@ -160,6 +162,38 @@ type grading struct {
 	progress func(format string, args ...any)
 	// manager is where the module's manager is built, managerLog where its output goes.
 	manager, managerLog string
+	suite               *gradingSuite
+}
+
+// A gradingSuite is the capstone's grading suite linked into a test binary. The suite is
+// the same for every module it grades (CAPSTONE_MODULE names the module): it is built
+// once for all the gradings of a process, and go test -c links it again only when the
+// suite changed, so that a learner's next check starts at once.
+type gradingSuite struct {
+	root, binary string
+	once         sync.Once
+	err          error
+}
+
+// newGradingSuite is the grading suite of the checkout root, in .cache/check.
+func newGradingSuite(root string) *gradingSuite {
+	return &gradingSuite{root: root, binary: filepath.Join(root, ".cache", "check", "capstone-suite.test")}
+}
+
+// build links the suite's test binary if it is not up to date, once per process.
+func (s *gradingSuite) build(env []string) error {
+	s.once.Do(func() {
+		if s.err = os.MkdirAll(filepath.Dir(s.binary), 0o755); s.err != nil {
+			return
+		}
+		cmd := exec.Command("go", "test", "-c", "-tags", "capstone", "-ldflags=-w", "-o", s.binary, "./capstone")
+		cmd.Dir = filepath.Join(s.root, "scripts", "tools")
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			s.err = fmt.Errorf("go test -c ./capstone (the grading suite) failed (%v):\n%s", err, strings.TrimSpace(string(out)))
+		}
+	})
+	return s.err
 }
 
 // grade generates, builds and grades the module dir against the lesson's suite, prints
@@ -205,8 +239,13 @@ func (g grading) grade(dir string, out io.Writer) (result.Result, error) {
 	}
 	say("Running the grading suite: a control plane with your CRDs and webhooks, your manager against it, one test per requirement")
 	start := time.Now()
-	cmd := exec.Command("go", "test", "-tags", "capstone", "-count=1", "-json", "-ldflags=-w", "-timeout", timeout.String(), "./capstone")
-	cmd.Dir = filepath.Join(root, "scripts", "tools")
+	if err := g.suite.build(append(os.Environ(), "GOWORK=off", mark)); err != nil {
+		return result.Result{}, err
+	}
+	// test2json turns the suite's output into go test -json's events, as go test does.
+	cmd := exec.Command("go", "tool", "test2json", "-t", "-p", "capstone", g.suite.binary,
+		"-test.v=test2json", "-test.timeout="+timeout.String())
+	cmd.Dir = filepath.Join(root, "scripts", "tools", "capstone")
 	cmd.Env = append(os.Environ(), "GOWORK=off", mark, "CAPSTONE_MODULE="+dir, "CAPSTONE_MANAGER="+manager,
 		"CAPSTONE_LOG="+managerLog, "KUBEBUILDER_ASSETS="+bin)
 	pipe, err := cmd.StdoutPipe()
@@ -364,7 +403,8 @@ func (c *checks) capstoneMistake(results string, l index.Lesson, m mistakeRow) (
 		return err
 	}
 	g := grading{root: c.root, lesson: l, log: log, mark: c.mark, progress: logTo(log),
-		manager: filepath.Join(top, "manager"), managerLog: filepath.Join(results, m.folder+"-"+m.name+".manager.log")}
+		manager: filepath.Join(top, "manager"), managerLog: filepath.Join(results, m.folder+"-"+m.name+".manager.log"),
+		suite: c.suite}
 	res, err := g.grade(dir, log)
 	if err != nil {
 		return err
@@ -439,7 +479,7 @@ func capstoneScaffoldCommand(root string, args []string) (err error) {
 	}
 	defer log.Close()
 	g := grading{root: root, lesson: l, log: log, mark: mark, progress: say,
-		manager: filepath.Join(top, "manager"), managerLog: filepath.Join(top, "manager.log")}
+		manager: filepath.Join(top, "manager"), managerLog: filepath.Join(top, "manager.log"), suite: newGradingSuite(root)}
 	res, err := g.grade(dir, os.Stdout)
 	if err != nil {
 		return err

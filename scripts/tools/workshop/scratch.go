@@ -117,7 +117,8 @@ type checks struct {
 	// other, and their time is close to what a learner's make check-N waits on an idle
 	// machine. BUILD_FLAGS replaces -trimpath.
 	buildFlags []string
-	mark       string // the environment marker of every process the checks start
+	mark       string        // the environment marker of every process the checks start
+	suite      *gradingSuite // the capstone's, for its mistakes
 }
 
 func newChecks(root, name string) (*checks, error) {
@@ -134,7 +135,7 @@ func newChecks(root, name string) (*checks, error) {
 		flags = strings.Fields(v)
 	}
 	return &checks{root: root, lessongen: lessongen, todos: todos,
-		buildFlags: append(flags, "-toolexec=nice -n 19"), mark: processMark(name)}, nil
+		buildFlags: append(flags, "-toolexec=nice -n 19"), mark: processMark(name), suite: newGradingSuite(root)}, nil
 }
 
 // prepareChecks reads the arguments of workshop steps and mistakes ([TRACK]) and
