@@ -224,7 +224,11 @@ trap stop_end_to_end EXIT
 phase "every lesson's tasks, solved one at a time, turn exactly their own tests green; beside them, every test task graded both ways and every marked mistake caught"
 # The test tasks' gradings (one lesson at a time) and the marked mistakes run beside the
 # steps, each in a scratch copy of its own; the builds of all three run at the lowest
-# priority, below the tests, which mostly wait on their control planes.
+# priority, below the tests, which mostly wait on their control planes. A lesson's empty
+# test is graded by both the test tasks' proof and the step before its task: the run's
+# memo of gradings lets the second read the first's grade.
+rm -rf "$CACHE/test/grades"
+export WORKSHOP_GRADE_MEMO="$CACHE/test/grades"
 JOBS=1 "$ROOT/scripts/lessons.sh" testtasks >"$CACHE/test/testtasks.log" 2>&1 &
 testtasks_pid=$!
 "$ROOT/scripts/lessons.sh" mistakes >"$CACHE/test/mistakes.log" 2>&1 &

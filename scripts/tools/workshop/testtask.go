@@ -11,6 +11,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -38,9 +39,13 @@ type mutant struct {
 // running the test on correct code, and on the mutants.
 type gradeTiming struct {
 	build, correct, mutants time.Duration
+	kept                    bool // read from the run's memo (gradeMemoEnv)
 }
 
 func (t gradeTiming) String() string {
+	if t.kept {
+		return "no time: graded earlier in this run"
+	}
 	total := t.build + t.correct + t.mutants
 	return fmt.Sprintf("%.1fs: build %.1fs, correct code %.1fs, bugs %.1fs",
 		total.Seconds(), t.build.Seconds(), t.correct.Seconds(), t.mutants.Seconds())
@@ -184,9 +189,73 @@ type variant struct {
 	failed bool   // its build or its run failed
 }
 
+// gradeMemoEnv names a folder where a run keeps its gradings by what they graded. make
+// test grades some tests twice: workshop testtasks proves that a lesson's empty test
+// catches no bug, and workshop steps grades that same test at the step before its task;
+// whichever comes second reads the first one's grade. Only a run's own folder: a grade
+// kept from an earlier run would hide what changed since.
+const gradeMemoEnv = "WORKSHOP_GRADE_MEMO"
+
 // grade grades the test of task t, the file learner, with the task's mutants. extra
-// adds files to the package (path in the solution: text), as the test needs them.
-func (g grader) grade(t index.Todo, learner string, extra map[string]string, mutants []mutant) (grade result.Grade, timing gradeTiming, err error) {
+// adds files to the package (path in the solution: text), as the test needs them. A
+// grading already kept in the run's memo (gradeMemoEnv) is not done again.
+func (g grader) grade(t index.Todo, learner string, extra map[string]string, mutants []mutant) (result.Grade, gradeTiming, error) {
+	memo, err := g.memoFile(t, learner, extra, mutants)
+	if err != nil {
+		return result.Grade{}, gradeTiming{}, err
+	}
+	if memo != "" {
+		var kept result.Grade
+		if b, err := os.ReadFile(memo); err == nil && json.Unmarshal(b, &kept) == nil {
+			return kept, gradeTiming{kept: true}, nil
+		}
+	}
+	grade, timing, err := g.gradeNow(t, learner, extra, mutants)
+	if err != nil || memo == "" {
+		return grade, timing, err
+	}
+	b, err := json.Marshal(grade)
+	if err != nil {
+		return grade, timing, err
+	}
+	// A rename, so that a grading that reads it concurrently finds it whole or not at all.
+	tmp := memo + fmt.Sprintf(".%d", os.Getpid())
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return grade, timing, err
+	}
+	return grade, timing, os.Rename(tmp, memo)
+}
+
+// memoFile is where the run's memo keeps the grading of learner's test of task t with
+// mutants and extra, or "" when the run keeps none. Its name sums all the grading reads
+// that may change within a run: the lesson and task, the test, the added files, the bugs
+// and the timeout. The build flags are left out: they change how fast, not what.
+func (g grader) memoFile(t index.Todo, learner string, extra map[string]string, mutants []mutant) (string, error) {
+	dir := os.Getenv(gradeMemoEnv)
+	if dir == "" {
+		return "", nil
+	}
+	src, err := os.ReadFile(learner)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.New()
+	fmt.Fprintf(sum, "lesson %d task %d timeout %s\n%d\n", g.lesson.Number, t.ID, g.timeout, len(src))
+	sum.Write(src)
+	for _, name := range slices.Sorted(maps.Keys(extra)) {
+		fmt.Fprintf(sum, "%s %d\n%s", name, len(extra[name]), extra[name])
+	}
+	if err := json.NewEncoder(sum).Encode(mutants); err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, hex.EncodeToString(sum.Sum(nil))+".json"), nil
+}
+
+// gradeNow grades as grade does, without the memo.
+func (g grader) gradeNow(t index.Todo, learner string, extra map[string]string, mutants []mutant) (grade result.Grade, timing gradeTiming, err error) {
 	grade = result.Grade{Task: t.ID, Total: len(mutants)}
 	solution := filepath.Join(g.root, "solutions", path.Base(g.lesson.Folder))
 	tmp, err := os.MkdirTemp("", "workshop-grade-")
