@@ -233,8 +233,8 @@ JOBS=1 "$ROOT/scripts/lessons.sh" testtasks >"$CACHE/test/testtasks.log" 2>&1 &
 testtasks_pid=$!
 "$ROOT/scripts/lessons.sh" mistakes >"$CACHE/test/mistakes.log" 2>&1 &
 mistakes_pid=$!
-# Step 0 is the lesson as the learner gets it: it compiles (every step runs go vet), and
-# its first task fails.
+# Step 0 is the lesson as the learner gets it: it compiles everywhere (go vet), and its
+# first task fails.
 "$ROOT/scripts/lessons.sh" todos
 await_lane "$testtasks_pid" "$CACHE/test/testtasks.log" "the test tasks' gradings"
 await_lane "$mistakes_pid" "$CACHE/test/mistakes.log" "the marked mistakes"
