@@ -93,10 +93,11 @@ func (e *Expectations) ObserveDeleted(pod metav1.Object) {
 	exp.deletes.Delete(pod.GetUID())
 }
 
-// DeletionObserver returns a predicate that passes every event of the pods it watches
-// and calls ObserveDeleted for each deletion. Put it first among the predicates of the
-// pod watch (Owns), so that no other one drops a deletion before it sees it; the pass
-// that the deletion starts then finds it recorded.
+// DeletionObserver returns a predicate that passes every event and calls ObserveDeleted
+// for each deletion (of a pod, or of an object no owner expects, which changes nothing).
+// Give it to the controller's builder with WithEventFilter: its predicates come before
+// each watch's own, so no filter drops a deletion before it is recorded, and the pass
+// the deletion starts finds it so.
 func (e *Expectations) DeletionObserver() predicate.Predicate {
 	return predicate.Funcs{DeleteFunc: func(ev event.DeleteEvent) bool {
 		e.ObserveDeleted(ev.Object)
