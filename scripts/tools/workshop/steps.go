@@ -77,14 +77,10 @@ func (s step) result(results string) string {
 }
 
 // stepOrder orders the steps by how far into its lesson each one is, step k of a lesson
-// of n tasks at (k+1/2)/n, the farthest first, so that two steps that run at once are of
-// two lessons, and the longest start first: step k runs the tests of tasks 1 to k+1, so
-// a lesson's last steps take longest, and its first ones, short, fill the end of the
-// run. Nearest first, the lessons' last steps ran last, two at a time on a machine
-// otherwise idle, for the last four minutes of make test. In lesson order, two steps of
-// lesson 07 ran at once, each starting two control planes, and its slowest step took
-// 26s; in rounds (step k of every lesson in round k), lesson 03's last steps, alone in
-// their rounds, ran together.
+// of n tasks at (k+1/2)/n, so that two steps that run at once are of two lessons. In
+// lesson order, two steps of lesson 07 ran at once, each starting two control planes,
+// and its slowest step took 26s; in rounds (step k of every lesson in round k), lesson
+// 03's last steps, alone in their rounds, ran together.
 func stepOrder(lessons []lessonRow) []step {
 	type placed struct {
 		at float64
@@ -96,7 +92,7 @@ func stepOrder(lessons []lessonRow) []step {
 			all = append(all, placed{(float64(k) + 0.5) / float64(l.tasks), step{l.folder, k}})
 		}
 	}
-	slices.SortStableFunc(all, func(a, b placed) int { return cmp.Compare(b.at, a.at) })
+	slices.SortStableFunc(all, func(a, b placed) int { return cmp.Compare(a.at, b.at) })
 	out := make([]step, len(all))
 	for i, p := range all {
 		out[i] = p.s
